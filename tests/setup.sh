@@ -1,0 +1,33 @@
+# tests/setup.sh: sourced by tests/run.sh and examples/quickstart.sh.
+# Installs the Debian packages lay needs when they are missing (as root),
+# or prints the exact install line and stops (as another user).
+# Usage: . tests/setup.sh; lay_setup PACKAGE...  (extra packages beyond the build's)
+
+LAY_BUILD_PKGS="gcc libc6-dev make cmake re2c lemon libcjson-dev libedit-dev"
+
+lay_setup() {
+  missing=""
+  for p in $LAY_BUILD_PKGS "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' \
+      || missing="$missing $p"
+  done
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "lay: missing Debian packages:$missing" >&2
+    echo "lay: install them with:  sudo apt-get update && sudo apt-get install -y$missing" >&2
+    exit 1
+  fi
+  echo "lay: installing$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# lay_build DIR [CMAKE ARGS...]: configure and build into DIR.
+lay_build() {
+  dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j "$(nproc 2>/dev/null || echo 2)" >"$dir/build.log" 2>&1 \
+    || { cat "$dir/build.log" >&2; echo "lay: build failed in $dir" >&2; exit 1; }
+}

@@ -2,7 +2,7 @@
 # library carries its stdlib (run by CMake at build time: -DDIR= -DOUT=).
 file(GLOB files ${DIR}/*.lay)
 list(SORT files)
-set(body "/* Generated from stdlib/*.lay by stdlib/embed.cmake: do not edit. */\n#include <stddef.h>\n")
+set(body "/* Generated from the stdlib .lay files by stdlib/embed.cmake: do not edit. */\n#include <stddef.h>\n")
 set(table "")
 set(i 0)
 foreach(f ${files})

@@ -1,0 +1,738 @@
+/*
+** cli_draw.c: `lay draw` (an SVG picture of a layout buffer) and the
+** terminal colouring of `lay show`.
+**
+** The picture shows the buffer in memory order, `row_bytes` per row (16 by
+** default), one cell per hardware element (one per byte for byte-plane
+** layouts). Each cell is labelled with its CPU-side coordinate and coloured
+** by one dimension:
+**   --color DIM  names it ("c") or gives its CPU-side index ("1");
+**   default      the fastest-varying dimension among the data cells, when
+**                it cycles at most half a row (so the interleave shows:
+**                amd.hcwnc4 colours by c); otherwise the next fastest one,
+**                so that rows fall into colour bands (qnn.crouton colours
+**                by w, a row-major layout by its second-last dimension).
+** Pad cells are light grey, labelled with their padded coordinate in grey;
+** holes (explicit stride or alignment) are darker grey. Heavy lines mark
+** chunk boundaries: a chunk is the innermost run of fixed-size digit axes
+** (names with '%': crouton's h%8, w%8, d%32 make 2048-element chunks;
+** hcwnc4's c%4 makes 4), or the innermost axis when there is none; thinner
+** lines mark the runs of the innermost axis (crouton's d%32) when they are
+** shorter than a chunk.
+** Buffers of more than MAX_CELLS cells are summarised: the first 3/4 of
+** that many cells' rows, a "... K more rows ..." band, and the last 1/8.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli_draw.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_CELLS 4096   /* more than this: summarise */
+#define CELL_H 22
+#define LEFT 78          /* room for the offset column */
+#define PALETTE_N 12
+
+/* ColorBrewer Set3: pastel, black text stays readable on every entry. */
+static const char *const palette[PALETTE_N] = {
+    "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
+    "#b3de69", "#fccde5", "#bc80bd", "#ccebc5", "#ffed6f", "#9ecae1"};
+
+/* ---- Small helpers ------------------------------------------------------ */
+
+int cli_parse_list(const char *s, int64_t *out, int cap, int64_t min) {
+  int n = 0;
+  while (isspace((unsigned char)*s)) s++;
+  int bracket = (*s == '[' || *s == '(');
+  if (bracket) s++;
+  for (;;) {
+    while (isspace((unsigned char)*s)) s++;
+    if (!isdigit((unsigned char)*s) && *s != '-') return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno == ERANGE || v < min || n >= cap) return -1;
+    out[n++] = (int64_t)v;
+    s = end;
+    while (isspace((unsigned char)*s)) s++;
+    if (*s == ',' || *s == 'x' || *s == 'X') {
+      s++;
+      continue;
+    }
+    break;
+  }
+  if (bracket) {
+    if (*s != ']' && *s != ')') return -1;
+    s++;
+  }
+  while (isspace((unsigned char)*s)) s++;
+  return *s ? -1 : n;
+}
+
+int cli_color_enabled(FILE *f) {
+  const char *nc = getenv("NO_COLOR");
+  if (nc && *nc) return 0;
+  return isatty(fileno(f));
+}
+
+/* A growable output buffer; `bad` latches an allocation failure. */
+typedef struct sbuf {
+  char *s;
+  size_t n, cap;
+  int bad;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+  if (b->bad) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0,
+                      fmt, ap);
+    va_end(ap);
+    if (k < 0) {
+      b->bad = 1;
+      return;
+    }
+    if (b->s && (size_t)k < b->cap - b->n) {
+      b->n += (size_t)k;
+      return;
+    }
+    size_t ncap = b->cap ? b->cap * 2 : 4096;
+    while (ncap - b->n <= (size_t)k) ncap *= 2;
+    char *t = realloc(b->s, ncap);
+    if (!t) {
+      b->bad = 1;
+      return;
+    }
+    b->s = t;
+    b->cap = ncap;
+  }
+}
+
+/* Text safe inside an XML element or attribute. */
+static void sb_xml(sbuf *b, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '&': sb_printf(b, "&amp;"); break;
+    case '<': sb_printf(b, "&lt;"); break;
+    case '>': sb_printf(b, "&gt;"); break;
+    case '"': sb_printf(b, "&quot;"); break;
+    default:
+      if ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f)
+        sb_printf(b, "%c", *s);
+      else
+        sb_printf(b, "?");
+    }
+  }
+}
+
+/* ---- Facts about the plan ------------------------------------------------ */
+
+/* One drawn cell. */
+typedef struct cell {
+  int64_t coord[LAY_MAX_RANK];
+  int pad;   /* 0 data, 1 pad, 2 hole, -1 unknown (lay_plan_at failed) */
+  int plane;
+} cell;
+
+/* The leading identifier of an axis name ("c" of "c/4%2"), or "". */
+static void axis_dim(const char *name, char *out, size_t cap) {
+  size_t n = 0;
+  if (name)
+    while (n + 1 < cap && (isalnum((unsigned char)name[n]) || name[n] == '_'))
+      n++;
+  memcpy(out, name ? name : "", n);
+  out[n] = 0;
+}
+
+/* Name the CPU-side dimensions from the hardware axis names: dimension j's
+** unit step moves by the stride of its innermost digit axis; the axis whose
+** dense stride matches names j. Unmatched dimensions are "d<j>"; when
+** exactly one dimension and one axis name are left, they are paired. */
+static void dim_names(const lay_plan *p, int rank, const int64_t *shape,
+                      size_t es, char names[][32]) {
+  int64_t ext[LAY_MAX_AXES];
+  const char *an[LAY_MAX_AXES];
+  int nax = lay_plan_hw_shape(p, ext, an, LAY_MAX_AXES);
+  if (nax > LAY_MAX_AXES) nax = LAY_MAX_AXES;
+  uint64_t stride[LAY_MAX_AXES];
+  int ok = nax > 0;
+  uint64_t s = es;
+  for (int k = nax - 1; k >= 0 && ok; k--) {
+    stride[k] = s;
+    if (ext[k] <= 0 || __builtin_mul_overflow(s, (uint64_t)ext[k], &s)) ok = 0;
+  }
+  int named[LAY_MAX_RANK] = {0};
+  for (int j = 0; j < rank; j++) snprintf(names[j], 32, "d%d", j);
+  int64_t zero[LAY_MAX_RANK] = {0}, unit[LAY_MAX_RANK];
+  uint64_t o0 = 0;
+  if (ok && lay_plan_where(p, zero, rank, &o0, NULL) != LAY_OK) ok = 0;
+  for (int j = 0; j < rank && ok; j++) {
+    if (shape[j] < 2) continue;
+    memcpy(unit, zero, sizeof unit);
+    unit[j] = 1;
+    uint64_t o1;
+    if (lay_plan_where(p, unit, rank, &o1, NULL) != LAY_OK || o1 <= o0)
+      continue;
+    for (int k = nax - 1; k >= 0; k--) {
+      if (stride[k] != o1 - o0 || ext[k] < 2) continue;
+      axis_dim(an[k], names[j], 32);
+      if (!names[j][0]) {
+        snprintf(names[j], 32, "d%d", j);
+        continue;
+      }
+      named[j] = 1;
+      break;
+    }
+  }
+  /* One dimension and one axis name left over: pair them. */
+  int left = -1, nleft = 0;
+  for (int j = 0; j < rank; j++)
+    if (!named[j]) left = j, nleft++;
+  if (nleft != 1) return;
+  char seen[LAY_MAX_AXES][32];
+  int nseen = 0;
+  for (int k = 0; k < nax; k++) {
+    char d[32];
+    axis_dim(an[k], d, sizeof d);
+    if (!d[0] || isdigit((unsigned char)d[0])) continue;
+    int taken = 0;
+    for (int m = 0; m < nseen; m++)
+      if (!strcmp(seen[m], d)) taken = 1;
+    for (int j = 0; j < rank; j++)
+      if (named[j] && !strcmp(names[j], d)) taken = 1;
+    if (!taken) memcpy(seen[nseen++], d, sizeof d);
+  }
+  if (nseen == 1) snprintf(names[left], 32, "%s", seen[0]);
+}
+
+/* The chunk size in cells (see the file comment). */
+static uint64_t chunk_cells(const lay_plan *p) {
+  int64_t ext[LAY_MAX_AXES];
+  const char *an[LAY_MAX_AXES];
+  int nax = lay_plan_hw_shape(p, ext, an, LAY_MAX_AXES);
+  if (nax <= 0) return 0;
+  if (nax > LAY_MAX_AXES) nax = LAY_MAX_AXES;
+  uint64_t c = 1;
+  int k = nax - 1;
+  for (; k >= 0 && an[k] && strchr(an[k], '%'); k--)
+    if (ext[k] > 0 && __builtin_mul_overflow(c, (uint64_t)ext[k], &c))
+      return 0;
+  if (k == nax - 1) c = ext[nax - 1] > 0 ? (uint64_t)ext[nax - 1] : 0;
+  return c;
+}
+
+/* The innermost axis' extent in cells: thinner lines mark its runs. */
+static uint64_t run_cells(const lay_plan *p) {
+  int64_t ext[LAY_MAX_AXES];
+  int nax = lay_plan_hw_shape(p, ext, NULL, LAY_MAX_AXES);
+  if (nax <= 0) return 0;
+  if (nax > LAY_MAX_AXES) nax = LAY_MAX_AXES;
+  return ext[nax - 1] > 1 ? (uint64_t)ext[nax - 1] : 0;
+}
+
+/* The automatic colour dimension (see the file comment). */
+static int auto_color(const cell *cells, size_t n, int rank, size_t rowcells) {
+  uint64_t changes[LAY_MAX_RANK] = {0};
+  int64_t maxv[LAY_MAX_RANK] = {0};
+  const cell *prev = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (cells[i].pad) continue;
+    for (int j = 0; j < rank; j++) {
+      if (prev && prev->coord[j] != cells[i].coord[j]) changes[j]++;
+      if (cells[i].coord[j] > maxv[j]) maxv[j] = cells[i].coord[j];
+    }
+    prev = &cells[i];
+  }
+  int first = -1, second = -1;
+  for (int j = rank - 1; j >= 0; j--) { /* ties: the later dimension */
+    if (!changes[j]) continue;
+    if (first < 0 || changes[j] > changes[first]) {
+      second = first;
+      first = j;
+    } else if (second < 0 || changes[j] > changes[second]) {
+      second = j;
+    }
+  }
+  if (first < 0) return rank - 1;
+  if ((uint64_t)maxv[first] + 1 <= rowcells / 2 || second < 0) return first;
+  return second;
+}
+
+/* ---- The SVG writer ------------------------------------------------------- */
+
+static int fail_msg(char *msg, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (msg && cap) vsnprintf(msg, cap, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+static void coord_label(const cell *c, int rank, int planes, char *out,
+                        size_t cap) {
+  size_t n = 0;
+  out[0] = 0;
+  if (c->pad == 2 || c->pad < 0) {
+    snprintf(out, cap, c->pad == 2 ? "hole" : "?");
+    return;
+  }
+  for (int j = 0; j < rank && n < cap; j++)
+    n += (size_t)snprintf(out + n, cap - n, "%s%lld", j ? "," : "",
+                          (long long)c->coord[j]);
+  if (planes && n < cap) snprintf(out + n, cap - n, " p%d", c->plane);
+}
+
+/* Write `text` to `path` via a temporary file in the same folder. */
+static int write_atomic(const char *path, const char *text, size_t len,
+                        char *msg, size_t cap) {
+  if (!path || !strcmp(path, "-")) {
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
+      return fail_msg(msg, cap, "cannot write the picture to stdout");
+    return 0;
+  }
+  size_t pl = strlen(path);
+  char *tmp = malloc(pl + 16);
+  if (!tmp) return fail_msg(msg, cap, "out of memory");
+  memcpy(tmp, path, pl);
+  memcpy(tmp + pl, ".tmpXXXXXX", 11);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    int e = errno;
+    free(tmp);
+    return fail_msg(msg, cap, "cannot write '%s': %s", path,
+                    strerror(e));
+  }
+  mode_t um = umask(0); /* mkstemp makes 0600: give the usual 0666 & ~umask */
+  umask(um);
+  FILE *f = fchmod(fd, 0666 & ~um) == 0 ? fdopen(fd, "wb") : NULL;
+  int bad = !f;
+  if (f) {
+    bad = fwrite(text, 1, len, f) != len;
+    bad |= fclose(f) != 0;
+  } else {
+    close(fd);
+  }
+  if (!bad && rename(tmp, path) != 0) bad = 1;
+  if (bad) {
+    int e = errno;
+    unlink(tmp);
+    free(tmp);
+    return fail_msg(msg, cap, "cannot write '%s': %s", path,
+                    strerror(e));
+  }
+  free(tmp);
+  return 0;
+}
+
+int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
+                 char *msg, size_t cap) {
+  cli_draw_opts def = {0};
+  if (!o) o = &def;
+  size_t es = lay_dtype_size(lay_plan_dst_dtype(p));
+  if (!es) es = 1;
+  size_t row_bytes = o->row_bytes ? o->row_bytes : 16;
+  if (row_bytes > CLI_DRAW_MAX_ROW)
+    return fail_msg(msg, cap, "--row %zu is too wide (at most %d bytes)",
+                    row_bytes, CLI_DRAW_MAX_ROW);
+  size_t rc = row_bytes / es; /* cells per row */
+  if (!rc) rc = 1;
+  size_t bytes = lay_plan_dst_bytes(p);
+  uint64_t ncell = bytes / es;
+  if (!ncell) return fail_msg(msg, cap, "the layout buffer is empty");
+  uint64_t nrows = (ncell + rc - 1) / rc;
+  uint64_t max_rows = MAX_CELLS / rc < 4 ? 4 : MAX_CELLS / rc;
+  int summary = nrows > max_rows;
+  uint64_t head = summary ? max_rows * 3 / 4 : nrows;
+  uint64_t tail = summary ? (max_rows / 8 ? max_rows / 8 : 1) : 0;
+  int64_t shape[LAY_MAX_RANK];
+  int rank = lay_plan_cpu_shape(p, shape, LAY_MAX_RANK);
+  if (rank < 1 || rank > LAY_MAX_RANK)
+    return fail_msg(msg, cap, "the plan has no CPU-side shape");
+
+  /* Walk the drawn cells. */
+  size_t ndrawn = (size_t)((head + tail) * rc);
+  cell *cells = calloc(ndrawn ? ndrawn : 1, sizeof *cells);
+  uint64_t *idx = calloc(ndrawn ? ndrawn : 1, sizeof *idx);
+  if (!cells || !idx) {
+    free(cells);
+    free(idx);
+    return fail_msg(msg, cap, "out of memory");
+  }
+  size_t n = 0;
+  int planes = 0;
+  for (uint64_t r = 0; r < nrows; r++) {
+    if (r >= head && r < nrows - tail) continue;
+    for (uint64_t c = 0; c < rc; c++) {
+      uint64_t i = r * rc + c;
+      if (i >= ncell) break;
+      cell *ce = &cells[n];
+      idx[n++] = i;
+      if (lay_plan_at(p, i * es, ce->coord, LAY_MAX_RANK, &ce->pad, &ce->plane,
+                      NULL) != LAY_OK)
+        ce->pad = -1;
+      if (ce->plane > 0) planes = 1;
+    }
+  }
+
+  /* Colour dimension and names. */
+  char names[LAY_MAX_RANK][32];
+  dim_names(p, rank, shape, es, names);
+  int cdim = -1;
+  if (o->color_dim && *o->color_dim) {
+    int64_t v;
+    if (cli_parse_list(o->color_dim, &v, 1, 0) == 1) {
+      if (v >= rank) {
+        free(cells);
+        free(idx);
+        return fail_msg(msg, cap,
+                        "--color %lld: the layout has %d dimensions",
+                        (long long)v, rank);
+      }
+      cdim = (int)v;
+    } else {
+      for (int j = 0; j < rank; j++)
+        if (!strcmp(names[j], o->color_dim)) cdim = j;
+      if (cdim < 0) {
+        char list[256] = "";
+        size_t ln = 0;
+        for (int j = 0; j < rank && ln < sizeof list; j++)
+          ln += (size_t)snprintf(list + ln, sizeof list - ln, "%s%s",
+                                 j ? ", " : "", names[j]);
+        free(cells);
+        free(idx);
+        return fail_msg(msg, cap,
+                        "--color %s: no such dimension (the layout's "
+                        "dimensions are %s, or give an index 0..%d)",
+                        o->color_dim, list, rank - 1);
+      }
+    }
+  } else {
+    cdim = auto_color(cells, n, rank, rc);
+  }
+  uint64_t chunk = chunk_cells(p);
+  uint64_t run = run_cells(p);
+  if (run == chunk || run >= ncell) run = 0;
+  int any_pad = 0, any_hole = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (cells[i].pad == 1) any_pad = 1;
+    if (cells[i].pad == 2) any_hole = 1;
+  }
+
+  /* Geometry: the cell width fits the longest label. */
+  size_t maxlab = 4;
+  for (size_t i = 0; i < n; i++) {
+    char lab[160];
+    coord_label(&cells[i], rank, planes, lab, sizeof lab);
+    if (strlen(lab) > maxlab) maxlab = strlen(lab);
+  }
+  int cw = (int)(maxlab * 6.4 + 10);
+  if (cw < 30) cw = 30;
+  int top = 88;
+  int gap_h = summary ? 30 : 0;
+  uint64_t drawn_rows = head + tail;
+  int width = LEFT + (int)rc * cw + 20;
+  if (width < 560) width = 560;
+  int height = top + (int)drawn_rows * CELL_H + gap_h + 20;
+
+  sbuf b = {0};
+  sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  sb_printf(&b,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+            "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans "
+            "Mono, monospace\">\n",
+            width, height, width, height);
+  sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+                "fill=\"#ffffff\"/>\n", width, height);
+  /* Caption and legend. */
+  sb_printf(&b, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
+  if (o->title) sb_xml(&b, o->title);
+  sb_printf(&b, "</text>\n");
+  sb_printf(&b,
+            "<text x=\"10\" y=\"38\" font-size=\"11\">%zu bytes, %llu cells "
+            "of %zu byte%s, %zu per row; colour = %s (dimension %d)</text>\n",
+            bytes, (unsigned long long)ncell, es, es == 1 ? "" : "s", rc,
+            names[cdim], cdim);
+  {
+    int x = 10, y = 48;
+    int64_t ext = shape[cdim] < PALETTE_N ? shape[cdim] : PALETTE_N;
+    for (int64_t v = 0; v < ext; v++) {
+      char lab[48];
+      snprintf(lab, sizeof lab, "%s=%lld%s", names[cdim], (long long)v,
+               v == PALETTE_N - 1 && shape[cdim] > PALETTE_N ? " (+12k)" : "");
+      sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+                    "fill=\"%s\" stroke=\"#555\"/>", x, y, palette[v]);
+      sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", x + 18, y + 11);
+      sb_xml(&b, lab);
+      sb_printf(&b, "</text>\n");
+      x += 24 + (int)strlen(lab) * 7;
+    }
+    if (any_pad) {
+      sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+                    "fill=\"#e4e4e4\" stroke=\"#555\"/><text x=\"%d\" "
+                    "y=\"%d\" font-size=\"11\">pad</text>\n",
+                x, y, x + 18, y + 11);
+      x += 52;
+    }
+    if (any_hole) {
+      sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+                    "fill=\"#a8a8a8\" stroke=\"#555\"/><text x=\"%d\" "
+                    "y=\"%d\" font-size=\"11\">hole</text>\n",
+                x, y, x + 18, y + 11);
+      x += 58;
+    }
+    if (run) {
+      sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                    "stroke=\"#333\" stroke-width=\"1.5\"/><text x=\"%d\" "
+                    "y=\"%d\" font-size=\"11\">run of %llu</text>\n",
+                x, y + 7, x + 20, y + 7, x + 26, y + 11,
+                (unsigned long long)run);
+      x += 110;
+    }
+    if (chunk) {
+      sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                    "stroke=\"#000\" stroke-width=\"3\"/><text x=\"%d\" "
+                    "y=\"%d\" font-size=\"11\">chunk of %llu cells</text>\n",
+                x, y + 7, x + 20, y + 7, x + 26, y + 11,
+                (unsigned long long)chunk);
+    }
+  }
+  /* Column header: byte offset within the row. */
+  for (size_t c = 0; c < rc; c++)
+    sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666\" "
+                  "text-anchor=\"middle\">+%zu</text>\n",
+              LEFT + (int)c * cw + cw / 2, top - 6, c * es);
+
+  /* Cells. */
+  sb_printf(&b, "<g font-size=\"10\" text-anchor=\"middle\">\n");
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = idx[i] / rc, c = idx[i] % rc;
+    uint64_t dr = r < head ? r : head + (r - (nrows - tail));
+    int x = LEFT + (int)c * cw;
+    int y = top + (int)dr * CELL_H + (r >= head ? gap_h : 0);
+    const cell *ce = &cells[i];
+    const char *fill = ce->pad == 0 ? palette[(size_t)(ce->coord[cdim] < 0
+                                                   ? 0 : ce->coord[cdim]) %
+                                               PALETTE_N]
+                       : ce->pad == 1 ? "#e4e4e4" : "#a8a8a8";
+    char lab[160];
+    coord_label(ce, rank, planes, lab, sizeof lab);
+    sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                  "fill=\"%s\" stroke=\"#777\" stroke-width=\"0.5\"/>",
+              x, y, cw, CELL_H, fill);
+    sb_printf(&b, "<text x=\"%d\" y=\"%d\"%s>", x + cw / 2, y + 15,
+              ce->pad ? " fill=\"#6a6a6a\"" : "");
+    sb_xml(&b, lab);
+    sb_printf(&b, "</text>\n");
+    if (c == 0) {
+      sb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
+                    "fill=\"#444\">0x%llx</text>\n", LEFT - 6, y + 15,
+                (unsigned long long)(idx[i] * es));
+    }
+  }
+  sb_printf(&b, "</g>\n");
+
+  /* Run (thin) and chunk (heavy) boundaries. */
+  for (int level = 0; level < 2; level++) {
+    uint64_t unit = level ? chunk : run;
+    if (!unit) continue;
+    sb_printf(&b, "<g stroke=\"%s\" stroke-width=\"%s\" "
+                  "stroke-linecap=\"square\">\n",
+              level ? "#000" : "#333", level ? "2.5" : "1.5");
+    for (size_t i = 0; i < n; i++) {
+      uint64_t g = idx[i], r = g / rc, c = g % rc;
+      uint64_t dr = r < head ? r : head + (r - (nrows - tail));
+      int x = LEFT + (int)c * cw;
+      int y = top + (int)dr * CELL_H + (r >= head ? gap_h : 0);
+      if (c > 0 && g % unit == 0)
+        sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+                  x, y, x, y + CELL_H);
+      int above = r > 0 && !(summary && r == nrows - tail);
+      if (above && g / unit != (g - rc) / unit)
+        sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+                  x, y, x + cw, y);
+    }
+    sb_printf(&b, "</g>\n");
+  }
+  /* The summary band. */
+  if (summary) {
+    int y = top + (int)head * CELL_H;
+    sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                  "fill=\"#f4f4f4\"/>", LEFT, y + 4, (int)rc * cw, gap_h - 8);
+    sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
+                  "text-anchor=\"middle\">... %llu more rows (0x%llx to "
+                  "0x%llx) ...</text>\n",
+              LEFT + (int)rc * cw / 2, y + 19,
+              (unsigned long long)(nrows - head - tail),
+              (unsigned long long)(head * rc * es),
+              (unsigned long long)((nrows - tail) * rc * es - 1));
+  }
+  /* Outline. */
+  sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                "fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n",
+            LEFT, top, (int)rc * cw, (int)drawn_rows * CELL_H + gap_h);
+  sb_printf(&b, "</svg>\n");
+  free(cells);
+  free(idx);
+  if (b.bad) {
+    free(b.s);
+    return fail_msg(msg, cap, "out of memory");
+  }
+  int rcode = write_atomic(path, b.s, b.n, msg, cap);
+  free(b.s);
+  if (rcode) return rcode;
+  if (msg && cap)
+    snprintf(msg, cap, "wrote %s: %llu cell%s in %llu row%s%s",
+             path && strcmp(path, "-") ? path : "<stdout>",
+             (unsigned long long)ncell, ncell == 1 ? "" : "s",
+             (unsigned long long)nrows, nrows == 1 ? "" : "s",
+             summary ? " (summarised)" : "");
+  return 0;
+}
+
+/* ---- `lay draw` ------------------------------------------------------------ */
+
+/* The CLI's conventions (main.c): "lay: ..." on stderr; exit 2 for a
+** usage error (with a hint), 1 for a failure. */
+#define DRAW_USAGE \
+  "usage: lay draw FORMAT --shape S [-o FILE.svg] [--row BYTES] " \
+  "[--color DIM] [--dtype T]\n"
+
+static int usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "lay: draw: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry 'lay draw --help'\n");
+  return 2;
+}
+
+static void print_lay_error(const lay_error *e) {
+  char buf[2048];
+  if (e->line > 0) {
+    lay_error_format(e, buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
+  } else {
+    fprintf(stderr, "lay: %s\n", e->message);
+  }
+}
+
+int cli_draw(lay_ctx *ctx, int argc, char **argv) {
+  const char *format = NULL, *shape_s = NULL, *out = NULL, *dtype_s = NULL;
+  cli_draw_opts o = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int has = i + 1 < argc;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      printf(DRAW_USAGE
+             "A picture (SVG) of the layout buffer in memory order: BYTES per\n"
+             "row (default 16), each cell labelled with its CPU-side\n"
+             "coordinate and coloured by dimension DIM (a name or an index;\n"
+             "by default the fastest-varying one, or the next one when it\n"
+             "fills more than half a row); pad cells grey; heavy lines between\n"
+             "chunks. Without -o the SVG goes to stdout. Buffers of more than\n"
+             "%d cells are summarised.\n", MAX_CELLS);
+      return 0;
+    }
+    if (!strcmp(a, "--shape") && has) shape_s = argv[++i];
+    else if (!strcmp(a, "-o") && has) out = argv[++i];
+    else if (!strcmp(a, "--color") && has) o.color_dim = argv[++i];
+    else if (!strcmp(a, "--dtype") && has) dtype_s = argv[++i];
+    else if (!strcmp(a, "--row") && has) {
+      int64_t v;
+      if (cli_parse_list(argv[++i], &v, 1, 1) != 1 || v > CLI_DRAW_MAX_ROW) {
+        fprintf(stderr, "lay: bad --row '%s': a byte count from 1 to %d\n",
+                argv[i], CLI_DRAW_MAX_ROW);
+        return 1;
+      }
+      o.row_bytes = (size_t)v;
+    } else if (a[0] == '-' && a[1]) {
+      return usage(has || a[1] != '-' ? "unknown option '%s'"
+                                      : "option '%s' needs a value", a);
+    } else if (!format) {
+      format = a;
+    } else {
+      return usage("unexpected argument '%s'", a);
+    }
+  }
+  if (!format) return usage("%sno FORMAT given", "");
+  if (!shape_s) return usage("%s--shape is missing", "");
+  int64_t shape[LAY_MAX_RANK];
+  int rank = cli_parse_list(shape_s, shape, LAY_MAX_RANK, 1);
+  if (rank < 1) {
+    fprintf(stderr, "lay: bad --shape '%s': expected positive sizes like "
+                    "1,3,224,224 (at most %d)\n", shape_s, LAY_MAX_RANK);
+    return 1;
+  }
+  lay_dtype dt = LAY_DT_NONE;
+  if (dtype_s && (dt = lay_dtype_parse(dtype_s)) == LAY_DT_NONE) {
+    fprintf(stderr, "lay: bad --dtype '%s': unknown type\n", dtype_s);
+    return 1;
+  }
+  lay_plan *p = NULL;
+  lay_error err;
+  if (lay_plan_create(ctx, format, shape, rank, dt, LAY_PACK, &p, &err)) {
+    print_lay_error(&err);
+    return 1;
+  }
+  char title[512];
+  snprintf(title, sizeof title, "%s on %s", format, shape_s);
+  o.title = title;
+  char msg[1024];
+  int rc = cli_draw_svg(p, out, &o, msg, sizeof msg);
+  lay_plan_free(p);
+  if (rc) {
+    fprintf(stderr, "lay: %s\n", msg);
+    return 1;
+  }
+  if (out && strcmp(out, "-")) fprintf(stderr, "%s\n", msg);
+  return 0;
+}
+
+/* ---- `lay show` colours ------------------------------------------------------ */
+
+#define C_TUPLE "\033[36m" /* cyan: a coordinate */
+#define C_DIM "\033[2m"    /* faint: ellipses, comments */
+#define C_PAD "\033[33m"   /* yellow: pad / hole words */
+#define C_OFF "\033[0m"
+
+void cli_show_print(FILE *f, const char *s, int color) {
+  if (!s) return;
+  if (!color) {
+    fputs(s, f);
+    return;
+  }
+  while (*s) {
+    if (*s == '(') {
+      size_t n = strcspn(s, ")\n");
+      if (s[n] == ')') n++;
+      fprintf(f, C_TUPLE "%.*s" C_OFF, (int)n, s);
+      s += n;
+    } else if (!strncmp(s, "...", 3)) {
+      size_t n = strspn(s, ".");
+      fprintf(f, C_DIM "%.*s" C_OFF, (int)n, s);
+      s += n;
+    } else if (*s == '#') {
+      size_t n = strcspn(s, "\n");
+      fprintf(f, C_DIM "%.*s" C_OFF, (int)n, s);
+      s += n;
+    } else if ((!strncmp(s, "pad", 3) || !strncmp(s, "hole", 4)) &&
+               !isalnum((unsigned char)s[*s == 'p' ? 3 : 4])) {
+      size_t n = *s == 'p' ? 3 : 4;
+      fprintf(f, C_PAD "%.*s" C_OFF, (int)n, s);
+      s += n;
+    } else if (isalpha((unsigned char)*s) || *s == '_') {
+      size_t n = 0; /* a word: keep it whole so "padding" is not split */
+      while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
+      fprintf(f, "%.*s", (int)n, s);
+      s += n;
+    } else {
+      fputc(*s++, f);
+    }
+  }
+}

@@ -57,6 +57,7 @@ struct lg_expr {
   lg_expr_kind kind; /* which member of u is valid */
   uint32_t pos;      /* byte offset of the first character */
   uint32_t end;      /* byte offset one past the last character */
+  int depth;         /* nesting: 0 for a leaf, else 1 + deepest operand */
   union {
     int64_t i;
     double f;

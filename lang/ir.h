@@ -119,7 +119,10 @@ typedef struct lg_ir_value {
   double *num, *den, *zp, *xoff;
   lg_round round;     /* rounding for float -> int */
   int saturate;       /* 1 (default): clamp to the hw type's range */
-  int nplanes;        /* 0, or the number of byte planes (hw = uint8) */
+  int nplanes;        /* 0, or the number of byte planes; each stored
+                         element is then one uint8 plane of the hw-typed
+                         value (hw is the type whose bits are split: the
+                         cpu type, or the value rule's target type) */
   struct {
     const char *name; /* "lo", "hi" */
     int shift;        /* plane = (u >> shift) & mask */

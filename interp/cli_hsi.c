@@ -1,0 +1,323 @@
+/*
+** cli_hsi.c: `lay hsi`, `lay export` and `lay pack/unpack --hsi` (see
+** cli_hsi.h). The report is read with interp/hsi.c, its entries are
+** compiled as lay specs into namespace "hsi" of a context, and then run
+** with the ordinary plans of lay.h. JSON errors are printed on one line:
+**   lay: report.json:3:12: malformed JSON
+**   lay: report.json: inputs[0].rt_transformations[2].perm: ...
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli_hsi.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_lay.h"
+#include "hsi.h"
+
+#define NS "hsi" /* the namespace the report's definitions go into */
+
+/* One line for a library error: "lay: FILE:L:C: msg" or "lay: FILE: msg". */
+static void print_err(const lay_error *e) {
+  if (e->file[0] && e->line > 0)
+    fprintf(stderr, "lay: %s:%d:%d: %s\n", e->file, e->line, e->col,
+            e->message);
+  else if (e->file[0])
+    fprintf(stderr, "lay: %s: %s\n", e->file, e->message);
+  else
+    fprintf(stderr, "lay: %s\n", e->message);
+}
+
+/* Read and parse the report; NULL after printing. */
+static li_hsi *read_report(const char *path) {
+  unsigned char *buf;
+  size_t len;
+  if (cli_read_all(path, &buf, &len)) return NULL;
+  li_hsi *h = NULL;
+  lay_error err;
+  if (li_hsi_parse((const char *)buf, len, path, &h, &err)) print_err(&err);
+  free(buf);
+  return h;
+}
+
+static void shape_str(char *b, size_t cap, const int64_t *v, int n) {
+  size_t k = (size_t)snprintf(b, cap, "[");
+  for (int i = 0; i < n && k < cap; i++)
+    k += (size_t)snprintf(b + k, cap - k, "%s%lld", i ? "," : "",
+                          (long long)v[i]);
+  if (k < cap) snprintf(b + k, cap - k, "]");
+}
+
+/* ---- lay hsi FILE [--check] ---------------------------------------------- */
+
+int cli_hsi(int argc, char **argv) {
+  const char *file = NULL;
+  int check = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--check")) check = 1;
+    else if (argv[i][0] == '-' && argv[i][1])
+      return cli_usage("hsi: unknown option '%s'", argv[i]);
+    else if (file)
+      return cli_usage("hsi: one report at a time ('%s' and '%s')", file,
+                       argv[i]);
+    else file = argv[i];
+  }
+  if (!file) return cli_usage("hsi: which flexmlrt-hsi.json file?");
+  li_hsi *h = read_report(file);
+  if (!h) return CLI_FAIL;
+  lay_ctx *ctx = NULL;
+  lay_error err;
+  int rc = CLI_FAIL;
+  if (lay_ctx_new(&ctx, &err) || li_hsi_load(h, ctx, NS, &err)) {
+    cli_print_error(&err);
+    goto done;
+  }
+  if (check) {
+    li_hsi_issue *v = NULL;
+    int n = 0;
+    int bad = li_hsi_check(h, ctx, NS, &v, &n, &err);
+    if (bad < 0) {
+      cli_print_error(&err);
+      goto done;
+    }
+    for (int o = 0; o < 2; o++)
+      for (int i = 0; i < li_hsi_count(h, o); i++) {
+        int fatal = 0;
+        for (int k = 0; k < n; k++)
+          if (v[k].output == o && v[k].index == i) {
+            printf("%s: %s\n", v[k].fatal ? "inconsistent" : "note",
+                   v[k].text);
+            fatal |= v[k].fatal;
+          }
+        if (!fatal) {
+          li_hsi_info inf;
+          char a[200], b[200];
+          li_hsi_info_get(h, o, i, &inf);
+          shape_str(a, sizeof a, inf.cpu_shape, inf.rank);
+          shape_str(b, sizeof b, inf.hw_shape, inf.hw_rank);
+          printf("%s[%d]: ok: cpu %s %s -> hw %s %s\n",
+                 o ? "outputs" : "inputs", i, lay_dtype_name(inf.cpu_dtype),
+                 a, lay_dtype_name(inf.hw_dtype), b);
+        }
+      }
+    free(v);
+    fflush(stdout);
+    if (bad) {
+      fprintf(stderr, "lay: %s: %d inconsistenc%s\n", file, bad,
+              bad == 1 ? "y" : "ies");
+      goto done;
+    }
+    rc = CLI_OK;
+    goto done;
+  }
+  /* Print every entry as a spec, with its buffer sizes. */
+  char *head = li_hsi_spec_header(h, NS);
+  if (!head) goto oom;
+  fputs(head, stdout);
+  free(head);
+  int bad = 0;
+  for (int o = 0; o < 2; o++)
+    for (int i = 0; i < li_hsi_count(h, o); i++) {
+      char *text = li_hsi_spec_entry(h, o, i);
+      if (!text) goto oom;
+      fputs(text, stdout);
+      free(text);
+      const li_hsi_issue *is = li_hsi_entry_issue(h, o, i);
+      if (is) {
+        printf("# inconsistent: %s\n", is->text);
+        bad++;
+        continue;
+      }
+      li_hsi_info inf;
+      li_hsi_info_get(h, o, i, &inf);
+      char ref[64];
+      snprintf(ref, sizeof ref, NS ".%s", inf.def);
+      lay_plan *p = NULL;
+      if (lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank, inf.cpu_dtype,
+                          LAY_PACK, &p, &err)) {
+        fflush(stdout);
+        cli_print_error(&err);
+        goto done;
+      }
+      printf("# buffers: cpu %zu bytes (%s), npu %zu bytes (%s)\n",
+             lay_plan_src_bytes(p), lay_dtype_name(lay_plan_src_dtype(p)),
+             lay_plan_dst_bytes(p), lay_dtype_name(lay_plan_dst_dtype(p)));
+      lay_plan_free(p);
+    }
+  fflush(stdout);
+  if (bad) {
+    fprintf(stderr,
+            "lay: %s: %d entr%s inconsistent; see 'lay hsi %s --check'\n",
+            file, bad, bad == 1 ? "y is" : "ies are", file);
+    goto done;
+  }
+  rc = CLI_OK;
+  goto done;
+oom:
+  cli_fail("out of memory");
+done:
+  lay_ctx_free(ctx);
+  li_hsi_free(h);
+  return rc;
+}
+
+/* ---- lay export FORMAT --shape S ... --------------------------------------- */
+
+int cli_export(int argc, char **argv) {
+  const char *format = NULL, *shape_s = NULL, *dtype_s = NULL, *quant = NULL,
+             *as = NULL, *out = NULL;
+  int opts = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (opts && !strcmp(a, "--")) {
+      opts = 0;
+      continue;
+    }
+    /* --opt VALUE or --opt=VALUE */
+    const char *eq = opts && !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
+    size_t an = eq ? (size_t)(eq - a) : strlen(a);
+    static const char *const names[] = {"--shape", "--dtype", "--quantize",
+                                        "--as", "-o", "--out"};
+    const char **slots[] = {&shape_s, &dtype_s, &quant, &as, &out, &out};
+    const char **slot = NULL;
+    for (int k = 0; opts && k < 6; k++)
+      if (strlen(names[k]) == an && !strncmp(a, names[k], an))
+        slot = slots[k];
+    if (slot) {
+      if (eq) *slot = eq + 1;
+      else if (i + 1 >= argc)
+        return cli_usage("export: option '%s' needs a value", a);
+      else *slot = argv[++i];
+    } else if (opts && a[0] == '-' && a[1]) {
+      return cli_usage("export: unknown option '%s'", a);
+    } else if (format) {
+      return cli_usage("export: one format at a time ('%s' and '%s')",
+                       format, a);
+    } else {
+      format = a;
+    }
+  }
+  if (!format) return cli_usage("export: which format (amd.hcwnc8, ...)?");
+  if (!shape_s) return cli_usage("export: --shape is required");
+  int64_t shape[LAY_MAX_RANK];
+  int rank = cli_shape(shape_s, shape, LAY_MAX_RANK);
+  if (rank < 0) return CLI_FAIL;
+  lay_dtype dt = LAY_DT_NONE;
+  if (dtype_s && (dt = lay_dtype_parse(dtype_s)) == LAY_DT_NONE) {
+    cli_fail("unknown --dtype '%s'", dtype_s);
+    return CLI_FAIL;
+  }
+  int as_output = 0;
+  if (as) {
+    if (!strcmp(as, "output")) as_output = 1;
+    else if (strcmp(as, "input"))
+      return cli_usage("export: --as takes input or output, not '%s'", as);
+  }
+  double scale = 0, zp = 0;
+  if (quant) {
+    char *e1, *e2;
+    errno = 0;
+    scale = strtod(quant, &e1);
+    zp = *e1 == ',' ? strtod(e1 + 1, &e2) : 0;
+    if (errno || e1 == quant || *e1 != ',' || e2 == e1 + 1 || *e2) {
+      cli_fail("bad --quantize '%s': expected SCALE,ZERO_POINT", quant);
+      return CLI_FAIL;
+    }
+  }
+  lay_error err;
+  char *text = li_hsi_export(format, shape, rank, dt, quant != NULL, scale,
+                             zp, as_output, &err);
+  if (!text) {
+    print_err(&err);
+    return CLI_FAIL;
+  }
+  int rc = cli_write_all(out, text, strlen(text)) ? CLI_FAIL : CLI_OK;
+  free(text);
+  return rc;
+}
+
+/* ---- lay pack/unpack --hsi FILE --input/--output K ------------------------- */
+
+int cli_hsi_run(int pack, const char *hsi_file, const char *which,
+                const char *key, const char *in_path, const char *out_path,
+                lay_ctx *ctx) {
+  int output;
+  if (!which || !strcmp(which, "input")) output = 0;
+  else if (!strcmp(which, "output")) output = 1;
+  else return cli_usage("--hsi: --input K or --output K");
+  if (!hsi_file) return cli_usage("--hsi needs a flexmlrt-hsi.json file");
+  if (!key || !*key)
+    return cli_usage("--hsi needs --input K or --output K (an index or a "
+                     "name)");
+  li_hsi *h = read_report(hsi_file);
+  if (!h) return CLI_FAIL;
+  lay_ctx *own = NULL;
+  lay_plan *p = NULL;
+  unsigned char *src = NULL, *dst = NULL;
+  int rc = CLI_FAIL;
+  lay_error err;
+  const char *side = output ? "outputs" : "inputs";
+  int idx = li_hsi_find(h, output, key);
+  if (idx < 0) {
+    cli_fail("%s: no entry '%s' in %s (%d entr%s)", hsi_file, key, side,
+             li_hsi_count(h, output),
+             li_hsi_count(h, output) == 1 ? "y" : "ies");
+    goto done;
+  }
+  const li_hsi_issue *is = li_hsi_entry_issue(h, output, idx);
+  if (is) {
+    cli_fail("%s: %s", hsi_file, is->text);
+    goto done;
+  }
+  if (!ctx) {
+    if (lay_ctx_new(&own, &err)) {
+      cli_print_error(&err);
+      goto done;
+    }
+    ctx = own;
+  }
+  if (li_hsi_load(h, ctx, NS, &err)) {
+    cli_print_error(&err);
+    goto done;
+  }
+  li_hsi_info inf;
+  li_hsi_info_get(h, output, idx, &inf);
+  char ref[64];
+  snprintf(ref, sizeof ref, NS ".%s", inf.def);
+  if (lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank, inf.cpu_dtype,
+                      pack ? LAY_PACK : LAY_UNPACK, &p, &err)) {
+    cli_print_error(&err);
+    goto done;
+  }
+  size_t len;
+  if (cli_read_all(in_path, &src, &len)) goto done;
+  size_t need = lay_plan_src_bytes(p), outn = lay_plan_dst_bytes(p);
+  if (len != need) {
+    char sh[200];
+    if (pack) shape_str(sh, sizeof sh, inf.cpu_shape, inf.rank);
+    else shape_str(sh, sizeof sh, inf.hw_shape, inf.hw_rank);
+    cli_fail("input is %zu bytes; %s[%d] needs %zu (%s %s)", len, side, idx,
+             need, lay_dtype_name(pack ? inf.cpu_dtype : inf.hw_dtype), sh);
+    goto done;
+  }
+  if (!(dst = malloc(outn ? outn : 1))) {
+    cli_fail("out of memory");
+    goto done;
+  }
+  if (lay_plan_run(p, src, len, dst, outn, 1, &err)) {
+    cli_print_error(&err);
+    goto done;
+  }
+  if (cli_write_all(out_path, dst, outn)) goto done;
+  rc = CLI_OK;
+done:
+  free(src);
+  free(dst);
+  lay_plan_free(p);
+  lay_ctx_free(own);
+  li_hsi_free(h);
+  return rc;
+}

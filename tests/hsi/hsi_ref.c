@@ -1,0 +1,338 @@
+/*
+** hsi_ref.c: an INDEPENDENT reference for the AMD seed's two
+** flexmlrt-hsi.json examples (and the compilation report example). It
+** shares no code with lay: it computes the expected bytes element by
+** element from the doc's formulas, either with the HCWNCx index formula
+** ("[H, C/x, W, N, x]", channels zero-padded) or by running the listed
+** rt_transformations as numpy would (pad, reshape, transpose, slice on a
+** row-major array), with quantize q = sat(round_half_even(x / scale) + zp),
+** dequantize x = (q - zp) * scale, and fp32 -> bf16 rounding to nearest
+** even.
+**
+**   hsi_ref CASE INPUT_FILE EXPECTED_FILE
+** writes pseudo-random input data for CASE and the bytes lay must produce;
+**   hsi_ref floats|bytes FILE COUNT
+** writes COUNT pseudo-random fp32 values or bytes (test data).
+*/
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every allocation is kept here and freed at exit (arrays are never
+** freed one by one). */
+static void *kept[256];
+static int nkept;
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p || nkept == 256) {
+    fprintf(stderr, "hsi_ref: out of memory\n");
+    exit(1);
+  }
+  return kept[nkept++] = p;
+}
+
+static void *xmalloc(size_t n) { return xcalloc(n, 1); }
+
+static void free_kept(void) {
+  while (nkept) free(kept[--nkept]);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(void) {
+  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng >> 32);
+}
+
+/* A float input value: ties for the quantizers, bf16 ties, saturation,
+** tiny and huge values. */
+static float rnd_float(void) {
+  uint32_t r = rnd();
+  float f;
+  uint32_t u;
+  switch (r % 6) {
+  case 0: /* k / 256: x / (1/128) = k / 2, a tie for odd k */
+  case 1:
+    return (float)((int)(rnd() % 1601) - 800) / 256.0f;
+  case 2: /* k / 8: x / 0.25 = k / 2 */
+    return (float)((int)(rnd() % 801) - 400) / 8.0f;
+  case 3: /* a bf16 tie: the low 16 bits exactly 0x8000 */
+    u = (rnd() & 0xbfff0000u) | 0x8000u;
+    memcpy(&f, &u, 4);
+    return f;
+  case 4: /* any finite value */
+    do u = rnd(); while ((u & 0x7f800000u) == 0x7f800000u);
+    memcpy(&f, &u, 4);
+    return f;
+  default:
+    return (r >> 8) % 2 ? 3.4028235e38f : -1e-40f;
+  }
+}
+
+static int64_t round_half_even(double v) {
+  double f = floor(v), d = v - f;
+  if (d > 0.5) return (int64_t)f + 1;
+  if (d < 0.5) return (int64_t)f;
+  return fmod(f, 2.0) == 0 ? (int64_t)f : (int64_t)f + 1;
+}
+
+static int8_t quant(float x, double scale, double zp) {
+  double v = (double)x / scale;
+  if (v > 1e6) return 127;
+  if (v < -1e6) return -128;
+  int64_t q = round_half_even(v) + (int64_t)zp;
+  return (int8_t)(q > 127 ? 127 : q < -128 ? -128 : q);
+}
+
+static uint16_t to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+/* ---- A row-major array of doubles, and numpy's ops on it ---------------- */
+
+typedef struct arr {
+  int r;
+  int64_t s[8];
+  double *v;
+} arr;
+
+static int64_t count(const arr *a) {
+  int64_t n = 1;
+  for (int i = 0; i < a->r; i++) n *= a->s[i];
+  return n;
+}
+
+/* Row-major flat index <-> coordinates. */
+static void unflat(const arr *a, int64_t k, int64_t *c) {
+  for (int i = a->r - 1; i >= 0; i--) {
+    c[i] = k % a->s[i];
+    k /= a->s[i];
+  }
+}
+
+static int64_t flat(const int64_t *s, int r, const int64_t *c) {
+  int64_t k = 0;
+  for (int i = 0; i < r; i++) k = k * s[i] + c[i];
+  return k;
+}
+
+static arr make(int r, const int64_t *s) {
+  arr a;
+  a.r = r;
+  memcpy(a.s, s, (size_t)r * sizeof *s);
+  a.v = xcalloc((size_t)count(&a), sizeof *a.v);
+  return a;
+}
+
+static arr np_transpose(arr a, const int *perm) {
+  int64_t s[8], c[8], d[8];
+  for (int i = 0; i < a.r; i++) s[i] = a.s[perm[i]];
+  arr o = make(a.r, s);
+  for (int64_t k = 0; k < count(&o); k++) {
+    unflat(&o, k, c);
+    for (int i = 0; i < a.r; i++) d[perm[i]] = c[i];
+    o.v[k] = a.v[flat(a.s, a.r, d)];
+  }
+  return o;
+}
+
+static arr np_pad(arr a, const int64_t *lo, const int64_t *hi) {
+  int64_t s[8], c[8];
+  for (int i = 0; i < a.r; i++) s[i] = a.s[i] + lo[i] + hi[i];
+  arr o = make(a.r, s);
+  for (int64_t k = 0; k < count(&a); k++) {
+    unflat(&a, k, c);
+    for (int i = 0; i < a.r; i++) c[i] += lo[i];
+    o.v[flat(o.s, o.r, c)] = a.v[k];
+  }
+  return o;
+}
+
+static arr np_slice(arr a, const int64_t *start, const int64_t *size) {
+  int64_t c[8];
+  arr o = make(a.r, size);
+  for (int64_t k = 0; k < count(&o); k++) {
+    unflat(&o, k, c);
+    for (int i = 0; i < a.r; i++) c[i] += start[i];
+    o.v[k] = a.v[flat(a.s, a.r, c)];
+  }
+  return o;
+}
+
+static arr np_reshape(arr a, int r, const int64_t *s) {
+  a.r = r;
+  memcpy(a.s, s, (size_t)r * sizeof *s);
+  return a;
+}
+
+/* ---- Files ------------------------------------------------------------------ */
+
+static void write_file(const char *path, const void *p, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
+    fprintf(stderr, "hsi_ref: cannot write %s\n", path);
+    exit(1);
+  }
+}
+
+static float *floats(int64_t n) {
+  float *x = xmalloc((size_t)n * sizeof *x);
+  for (int64_t i = 0; i < n; i++) x[i] = rnd_float();
+  return x;
+}
+
+/* HCWNCx index of (n, c, h, w) for a tensor [N, C, H, W]. */
+static int64_t hcwnc(int x, int64_t N, int64_t C, int64_t W, int64_t n,
+                     int64_t c, int64_t h, int64_t w) {
+  int64_t cb = (C + x - 1) / x;
+  return (((h * cb + c / x) * W + w) * N + n) * x + c % x;
+}
+
+int main(int argc, char **argv) {
+  atexit(free_kept);
+  if (argc == 4 && !strcmp(argv[1], "floats")) { /* floats FILE COUNT */
+    int64_t n = atoll(argv[3]);
+    float *x = floats(n);
+    write_file(argv[2], x, (size_t)n * 4);
+    return 0;
+  }
+  if (argc == 4 && !strcmp(argv[1], "bytes")) { /* bytes FILE COUNT */
+    int64_t n = atoll(argv[3]);
+    unsigned char *x = xmalloc((size_t)n + 1);
+    for (int64_t i = 0; i < n; i++) x[i] = (unsigned char)rnd();
+    write_file(argv[2], x, (size_t)n);
+    return 0;
+  }
+  if (argc != 4) {
+    fprintf(stderr, "usage: hsi_ref CASE INPUT EXPECTED\n");
+    return 2;
+  }
+  const char *cs = argv[1], *in = argv[2], *ex = argv[3];
+  if (!strcmp(cs, "ann_in_pack") || !strcmp(cs, "ann_out_pack")) {
+    /* Annotation form: NCHW fp32 -> HCWNC4 bf16, a plain cast. */
+    int64_t N = 1, C = strcmp(cs, "ann_in_pack") ? 4 : 3,
+            H = C == 3 ? 32 : 30, W = H;
+    int64_t n = N * C * H * W, hwn = H * 1 * W * N * 4;
+    float *x = floats(n);
+    uint16_t *y = xcalloc((size_t)hwn, 2);
+    for (int64_t a = 0; a < N; a++)
+      for (int64_t c = 0; c < C; c++)
+        for (int64_t h = 0; h < H; h++)
+          for (int64_t w = 0; w < W; w++)
+            y[hcwnc(4, N, C, W, a, c, h, w)] =
+                to_bf16(x[((a * C + c) * H + h) * W + w]);
+    write_file(in, x, (size_t)n * 4);
+    write_file(ex, y, (size_t)hwn * 2);
+  } else if (!strcmp(cs, "ann_out_unpack")) {
+    /* HCWNC4 bf16 [30,1,30,1,4] -> NCHW fp32 [1,4,30,30]: bf16 widens. */
+    int64_t N = 1, C = 4, H = 30, W = 30, hwn = H * W * N * 4;
+    uint16_t *y = xmalloc((size_t)hwn * 2);
+    for (int64_t i = 0; i < hwn; i++) {
+      uint16_t u;
+      do u = (uint16_t)rnd(); while ((u & 0x7f80) == 0x7f80 && (u & 0x7f));
+      y[i] = u;
+    }
+    float *x = xmalloc((size_t)(N * C * H * W) * 4);
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t h = 0; h < H; h++)
+        for (int64_t w = 0; w < W; w++) {
+          uint32_t u = (uint32_t)y[hcwnc(4, N, C, W, 0, c, h, w)] << 16;
+          memcpy(&x[(c * H + h) * W + w], &u, 4);
+        }
+    write_file(in, y, (size_t)hwn * 2);
+    write_file(ex, x, (size_t)(N * C * H * W) * 4);
+  } else if (!strcmp(cs, "xf_in_pack")) {
+    /* The input chain as listed, run as numpy would. */
+    int64_t s[4] = {1, 3, 32, 32};
+    arr a = make(4, s);
+    float *x = floats(count(&a));
+    for (int64_t i = 0; i < count(&a); i++)
+      a.v[i] = quant(x[i], 0.0078125, 0);
+    int64_t lo[4] = {0, 0, 0, 0}, hi[4] = {0, 5, 0, 0};
+    a = np_pad(a, lo, hi);
+    int64_t rs[5] = {1, 1, 8, 32, 32};
+    a = np_reshape(a, 5, rs);
+    int perm[5] = {3, 1, 4, 0, 2};
+    a = np_transpose(a, perm);
+    int64_t n = count(&a);
+    int8_t *y = xmalloc((size_t)n);
+    for (int64_t i = 0; i < n; i++) y[i] = (int8_t)a.v[i];
+    write_file(in, x, 1 * 3 * 32 * 32 * 4);
+    write_file(ex, y, (size_t)n);
+  } else if (!strcmp(cs, "xf_in_unpack")) {
+    /* The inverse of the input chain, by the HCWNC8 index formula. */
+    int64_t N = 1, C = 3, H = 32, W = 32, hwn = H * W * N * 8;
+    int8_t *q = xmalloc((size_t)hwn);
+    for (int64_t i = 0; i < hwn; i++) q[i] = (int8_t)rnd();
+    float *x = xmalloc((size_t)(C * H * W) * 4);
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t h = 0; h < H; h++)
+        for (int64_t w = 0; w < W; w++)
+          x[(c * H + h) * W + w] =
+              (float)((double)q[hcwnc(8, N, C, W, 0, c, h, w)] * 0.0078125);
+    write_file(in, q, (size_t)hwn);
+    write_file(ex, x, (size_t)(C * H * W) * 4);
+  } else if (!strcmp(cs, "xf_out_unpack")) {
+    /* The output chain as listed (NPU -> CPU), run as numpy would. */
+    int64_t s[5] = {32, 1, 32, 1, 8};
+    arr a = make(5, s);
+    int64_t n = count(&a);
+    int8_t *q = xmalloc((size_t)n);
+    for (int64_t i = 0; i < n; i++) a.v[i] = q[i] = (int8_t)rnd();
+    int perm[5] = {3, 1, 4, 0, 2};
+    a = np_transpose(a, perm);
+    int64_t rs[4] = {1, 8, 32, 32};
+    a = np_reshape(a, 4, rs);
+    int64_t st[4] = {0, 0, 0, 0}, sz[4] = {1, 4, 32, 32};
+    a = np_slice(a, st, sz);
+    int64_t m = count(&a);
+    float *x = xmalloc((size_t)m * 4);
+    for (int64_t i = 0; i < m; i++) x[i] = (float)((a.v[i] - 0) * 0.25);
+    write_file(in, q, (size_t)n);
+    write_file(ex, x, (size_t)m * 4);
+  } else if (!strcmp(cs, "xf_out_pack")) {
+    /* The output's inverse direction, by the HCWNC8 index formula. */
+    int64_t N = 1, C = 4, H = 32, W = 32, hwn = H * W * N * 8;
+    float *x = floats(C * H * W);
+    int8_t *q = xcalloc((size_t)hwn, 1);
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t h = 0; h < H; h++)
+        for (int64_t w = 0; w < W; w++)
+          q[hcwnc(8, N, C, W, 0, c, h, w)] =
+              quant(x[(c * H + h) * W + w], 0.25, 0);
+    write_file(in, x, (size_t)(C * H * W) * 4);
+    write_file(ex, q, (size_t)hwn);
+  } else if (!strcmp(cs, "rep_in_pack") || !strcmp(cs, "rep_out_unpack")) {
+    /* The compilation report: int8 NCHW <-> HCWNC4 / HCWNC8. */
+    int in_side = !strcmp(cs, "rep_in_pack");
+    int x8 = in_side ? 4 : 8;
+    int64_t N = 1, C = in_side ? 3 : 2048, H = in_side ? 224 : 7, W = H;
+    int64_t cb = (C + x8 - 1) / x8, n = N * C * H * W,
+            hwn = H * cb * W * N * x8;
+    int8_t *cpu = xmalloc((size_t)n), *hw = xcalloc((size_t)hwn, 1);
+    if (in_side) {
+      for (int64_t i = 0; i < n; i++) cpu[i] = (int8_t)rnd();
+    } else {
+      for (int64_t i = 0; i < hwn; i++) hw[i] = (int8_t)rnd();
+    }
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t h = 0; h < H; h++)
+        for (int64_t w = 0; w < W; w++) {
+          int64_t k = hcwnc(x8, N, C, W, 0, c, h, w), j = (c * H + h) * W + w;
+          if (in_side) hw[k] = cpu[j];
+          else cpu[j] = hw[k];
+        }
+    write_file(in, in_side ? cpu : hw, (size_t)(in_side ? n : hwn));
+    write_file(ex, in_side ? hw : cpu, (size_t)(in_side ? hwn : n));
+  } else {
+    fprintf(stderr, "hsi_ref: unknown case %s\n", cs);
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,352 @@
+/*
+** cli_cmds.c: the commands of the `lay` CLI (see main.c for the command
+** line and BRIEF section 3 for the contract).
+**
+** pack / unpack / convert read the whole input, check its size against the
+** plan before any output exists, run the plan and write the output
+** through a temporary file. show, info, where and at explain a layout;
+** check and test compile specs and run their test blocks.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_draw.h"
+#include "cli_lay.h"
+#include "ctx.h"
+#include "listing.h"
+#include "ltest.h"
+
+#define SHOW_LIMIT 4096 /* elements `lay show` lists without --limit */
+
+/* ---- Shared steps ------------------------------------------------------------ */
+
+lay_ctx *cli_context(const cli_args *a) { return cli_context_except(a, NULL); }
+
+lay_ctx *cli_context_except(const cli_args *a, const char *skip) {
+  lay_ctx *ctx = NULL;
+  lay_error err;
+  if (li_ctx_new_except(&ctx, skip, &err)) {
+    cli_print_error(&err);
+    return NULL;
+  }
+  const char *path = getenv("LAY_PATH");
+  if (path && *path && lay_ctx_load_path(ctx, path, &err)) {
+    cli_print_error(&err);
+    lay_ctx_free(ctx);
+    return NULL;
+  }
+  for (int i = 0; i < a->nfiles; i++) {
+    if (lay_ctx_load_file(ctx, a->files[i], &err)) {
+      cli_print_error(&err);
+      lay_ctx_free(ctx);
+      return NULL;
+    }
+  }
+  return ctx;
+}
+
+/* --dtype, LAY_DT_NONE when absent; -1 after printing. */
+static int get_dtype(const cli_args *a, lay_dtype *t) {
+  *t = LAY_DT_NONE;
+  if (!a->dtype) return 0;
+  *t = lay_dtype_parse(a->dtype);
+  if (*t == LAY_DT_NONE) {
+    cli_fail("unknown --dtype '%s' (fp32, fp16, bf16, int8, uint8, int16, "
+             "uint16, int32 or numpy's names)", a->dtype);
+    return -1;
+  }
+  return 0;
+}
+
+static int get_threads(const cli_args *a, int *threads) {
+  *threads = 1;
+  if (!a->threads) return 0;
+  uint64_t v;
+  if (cli_u64("--threads", a->threads, &v)) return -1;
+  if (v < 1 || v > 1024) {
+    cli_fail("bad --threads '%s': expected 1 to 1024", a->threads);
+    return -1;
+  }
+  *threads = (int)v;
+  return 0;
+}
+
+/* A pack plan for FORMAT (pos[0]) on --shape/--dtype; with `dir`. Fills
+** shape/rank too. NULL after printing. */
+static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
+                           int64_t *shape, int *rank) {
+  lay_dtype t;
+  if (get_dtype(a, &t)) return NULL;
+  *rank = cli_shape(a->shape, shape, LAY_MAX_RANK);
+  if (*rank < 0) return NULL;
+  lay_plan *p = NULL;
+  lay_error err;
+  lay_status st =
+      dir == LAY_CONVERT
+          ? lay_plan_convert(ctx, a->pos[0], a->pos[1], shape, *rank, t, &p,
+                             &err)
+          : lay_plan_create(ctx, a->pos[0], shape, *rank, t, dir, &p, &err);
+  if (st) {
+    /* A planner error has no position: say which format it concerns. */
+    if (!err.file[0] && err.line <= 0) {
+      if (dir == LAY_CONVERT)
+        cli_fail("%s -> %s: %s", a->pos[0], a->pos[1], err.message);
+      else
+        cli_fail("%s: %s", a->pos[0], err.message);
+    } else {
+      cli_print_error(&err);
+    }
+    return NULL;
+  }
+  return p;
+}
+
+/* ---- pack, unpack, convert ----------------------------------------------- */
+
+int cli_cmd_move(const cli_args *a) {
+  lay_dir dir = !strcmp(a->cmd, "pack")     ? LAY_PACK
+                : !strcmp(a->cmd, "unpack") ? LAY_UNPACK
+                                            : LAY_CONVERT;
+  int threads;
+  if (get_threads(a, &threads)) return CLI_FAIL;
+  lay_ctx *ctx = cli_context(a);
+  if (!ctx) return CLI_FAIL;
+  int64_t shape[LAY_MAX_RANK];
+  int rank = 0, rc = CLI_FAIL;
+  unsigned char *in = NULL, *out = NULL;
+  size_t inlen = 0;
+  lay_plan *p = make_plan(ctx, a, dir, shape, &rank);
+  if (!p) goto done;
+  if (cli_read_all(a->in, &in, &inlen)) goto done;
+  size_t need = lay_plan_src_bytes(p), outlen = lay_plan_dst_bytes(p);
+  if (inlen != need) {
+    char s[LAY_MAX_RANK * 24];
+    cli_shape_str(shape, rank, s, sizeof s);
+    cli_fail("input is %zu bytes, %s on %s %s needs %zu", inlen, a->pos[0],
+             s, lay_dtype_name(lay_plan_src_dtype(p)), need);
+    goto done;
+  }
+  out = malloc(outlen ? outlen : 1);
+  if (!out) {
+    cli_fail("out of memory: the output needs %zu bytes", outlen);
+    goto done;
+  }
+  lay_error err;
+  if (lay_plan_run(p, in, inlen, out, outlen, threads, &err)) {
+    cli_print_error(&err);
+    goto done;
+  }
+  if (cli_write_all(a->out, out, outlen)) goto done;
+  rc = CLI_OK;
+done:
+  free(in);
+  free(out);
+  lay_plan_free(p);
+  lay_ctx_free(ctx);
+  return rc;
+}
+
+/* ---- show, info -------------------------------------------------------------- */
+
+int cli_cmd_show(const cli_args *a) {
+  uint64_t limit = SHOW_LIMIT;
+  if (a->limit && cli_u64("--limit", a->limit, &limit)) return CLI_FAIL;
+  if (limit > SIZE_MAX) limit = SIZE_MAX;
+  lay_ctx *ctx = cli_context(a);
+  if (!ctx) return CLI_FAIL;
+  int64_t shape[LAY_MAX_RANK];
+  int rank, rc = CLI_FAIL;
+  lay_plan *p = make_plan(ctx, a, LAY_PACK, shape, &rank);
+  if (p) {
+    char *s = li_listing(p, (size_t)limit);
+    if (!s) {
+      cli_fail("cannot list the memory order of %s (out of memory)",
+               a->pos[0]);
+    } else {
+      cli_show_print(stdout, s, cli_color_enabled(stdout));
+      rc = fflush(stdout) ? CLI_FAIL : CLI_OK;
+      free(s);
+    }
+  }
+  lay_plan_free(p);
+  lay_ctx_free(ctx);
+  return rc;
+}
+
+int cli_cmd_info(const cli_args *a) {
+  lay_ctx *ctx = cli_context(a);
+  if (!ctx) return CLI_FAIL;
+  int64_t shape[LAY_MAX_RANK];
+  int rank;
+  lay_plan *p = make_plan(ctx, a, LAY_PACK, shape, &rank);
+  if (!p) {
+    lay_ctx_free(ctx);
+    return CLI_FAIL;
+  }
+  char s[LAY_MAX_RANK * 24];
+  cli_shape_str(shape, rank, s, sizeof s);
+  printf("format:    %s\n", a->pos[0]);
+  printf("cpu side:  %s %s, %zu bytes\n", s,
+         lay_dtype_name(lay_plan_src_dtype(p)), lay_plan_src_bytes(p));
+  int64_t hw[LAY_MAX_AXES];
+  const char *names[LAY_MAX_AXES];
+  int naxes = lay_plan_hw_shape(p, hw, names, LAY_MAX_AXES);
+  if (naxes > LAY_MAX_AXES) naxes = LAY_MAX_AXES;
+  printf("layout:    [");
+  for (int i = 0; i < naxes; i++)
+    printf("%s%s=%" PRId64, i ? ", " : "", names[i] ? names[i] : "?", hw[i]);
+  printf("] %s, %zu bytes\n", lay_dtype_name(lay_plan_dst_dtype(p)),
+         lay_plan_dst_bytes(p));
+  int np = li_plane_count(p);
+  if (np > 0) {
+    printf("planes:   ");
+    for (int i = 0; i < np; i++)
+      printf(" %s", li_plane_name(p, i) ? li_plane_name(p, i) : "?");
+    printf("\n");
+  }
+  /* The plan in the planner's words, several lines. */
+  char *d = lay_plan_describe(p);
+  if (d) {
+    size_t n = strlen(d);
+    printf("%s%s", d, n && d[n - 1] == '\n' ? "" : "\n");
+    lay_free(d);
+  }
+  int rc = fflush(stdout) ? CLI_FAIL : CLI_OK;
+  lay_plan_free(p);
+  lay_ctx_free(ctx);
+  return rc;
+}
+
+/* ---- where, at ------------------------------------------------------------------ */
+
+int cli_cmd_where(const cli_args *a) {
+  int64_t c[LAY_MAX_RANK];
+  int n = cli_coord("--at", a->at, c, LAY_MAX_RANK);
+  if (n < 0) return CLI_FAIL;
+  lay_ctx *ctx = cli_context(a);
+  if (!ctx) return CLI_FAIL;
+  int64_t shape[LAY_MAX_RANK];
+  int rank, rc = CLI_FAIL;
+  lay_plan *p = make_plan(ctx, a, LAY_PACK, shape, &rank);
+  if (p) {
+    uint64_t off;
+    lay_error err;
+    if (lay_plan_where(p, c, n, &off, &err)) {
+      cli_print_error(&err);
+    } else {
+      printf("%" PRIu64 "\n", off);
+      rc = CLI_OK;
+    }
+  }
+  lay_plan_free(p);
+  lay_ctx_free(ctx);
+  return rc;
+}
+
+int cli_cmd_at(const cli_args *a) {
+  uint64_t off;
+  if (cli_u64("--offset", a->offset, &off)) return CLI_FAIL;
+  lay_ctx *ctx = cli_context(a);
+  if (!ctx) return CLI_FAIL;
+  int64_t shape[LAY_MAX_RANK];
+  int rank, rc = CLI_FAIL;
+  lay_plan *p = make_plan(ctx, a, LAY_PACK, shape, &rank);
+  if (p) {
+    int64_t c[LAY_MAX_RANK];
+    int is_pad = 0, plane = 0;
+    lay_error err;
+    if (lay_plan_at(p, off, c, LAY_MAX_RANK, &is_pad, &plane, &err)) {
+      cli_print_error(&err);
+    } else {
+      if (is_pad == 2) {
+        printf("hole");
+      } else {
+        printf("%s(", is_pad ? "pad " : "");
+        for (int i = 0; i < rank; i++)
+          printf("%s%" PRId64, i ? "," : "", c[i]);
+        printf(")");
+      }
+      const char *pn = li_plane_name(p, plane);
+      if (li_plane_count(p) > 0 && is_pad != 2)
+        printf(" plane %s", pn ? pn : "?");
+      printf("\n");
+      rc = CLI_OK;
+    }
+  }
+  lay_plan_free(p);
+  lay_ctx_free(ctx);
+  return rc;
+}
+
+/* ---- check, test, list ---------------------------------------------------------- */
+
+/* "stdlib/NAME.lay" when `path` is a file NAME.lay in a folder named
+** stdlib whose name an embedded stdlib file has; NULL otherwise. */
+static const char *stdlib_twin(const char *path) {
+  const char *base = strrchr(path, '/');
+  if (!base || base - path < 6 || strncmp(base - 6, "stdlib", 6) ||
+      (base - path > 6 && base[-7] != '/'))
+    return NULL;
+  for (const li_stdlib_file *f = li_stdlib_files; f->name; f++)
+    if (!strncmp(f->name, "stdlib/", 7) && !strcmp(f->name + 7, base + 1))
+      return f->name;
+  return NULL;
+}
+
+int cli_cmd_check(const cli_args *a) {
+  int rc = CLI_OK;
+  for (int i = 0; i < a->npos; i++) {
+    /* Each file is checked on its own, against the stdlib and -f files. */
+    lay_ctx *ctx = cli_context_except(a, stdlib_twin(a->pos[i]));
+    if (!ctx) return CLI_FAIL;
+    lay_error err;
+    if (lay_ctx_load_file(ctx, a->pos[i], &err)) {
+      char buf[2048];
+      if (err.line > 0) {
+        lay_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "%s\n", buf);
+      } else {
+        fprintf(stderr, "%s: error: %s\n", a->pos[i], err.message);
+      }
+      rc = CLI_FAIL;
+    } else {
+      printf("%s: ok\n", a->pos[i]);
+    }
+    lay_ctx_free(ctx);
+  }
+  if (fflush(stdout)) rc = CLI_FAIL;
+  return rc;
+}
+
+static void test_line(void *ud, const char *line) {
+  (void)ud;
+  printf("%s\n", line);
+}
+
+int cli_cmd_test(const cli_args *a) {
+  lay_ctx *ctx = cli_context(a);
+  if (!ctx) return CLI_FAIL;
+  int passed = 0, failed = 0;
+  /* The runner's last line is the count: "N passed, M failed". */
+  int rc = li_test_files(ctx, (char **)a->pos, a->npos, test_line, NULL,
+                         &passed, &failed);
+  lay_ctx_free(ctx);
+  if (fflush(stdout)) return CLI_FAIL;
+  return rc ? CLI_FAIL : CLI_OK;
+}
+
+int cli_cmd_list(const cli_args *a) {
+  lay_ctx *ctx = cli_context(a);
+  if (!ctx) return CLI_FAIL;
+  size_t n = lay_ctx_count(ctx);
+  for (size_t i = 0; i < n; i++) {
+    const char *name = lay_ctx_name(ctx, i);
+    if (name) printf("%s\n", name);
+  }
+  lay_ctx_free(ctx);
+  return fflush(stdout) ? CLI_FAIL : CLI_OK;
+}

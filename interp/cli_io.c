@@ -1,0 +1,314 @@
+/*
+** cli_io.c: input, output and argument parsing helpers of the `lay` CLI.
+**
+** Inputs are read whole (a file or stdin) so that their size can be checked
+** against the plan before any output exists. Output files are written to
+** a temporary file in the same folder (mkstemp) and renamed over the
+** target only when everything succeeded: a failed run leaves no output
+** file and never clobbers an existing one.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "cli_lay.h"
+
+/* ---- Messages --------------------------------------------------------------- */
+
+void cli_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("lay: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int cli_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("lay: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputs("\nTry 'lay --help'\n", stderr);
+  va_end(ap);
+  return CLI_USAGE;
+}
+
+void cli_print_error(const lay_error *err) {
+  if (err->line > 0 && err->file[0] && strcmp(err->file, "<format>")) {
+    char buf[2048];
+    lay_error_format(err, buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
+    return;
+  }
+  if (err->file[0] && strcmp(err->file, "<format>"))
+    fprintf(stderr, "lay: %s: %s\n", err->file, err->message);
+  else
+    fprintf(stderr, "lay: %s\n", err->message);
+}
+
+/* ---- Numbers and lists ----------------------------------------------------- */
+
+/* One integer s[0..n) (decimal, or 0x hex); 0 ok, -1 not a number, -2 too
+** large for int64. */
+static int parse_i64(const char *s, size_t n, int64_t *out) {
+  size_t i = 0;
+  int neg = 0, base = 10;
+  if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+  if (i + 1 < n && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+    base = 16;
+    i += 2;
+  }
+  if (i >= n) return -1;
+  uint64_t v = 0;
+  for (; i < n; i++) {
+    int d;
+    char c = s[i];
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return -1;
+    if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) return -2;
+    v = v * (uint64_t)base + (uint64_t)d;
+  }
+  if (v > (uint64_t)INT64_MAX) return -2;
+  *out = neg ? -(int64_t)v : (int64_t)v;
+  return 0;
+}
+
+static int is_ws(char c) { return c == ' ' || c == '\t'; }
+
+/* Split "a,b,c" (or "axbxc" when `x_ok`, optionally in brackets) into at
+** most cap integers. Returns the count, or a negative code with the
+** offending item in *bad (-1 not a number, -2 too large, -3 too many, -4
+** empty). */
+static int parse_list(const char *s, int x_ok, int64_t *out, int cap,
+                      const char **bad, size_t *badlen) {
+  size_t len = strlen(s), i = 0;
+  while (len && is_ws(s[len - 1])) len--;
+  while (i < len && is_ws(s[i])) i++;
+  if (i < len && s[i] == '[' && s[len - 1] == ']') {
+    i++;
+    len--;
+  }
+  int n = 0;
+  if (i >= len) return -4;
+  const char *sep = x_ok && !memchr(s + i, ',', len - i) ? "x" : ",";
+  while (i <= len) {
+    size_t j = i;
+    while (j < len && s[j] != sep[0]) j++;
+    size_t a = i, b = j;
+    while (a < b && is_ws(s[a])) a++;
+    while (b > a && is_ws(s[b - 1])) b--;
+    *bad = s + a;
+    *badlen = b - a;
+    if (n == cap) return -3;
+    int rc = parse_i64(s + a, b - a, &out[n]);
+    if (rc) return rc;
+    n++;
+    i = j + 1;
+  }
+  return n;
+}
+
+int cli_shape(const char *s, int64_t *shape, int cap) {
+  const char *bad = s;
+  size_t bl = 0;
+  int n = parse_list(s, 1, shape, cap, &bad, &bl);
+  switch (n) {
+  case -1:
+    cli_fail("bad --shape '%s': '%.*s' is not a number", s, (int)bl, bad);
+    return -1;
+  case -2:
+    cli_fail("bad --shape '%s': '%.*s' is too large", s, (int)bl, bad);
+    return -1;
+  case -3:
+    cli_fail("bad --shape '%s': more than %d dimensions", s, cap);
+    return -1;
+  case -4:
+    cli_fail("bad --shape '%s': expected sizes like 1,3,224,224", s);
+    return -1;
+  default: break;
+  }
+  uint64_t elems = 1;
+  for (int i = 0; i < n; i++) {
+    if (shape[i] < 1) {
+      cli_fail("bad --shape '%s': dimension %d is %" PRId64
+               "; sizes must be at least 1", s, i, shape[i]);
+      return -1;
+    }
+    /* The widest element is 4 bytes: reject a byte size beyond 64 bits. */
+    if (elems > UINT64_MAX / 4 / (uint64_t)shape[i]) {
+      cli_fail("bad --shape '%s': the tensor's byte size overflows 64 bits",
+               s);
+      return -1;
+    }
+    elems *= (uint64_t)shape[i];
+  }
+  return n;
+}
+
+void cli_shape_str(const int64_t *shape, int rank, char *buf, size_t cap) {
+  size_t n = 0;
+  if (cap) buf[0] = '\0';
+  for (int i = 0; i < rank && n < cap; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%" PRId64, i ? "x" : "",
+                          shape[i]);
+}
+
+int cli_coord(const char *opt, const char *s, int64_t *c, int cap) {
+  const char *bad = s;
+  size_t bl = 0;
+  int n = parse_list(s, 0, c, cap, &bad, &bl);
+  if (n == -1 || n == -2) {
+    cli_fail("bad %s '%s': '%.*s' is not a coordinate", opt, s, (int)bl, bad);
+    return -1;
+  }
+  if (n < 0) {
+    cli_fail("bad %s '%s': expected a coordinate like 0,1,1,0", opt, s);
+    return -1;
+  }
+  return n;
+}
+
+int cli_u64(const char *opt, const char *s, uint64_t *v) {
+  int64_t x;
+  size_t n = strlen(s);
+  int rc = parse_i64(s, n, &x);
+  if (rc || x < 0) {
+    cli_fail("bad %s '%s': expected a non-negative integer", opt, s);
+    return -1;
+  }
+  *v = (uint64_t)x;
+  return 0;
+}
+
+/* ---- Input ------------------------------------------------------------------ */
+
+int cli_read_all(const char *path, unsigned char **buf, size_t *len) {
+  int use_stdin = !path || !strcmp(path, "-");
+  FILE *f = use_stdin ? stdin : fopen(path, "rb");
+  *buf = NULL;
+  *len = 0;
+  if (!f) {
+    cli_fail("cannot read '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  size_t cap = 0, n = 0;
+  unsigned char *b = NULL;
+  /* A regular file is read in one piece (one byte more to see its end). */
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+      (uint64_t)sb.st_size < SIZE_MAX / 2) {
+    cap = (size_t)sb.st_size + 1;
+    if (!(b = malloc(cap))) {
+      cli_fail("out of memory reading %s", use_stdin ? "stdin" : path);
+      if (!use_stdin) fclose(f);
+      return -1;
+    }
+  }
+  for (;;) {
+    if (n == cap) {
+      size_t nc = cap ? cap * 2 : 1 << 16;
+      if (nc < cap) {
+        free(b);
+        cli_fail("input too large");
+        if (!use_stdin) fclose(f);
+        return -1;
+      }
+      unsigned char *nb = realloc(b, nc);
+      if (!nb) {
+        free(b);
+        cli_fail("out of memory reading %s", use_stdin ? "stdin" : path);
+        if (!use_stdin) fclose(f);
+        return -1;
+      }
+      b = nb;
+      cap = nc;
+    }
+    size_t got = fread(b + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  int bad = ferror(f);
+  int e = errno;
+  if (!use_stdin) fclose(f);
+  if (bad) {
+    free(b);
+    cli_fail("cannot read '%s': %s", use_stdin ? "stdin" : path,
+             strerror(e));
+    return -1;
+  }
+  *buf = b;
+  *len = n;
+  return 0;
+}
+
+/* ---- Output ------------------------------------------------------------------ */
+
+static int write_fd(int fd, const unsigned char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+int cli_write_all(const char *path, const void *buf, size_t len) {
+  if (!path || !strcmp(path, "-")) {
+    if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+      cli_fail("cannot write to stdout: %s", strerror(errno));
+      return -1;
+    }
+    return 0;
+  }
+  /* The temporary file lives in the target's folder so rename() is atomic. */
+  const char *slash = strrchr(path, '/');
+  size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+  size_t tl = dl + sizeof ".lay-XXXXXX";
+  char *tmp = malloc(tl);
+  if (!tmp) {
+    cli_fail("out of memory");
+    return -1;
+  }
+  memcpy(tmp, path, dl);
+  memcpy(tmp + dl, ".lay-XXXXXX", sizeof ".lay-XXXXXX");
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    cli_fail("cannot write '%s': %s", path, strerror(errno));
+    free(tmp);
+    return -1;
+  }
+  mode_t um = umask(0);
+  umask(um);
+  int rc = fchmod(fd, 0666 & ~um);
+  if (!rc) rc = write_fd(fd, buf, len);
+  int e = errno;
+  if (close(fd) && !rc) {
+    rc = -1;
+    e = errno;
+  }
+  if (!rc && rename(tmp, path)) {
+    rc = -1;
+    e = errno;
+  }
+  if (rc) {
+    unlink(tmp);
+    cli_fail("cannot write '%s': %s", path, strerror(e));
+  }
+  free(tmp);
+  return rc;
+}

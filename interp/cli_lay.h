@@ -1,0 +1,94 @@
+/*
+** cli_lay.h: what the parts of the `lay` command line share.
+**
+** main.c parses the command line into a cli_args and dispatches;
+** cli_cmds.c runs the commands; cli_io.c reads inputs, writes outputs
+** through a temporary file and parses shapes and numbers. Exit codes:
+** 0 success, 1 a failure (one line on stderr naming the problem, or a
+** positioned spec error), 2 a usage error (unknown command or option, a
+** missing argument), with the hint "Try 'lay --help'".
+*/
+#ifndef CLI_LAY_H
+#define CLI_LAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lay.h"
+
+#define CLI_OK 0
+#define CLI_FAIL 1
+#define CLI_USAGE 2
+
+/* The parsed command line. Strings point into argv. */
+typedef struct cli_args {
+  const char *cmd;          /* "pack", "show", ... */
+  const char **pos;         /* positional arguments after the command */
+  int npos;
+  const char **files;       /* -f FILE, in order */
+  int nfiles;
+  const char *shape;        /* --shape */
+  const char *dtype;        /* --dtype */
+  const char *in, *out;     /* -i, -o */
+  const char *limit;        /* --limit */
+  const char *at;           /* --at */
+  const char *offset;       /* --offset */
+  const char *threads;      /* --threads */
+  const char *hsi;          /* --hsi (not supported yet) */
+  const char *input, *output; /* --input, --output (with --hsi) */
+} cli_args;
+
+/* ---- cli_io.c ---------------------------------------------------------- */
+
+/* "lay: <message>" on stderr (a newline is added). */
+void cli_fail(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* "lay: <message>" and "Try 'lay --help'" on stderr; returns CLI_USAGE. */
+int cli_usage(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Print a library error: the positioned form of lay_error_format for an
+** error inside a spec file, otherwise one line "lay: message". */
+void cli_print_error(const lay_error *err);
+
+/* Parse --shape: "1,3,224,224" (or 1x3x224x224). Returns the rank, or -1
+** after printing "lay: bad --shape '...': why". */
+int cli_shape(const char *s, int64_t *shape, int cap);
+/* "1x3x224x224" into buf. */
+void cli_shape_str(const int64_t *shape, int rank, char *buf, size_t cap);
+/* Parse a coordinate list "0,1,1,0" for `opt`; -1 after printing. */
+int cli_coord(const char *opt, const char *s, int64_t *c, int cap);
+/* Parse a non-negative integer (decimal or 0x hex); -1 after printing
+** "lay: bad OPT 'S': ...". */
+int cli_u64(const char *opt, const char *s, uint64_t *v);
+
+/* Read all of `path` (NULL or "-": stdin). 0, or -1 after printing. */
+int cli_read_all(const char *path, unsigned char **buf, size_t *len);
+/* Write buf to `path` (NULL or "-": stdout), for a file through a
+** temporary file in the same folder renamed over it on success. 0, or -1
+** after printing; a failure leaves no file behind. */
+int cli_write_all(const char *path, const void *buf, size_t len);
+
+/* ---- cli_cmds.c ---------------------------------------------------------- */
+
+/* Create the context: the stdlib, LAY_PATH folders, then every -f file.
+** NULL after printing the error. */
+lay_ctx *cli_context(const cli_args *a);
+/* The same without the embedded stdlib file `skip` ("stdlib/amd.lay"). */
+lay_ctx *cli_context_except(const cli_args *a, const char *skip);
+
+int cli_cmd_move(const cli_args *a);  /* pack, unpack, convert */
+int cli_cmd_show(const cli_args *a);
+int cli_cmd_info(const cli_args *a);
+int cli_cmd_where(const cli_args *a);
+int cli_cmd_at(const cli_args *a);
+int cli_cmd_check(const cli_args *a);
+int cli_cmd_test(const cli_args *a);
+int cli_cmd_list(const cli_args *a);
+
+#endif /* CLI_LAY_H */

@@ -1,0 +1,49 @@
+/*
+** listing.h: a plan's memory order in the vendor docs' notation, and the
+** check of such a listing pasted from a doc (internal, prefix li_).
+**
+** The notation is Qualcomm's: hardware elements in memory order, each as
+** its CPU-side coordinate, runs compressed with an ellipsis:
+**   (0,0,0,0), (0,0,0,1) ... (0,0,0,29), pad x2
+**   (0,0,1,0), (0,0,1,1) ... (0,0,1,29), pad x2
+** Both functions only read the plan (lay_plan_at and the layout facts of
+** ctx.h); they never print.
+*/
+#ifndef LI_LISTING_H
+#define LI_LISTING_H
+
+#include <stddef.h>
+
+#include "lay.h"
+
+/* The memory order of the layout buffer of `p` as text (malloc'd, free
+** with free or lay_free; NULL when out of memory or the plan cannot be
+** walked). One line per run: a run is a maximal sequence of data elements,
+** consecutive in memory, whose coordinates step by +1 in one dimension
+** (for most layouts the innermost CPU dimension); it is written as
+** `A, B ... Z` (or in full when 3 elements or fewer), followed on the same
+** line by the padding that comes after it: `pad xN` (padding inside the
+** padded box), `hole xN` (bytes left by an explicit stride or alignment).
+** Byte-plane layouts prefix each coordinate with its plane: `lo(0,0,0,0)`.
+** With limit_elems > 0, at most that many hardware elements are listed,
+** and a last line `...` says that the buffer goes on. */
+char *li_listing(const lay_plan *p, size_t limit_elems);
+
+/* Check `expected` (len bytes, pasted verbatim from a vendor doc) against
+** the memory order of `p`. Tokens: coordinates `(a,b,c,d)` (spaces
+** allowed, optionally prefixed by a plane name of the layout: `lo(...)`),
+** `...` or `…` (any number of elements), `pad xN`, `hole xN`; everything
+** else is ignored (commas, newlines, prose words, and from `>` to the end
+** of a line: "> end of chunk"). A coordinate matches a data element with
+** that coordinate, or a pad element whose padded coordinate it is.
+** The first token is the buffer's first element unless the listing opens
+** with an ellipsis; tokens not separated by an ellipsis must be adjacent
+** in memory; after an ellipsis the next token is searched forward. The
+** listing may stop before the end of the buffer. Returns 0 on a match; otherwise the
+** 1-based index of the first token that does not match, with `why` (at
+** most whycap bytes, NUL-terminated) saying so:
+**   element 31 (byte 31): expected (0,0,1,0), found pad (0,0,0,31) */
+int li_listing_match(const lay_plan *p, const char *expected, size_t len,
+                     char *why, size_t whycap);
+
+#endif /* LI_LISTING_H */

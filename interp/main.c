@@ -1,7 +1,7 @@
 /*
 ** main.c: the `lay` command line: parses the arguments, prints help and
 ** version, and dispatches to the commands of cli_cmds.c (`draw` to
-** cli_draw.c, `repl` to repl.c).
+** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c).
 **
 **   lay [-f FILE]... COMMAND ARGS [OPTIONS]
 **
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli_draw.h"
+#include "cli_hsi.h"
 #include "cli_lay.h"
 #include "lay.h"
 #include "repl.h"
@@ -128,6 +129,10 @@ static void main_help(FILE *f) {
           "  lay draw FORMAT --shape S [-o FILE.svg] [--row BYTES] "
           "[--color DIM]\n"
           "  lay repl [FILE.lay...]\n"
+          "  lay pack|unpack --hsi FILE --input K|--output K [-i IN] [-o OUT]\n"
+          "  lay hsi FILE [--check]\n"
+          "  lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP] "
+          "[--as input|output] [-o OUT]\n"
           "\n"
           "Options:\n"
           "  -f FILE      load extra specs (repeatable); LAY_PATH lists "
@@ -232,6 +237,12 @@ int main(int argc, char **argv) {
         lay_ctx_free(ctx);
         goto out;
       }
+      if ((!strcmp(arg, "hsi") || !strcmp(arg, "export")) && !help) {
+        /* cli_hsi and cli_export parse their own arguments. */
+        rc = arg[0] == 'h' ? cli_hsi(argc - i, argv + i)
+                           : cli_export(argc - i, argv + i);
+        goto out;
+      }
       for (size_t k = 0; k < NCOMMANDS; k++)
         if (!strcmp(commands[k].name, arg)) cmd = &commands[k];
       if (!cmd) {
@@ -259,9 +270,26 @@ int main(int argc, char **argv) {
     goto out;
   }
   if (seen & O_HSI) {
-    if (a.hsi) rc = cli_usage("--hsi is not supported yet");
-    else rc = cli_usage("%s: --%s is only used with --hsi", cmd->name,
-                        a.input ? "input" : "output");
+    if (!a.hsi)
+      rc = cli_usage("%s: --%s is only used with --hsi", cmd->name,
+                     a.input ? "input" : "output");
+    else if (!!a.input == !!a.output)
+      rc = cli_usage("%s --hsi: give one of --input K and --output K",
+                     cmd->name);
+    else if (a.npos)
+      rc = cli_usage("%s --hsi: unexpected argument '%s'", cmd->name,
+                     a.pos[0]);
+    else if (seen & (O_SHAPE | O_DTYPE))
+      rc = cli_usage("%s --hsi: the shape and dtype come from the report",
+                     cmd->name);
+    else {
+      lay_ctx *ctx = cli_context(&a);
+      rc = ctx ? cli_hsi_run(!strcmp(cmd->name, "pack"), a.hsi,
+                             a.input ? "input" : "output",
+                             a.input ? a.input : a.output, a.in, a.out, ctx)
+               : CLI_FAIL;
+      lay_ctx_free(ctx);
+    }
     goto out;
   }
   if (a.npos < cmd->minpos) {

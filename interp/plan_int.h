@@ -1,0 +1,168 @@
+/*
+** plan_int.h: the internal structure of a plan, shared by the planner
+** (plan.c), the executor (exec.c) and the value conversions (value.c).
+**
+** A plan moves elements from a source side to a destination side. A side
+** is a concrete layout: the CPU side (row-major, one digit per dimension)
+** or an evaluated IR. The plan itself is a list of boxes: each box is an
+** affine loop nest (extent, source stride, destination stride per loop,
+** in elements) whose innermost loop is run by a kernel chosen at plan
+** time. Fill boxes write a constant element (padding) instead of reading.
+*/
+#ifndef LI_PLAN_INT_H
+#define LI_PLAN_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+/* ---- Value rules ---------------------------------------------------------- */
+typedef enum li_vkind {
+  LI_VR_ID,     /* hw == cpu, bytes copied */
+  LI_VR_CAST,   /* plain conversion */
+  LI_VR_QUANT,  /* encode quantizes, decode dequantizes */
+  LI_VR_DEQUANT /* encode dequantizes, decode quantizes */
+} li_vkind;
+
+typedef struct li_vrule {
+  li_vkind kind;          /* the rule */
+  lay_dtype cpu, hw;      /* element types (hw = uint8 for planes) */
+  int round;              /* lg_round */
+  int saturate;           /* clamp to the target type's range */
+  int axis;               /* per-channel dimension, -1 per tensor */
+  int nch;                /* entries of the arrays below */
+  double *num, *den, *zp, *xoff; /* malloc'd with the plan */
+  int nplanes;            /* 0 or the number of byte planes */
+  int shift[LG_MAX_PLANES];
+  uint32_t mask[LG_MAX_PLANES];
+  double pad;             /* pad value, in the hw type */
+} li_vrule;
+
+/* value.c */
+size_t li_dt_size(lay_dtype t);
+const char *li_dt_name(lay_dtype t);
+int li_dt_is_float(lay_dtype t);
+double li_ld(lay_dtype t, const void *p);               /* one element */
+void li_st(lay_dtype t, void *p, double v, int round, int saturate);
+uint16_t li_f32_to_f16(float f);
+uint16_t li_f32_to_bf16(float f);
+float li_f16_to_f32(uint16_t h);
+float li_bf16_to_f32(uint16_t h);
+/* Convert n contiguous elements src (type rule->hw for decode, rule->cpu
+** for encode) into dst; ch[i] is the channel of element i (per-channel
+** rules; NULL otherwise). */
+void li_encode(const li_vrule *r, const void *src, void *dst, int64_t n,
+               const int32_t *ch);
+void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
+               const int32_t *ch);
+
+/* ---- Sides ------------------------------------------------------------ */
+typedef struct li_sdim {
+  int64_t size;   /* CPU-side size */
+  int64_t lo, hi; /* window */
+  int64_t before; /* pad before the window */
+  int64_t ext;    /* padded extent of the digit space */
+  int64_t off;    /* padded coordinate p = x + off */
+  int nd;         /* digits of this dim, ascending div */
+  int dig[LG_MAX_AXES]; /* axis indices */
+} li_sdim;
+
+typedef struct li_sax {
+  int kind;       /* lg_axis_kind */
+  int dim;        /* DIGIT: dimension */
+  int64_t div, mod, ext, stride; /* stride in hw elements */
+  const char *label; /* into the plan's string pool */
+} li_sax;
+
+typedef struct li_side {
+  int rank;
+  li_sdim dim[LG_MAX_RANK];
+  int naxes;
+  li_sax ax[LG_MAX_AXES];
+  int plane_ax;          /* the PLANE axis, -1 */
+  int64_t pstride;       /* its stride (0 without planes) */
+  int64_t nelem;         /* buffer size in hw elements */
+  size_t esz;            /* hw element size */
+  li_vrule v;            /* value rule */
+  int64_t *table;        /* gather table (naxes == 0), malloc'd */
+  int64_t ntable;
+  int is_cpu;            /* the plain CPU side */
+} li_side;
+
+/* ---- Boxes ------------------------------------------------------------- */
+typedef struct li_loop {
+  int64_t ext;     /* iterations */
+  int64_t ss, ds;  /* source / destination stride, elements */
+  int64_t cs;      /* channel stride (per-channel value rules) */
+} li_loop;
+
+typedef enum li_kern {
+  LI_K_MEMCPY,   /* contiguous run on both sides */
+  LI_K_COPY,     /* strided element copy */
+  LI_K_ILV,      /* 1-byte planes interleaved into blocks of bk (2/4/8) */
+  LI_K_ILV2,     /* ILV over two loops through a stack tile, rows copied out */
+  LI_K_DEILV2,   /* blocks of bk bytes -> planes, through a stack tile */
+  LI_K_EXPAND,   /* 1-byte rows of k back to back -> rows of bk with pads */
+  LI_K_CONV_ILV, /* each plane's run converted, then interleaved (1-byte dst) */
+  LI_K_ROWS,     /* rows of bk contiguous bytes (2 or 3 loops), row pads */
+  LI_K_BLOCK,    /* n x k block, dst stride 1 inside (k unrolled for
+                    2/3/4/8/16/32, else bk = 0), row pads */
+  LI_K_CONV,     /* value conversion through stack tiles */
+  LI_K_TABLE,    /* per-element gather through the full table */
+  LI_K_MEMSET,   /* fill, contiguous, one byte value */
+  LI_K_FILL,     /* fill, strided or multi-byte pattern */
+  LI_K_PADCONV   /* fill with the source's pad converted per channel */
+} li_kern;
+
+typedef struct li_box {
+  int fill;          /* 1: write the constant `pat` instead of reading */
+  int nl;            /* loops, outermost first */
+  int l0;            /* index of the first loop in plan->loops */
+  int64_t sb, db, cb;/* base offsets (elements) and channel */
+  li_kern kern;      /* innermost kernel */
+  int bk;            /* kernel parameter: block size / row bytes / width */
+  int pat;           /* fill: index of the pattern in plan->pats */
+  int raw;           /* fill: a hole, raw hw elements even with planes */
+  int64_t pre, post; /* data: pad elements written before / after every
+                        innermost row (fused row padding, dst stride 1) */
+} li_box;
+
+#define LI_PAT_MAX 16 /* bytes of one fill pattern (planes: one per plane) */
+
+struct li_plan {
+  lay_dir dir;         /* PACK, UNPACK, CONVERT */
+  lay_dtype cpu_t;     /* CPU element type */
+  li_side s, d;        /* source and destination */
+  const li_side *lay;  /* the side where/at refer to */
+  size_t sbytes, dbytes;
+  int nbox;
+  li_box *box;
+  int nloops;
+  li_loop *loops;
+  int npat;
+  uint8_t (*pats)[LI_PAT_MAX];
+  int slow;            /* value path through tiles */
+  int dmap[LG_MAX_RANK]; /* d's dim for each of s's dims */
+  char dname[LG_MAX_RANK][32]; /* s's dim names, for messages */
+  int norefine;        /* build_boxes: no common refinement of the digits */
+  li_plan *sub[2];     /* a convert without a common refinement: unpack of
+                          the source, then CPU side -> target (the only
+                          plans that use an intermediate buffer) */
+  char *pool;          /* labels */
+};
+
+/* exec.c */
+/* exec.c: a rows x k block from S (strides sso, ssi in S elements) to D
+** (dso, dsi), S's unpack rule then D's pack rule; channel of (r, i) is
+** cb + r*cso + i*csi; pre/post pad elements of D's pad around each row
+** (dsi == 1 then). */
+void li_conv_block(const li_side *S, const li_side *D, const uint8_t *src,
+                   int64_t sso, int64_t ssi, uint8_t *dst, int64_t dso,
+                   int64_t dsi, int64_t rows, int64_t k, int64_t cb,
+                   int64_t cso, int64_t csi, int64_t pre, int64_t post,
+                   const uint8_t *pad);
+void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
+                 uint8_t *dst, int64_t from, int64_t to);
+
+#endif /* LI_PLAN_INT_H */

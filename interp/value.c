@@ -1,0 +1,391 @@
+/*
+** value.c: element types and value conversions for the executor.
+**
+** Loads and stores of every lay_dtype (fp16 and bf16 round to nearest
+** even and keep NaNs), and the encode/decode rules of lg_ir_value
+** (cast, quantize, dequantize) applied to contiguous runs. A run goes
+** through a small stack tile of doubles: one typed load loop, one loop
+** for the formula, one typed store loop, each a tight loop per type.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "plan_int.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+size_t li_dt_size(lay_dtype t) {
+  switch (t) {
+  case LAY_DT_FP32: case LAY_DT_INT32: return 4;
+  case LAY_DT_FP16: case LAY_DT_BF16: case LAY_DT_INT16: case LAY_DT_UINT16:
+    return 2;
+  case LAY_DT_INT8: case LAY_DT_UINT8: return 1;
+  default: return 0;
+  }
+}
+
+const char *li_dt_name(lay_dtype t) {
+  static const char *const names[] = {"none", "fp32", "fp16", "bf16", "int8",
+                                      "uint8", "int16", "uint16", "int32"};
+  return (unsigned)t <= LAY_DT_INT32 ? names[t] : "none";
+}
+
+int li_dt_is_float(lay_dtype t) {
+  return t == LAY_DT_FP32 || t == LAY_DT_FP16 || t == LAY_DT_BF16;
+}
+
+/* ---- fp16 / bf16 -------------------------------------------------------- */
+static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+uint16_t li_f32_to_bf16(float f) {
+  uint32_t u = f2u(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: keep sign and payload top */
+    return (uint16_t)((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1);
+  return (uint16_t)(u >> 16);
+}
+
+float li_bf16_to_f32(uint16_t h) { return u2f((uint32_t)h << 16); }
+
+uint16_t li_f32_to_f16(float f) {
+  uint32_t u = f2u(f);
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+  uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) /* NaN */
+    return (uint16_t)(sign | 0x7e00 | ((a >> 13) & 0x3ff));
+  if (a >= 0x477ff000u) /* rounds to >= 65520: infinity */
+    return (uint16_t)(sign | 0x7c00);
+  if (a < 0x38800000u) { /* below the smallest normal: subnormal or zero */
+    if (a < 0x33000000u) return sign; /* < 2^-25: rounds to zero */
+    uint32_t e = a >> 23, m = (a & 0x7fffffu) | 0x800000u;
+    int sh = (int)(126 - e); /* value / 2^-24 = m >> sh, 14 <= sh <= 24 */
+    uint32_t q = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
+    if (rem > half || (rem == half && (q & 1))) q++;
+    return (uint16_t)(sign | q);
+  }
+  uint32_t r = a - 0x38000000u; /* rebias exponent 127 -> 15 */
+  uint32_t q = r >> 13, rem = r & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (q & 1))) q++;
+  return (uint16_t)(sign | q);
+}
+
+float li_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f,
+           m = h & 0x3ff;
+  if (e == 0x1f) return u2f(sign | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    float v = (float)m * 0x1p-24f;
+    return sign ? -v : v;
+  }
+  return u2f(sign | ((e + 112) << 23) | (m << 13));
+}
+
+/* double -> float rounding to odd: a later rounding to fp16/bf16 (fewer
+** than 22 bits) is then the correctly rounded result of the double. */
+static float f_odd(double d) {
+  float f = (float)d;
+  if (isnan(d) || (double)f == d) return f;
+  if (fabs((double)f) > fabs(d)) f = nextafterf(f, 0.0f);
+  if ((double)f != d) f = u2f(f2u(f) | 1u);
+  return f;
+}
+
+/* ---- Rounding and integer ranges ---------------------------------------- */
+static double rnd(double t, int mode) {
+  if (mode == LG_R_HALF_AWAY) return round(t);
+  if (mode == LG_R_TRUNC) return trunc(t);
+  if (fabs(t) < 0x1p52) { /* nearest even in the default rounding mode */
+    double m = copysign(0x1p52, t);
+    return (t + m) - m;
+  }
+  return t;
+}
+
+static void int_range(lay_dtype t, double *lo, double *hi) {
+  switch (t) {
+  case LAY_DT_INT8: *lo = -128; *hi = 127; break;
+  case LAY_DT_UINT8: *lo = 0; *hi = 255; break;
+  case LAY_DT_INT16: *lo = -32768; *hi = 32767; break;
+  case LAY_DT_UINT16: *lo = 0; *hi = 65535; break;
+  default: *lo = -2147483648.0; *hi = 2147483647.0; break;
+  }
+}
+
+/* An integral double to the integer type's bit pattern. */
+static int64_t to_int(lay_dtype t, double q, int saturate) {
+  if (q != q) return 0;
+  if (saturate) {
+    double lo, hi;
+    int_range(t, &lo, &hi);
+    if (q < lo) q = lo;
+    if (q > hi) q = hi;
+    return (int64_t)q;
+  }
+  if (q < -0x1p63) q = -0x1p63;
+  if (q >= 0x1p63) q = 0x1.fffffffffffffp62;
+  return (int64_t)q; /* stored with wrap-around by truncation */
+}
+
+double li_ld(lay_dtype t, const void *p) {
+  switch (t) {
+  case LAY_DT_FP32: { float f; memcpy(&f, p, 4); return f; }
+  case LAY_DT_FP16: { uint16_t h; memcpy(&h, p, 2); return li_f16_to_f32(h); }
+  case LAY_DT_BF16: { uint16_t h; memcpy(&h, p, 2); return li_bf16_to_f32(h); }
+  case LAY_DT_INT8: return *(const int8_t *)p;
+  case LAY_DT_UINT8: return *(const uint8_t *)p;
+  case LAY_DT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
+  case LAY_DT_UINT16: { uint16_t v; memcpy(&v, p, 2); return v; }
+  case LAY_DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
+  default: return 0;
+  }
+}
+
+void li_st(lay_dtype t, void *p, double v, int round, int saturate) {
+  switch (t) {
+  case LAY_DT_FP32: { float f = (float)v; memcpy(p, &f, 4); return; }
+  case LAY_DT_FP16: { uint16_t h = li_f32_to_f16(f_odd(v)); memcpy(p, &h, 2); return; }
+  case LAY_DT_BF16: { uint16_t h = li_f32_to_bf16(f_odd(v)); memcpy(p, &h, 2); return; }
+  default: break;
+  }
+  int64_t q = to_int(t, rnd(v, round), saturate);
+  switch (t) {
+  case LAY_DT_INT8: case LAY_DT_UINT8: *(uint8_t *)p = (uint8_t)q; return;
+  case LAY_DT_INT16: case LAY_DT_UINT16: {
+    uint16_t w = (uint16_t)(uint64_t)q; memcpy(p, &w, 2); return;
+  }
+  case LAY_DT_INT32: { uint32_t w = (uint32_t)(uint64_t)q; memcpy(p, &w, 4); return; }
+  default: return;
+  }
+}
+
+/* ---- Runs ----------------------------------------------------------------- */
+#define TILE 256
+
+static void ld_run(lay_dtype t, const void *src, double *x, int64_t n) {
+  int64_t i;
+  switch (t) {
+#define LD(T, CT, EXPR)                                    \
+  case T: {                                                \
+    const uint8_t *s = src;                                \
+    for (i = 0; i < n; i++) {                              \
+      CT v; memcpy(&v, s + i * (int64_t)sizeof(CT), sizeof(CT)); \
+      x[i] = EXPR;                                         \
+    }                                                      \
+    return;                                                \
+  }
+  LD(LAY_DT_FP32, float, v)
+  LD(LAY_DT_FP16, uint16_t, li_f16_to_f32(v))
+  LD(LAY_DT_BF16, uint16_t, li_bf16_to_f32(v))
+  LD(LAY_DT_INT8, int8_t, v)
+  LD(LAY_DT_UINT8, uint8_t, v)
+  LD(LAY_DT_INT16, int16_t, v)
+  LD(LAY_DT_UINT16, uint16_t, v)
+  LD(LAY_DT_INT32, int32_t, v)
+#undef LD
+  default: for (i = 0; i < n; i++) x[i] = 0; return;
+  }
+}
+
+static void st_run(lay_dtype t, void *dst, const double *x, int64_t n,
+                   int round, int saturate) {
+  int64_t i;
+  uint8_t *d = dst;
+  switch (t) {
+  case LAY_DT_FP32:
+    for (i = 0; i < n; i++) { float f = (float)x[i]; memcpy(d + 4 * i, &f, 4); }
+    return;
+  case LAY_DT_INT8: case LAY_DT_UINT8: case LAY_DT_INT16:
+  case LAY_DT_UINT16: case LAY_DT_INT32: {
+    double lo, hi;
+    size_t sz = li_dt_size(t);
+    int_range(t, &lo, &hi);
+    for (i = 0; i < n; i++) {
+      double q = rnd(x[i], round);
+      int64_t v;
+      if (saturate) {
+        if (!(q >= lo)) q = q != q ? 0 : lo; /* also maps NaN to 0 */
+        if (q > hi) q = hi;
+        v = (int64_t)q;
+      } else {
+        v = to_int(t, q, 0);
+      }
+      if (sz == 1) d[i] = (uint8_t)v;
+      else if (sz == 2) { uint16_t w = (uint16_t)(uint64_t)v; memcpy(d + 2 * i, &w, 2); }
+      else { uint32_t w = (uint32_t)(uint64_t)v; memcpy(d + 4 * i, &w, 4); }
+    }
+    return;
+  }
+  default:
+    for (i = 0; i < n; i++) li_st(t, d + li_dt_size(t) * (size_t)i, x[i], round, saturate);
+    return;
+  }
+}
+
+static void quant_run(const li_vrule *r, double *x, int64_t n,
+                      const int32_t *ch) {
+  int64_t i;
+  if (r->nch <= 1 || r->axis < 0) {
+    double xo = r->xoff[0], nu = r->num[0], de = r->den[0], zp = r->zp[0];
+    int mode = r->round;
+    for (i = 0; i < n; i++) x[i] = rnd((x[i] - xo) * nu / de, mode) + zp;
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    int32_t c = ch[i];
+    x[i] = rnd((x[i] - r->xoff[c]) * r->num[c] / r->den[c], r->round) + r->zp[c];
+  }
+}
+
+static void dequant_run(const li_vrule *r, double *x, int64_t n,
+                        const int32_t *ch) {
+  int64_t i;
+  if (r->nch <= 1 || r->axis < 0) {
+    double xo = r->xoff[0], nu = r->num[0], de = r->den[0], zp = r->zp[0];
+    for (i = 0; i < n; i++) x[i] = (x[i] - zp) * de / nu + xo;
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    int32_t c = ch[i];
+    x[i] = (x[i] - r->zp[c]) * r->den[c] / r->num[c] + r->xoff[c];
+  }
+}
+
+/* fp32 -> fp16/bf16 and back without doubles (the common casts). */
+static int fast_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
+                     int64_t n) {
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  int64_t i;
+  if (from == LAY_DT_FP32 && (to == LAY_DT_FP16 || to == LAY_DT_BF16)) {
+    for (i = 0; i < n; i++) {
+      float f; memcpy(&f, s + 4 * i, 4);
+      uint16_t h = to == LAY_DT_FP16 ? li_f32_to_f16(f) : li_f32_to_bf16(f);
+      memcpy(d + 2 * i, &h, 2);
+    }
+    return 1;
+  }
+  if (to == LAY_DT_FP32 && (from == LAY_DT_FP16 || from == LAY_DT_BF16)) {
+    for (i = 0; i < n; i++) {
+      uint16_t h; memcpy(&h, s + 2 * i, 2);
+      float f = from == LAY_DT_FP16 ? li_f16_to_f32(h) : li_bf16_to_f32(h);
+      memcpy(d + 4 * i, &f, 4);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static int pow2(double v) {
+  int e;
+  return v > 0 && frexp(v, &e) == 0.5 && e > -100 && e < 100;
+}
+
+/* fp32 -> int8/uint8/int16 quantization whose scale num/den is a power of
+** two, xoff 0, integral zero point, nearest-even or truncation: then
+** (x - xoff) * num / den is exact in fp32 as in double, and SSE2 rounds
+** and saturates four elements at a time with the same result. */
+static int fast_quant(const li_vrule *r, const void *src, void *dst,
+                      int64_t n) {
+#if defined(__SSE2__)
+  if (r->cpu != LAY_DT_FP32 || r->nch > 1 || !r->saturate ||
+      (r->hw != LAY_DT_INT8 && r->hw != LAY_DT_UINT8 && r->hw != LAY_DT_INT16) ||
+      (r->round != LG_R_HALF_EVEN && r->round != LG_R_TRUNC) ||
+      r->xoff[0] != 0 || !pow2(r->num[0]) || !pow2(r->den[0]) ||
+      r->zp[0] != floor(r->zp[0]) || fabs(r->zp[0]) > 65536)
+    return 0;
+  const float sc = (float)(r->num[0] / r->den[0]);
+  const __m128 scv = _mm_set1_ps(sc), hi = _mm_set1_ps(0x1p30f),
+               lo = _mm_set1_ps(-0x1p30f);
+  const __m128i zpv = _mm_set1_epi32((int)r->zp[0]);
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  int64_t i = 0;
+#define QLOOP(CVT, STORE)                                                    \
+  for (; i + 16 <= n; i += 16) {                                             \
+    __m128i q0, q1, q2, q3;                                                  \
+    QV(q0, 0) QV(q1, 4) QV(q2, 8) QV(q3, 12)                                 \
+    __m128i a = _mm_packs_epi32(q0, q1), b = _mm_packs_epi32(q2, q3);        \
+    STORE                                                                    \
+  }
+#define QV(Q, OFF)                                                           \
+  {                                                                          \
+    __m128 x = _mm_loadu_ps((const float *)(const void *)(s + 4 * (i + OFF))); \
+    __m128 ok = _mm_cmpord_ps(x, x);                                         \
+    __m128 t = _mm_min_ps(_mm_max_ps(_mm_mul_ps(x, scv), lo), hi);           \
+    Q = _mm_and_si128(_mm_add_epi32(CVTF(t), zpv), _mm_castps_si128(ok));    \
+  }
+#define ST8 _mm_storeu_si128((__m128i *)(void *)(d + i), _mm_packs_epi16(a, b));
+#define STU8 _mm_storeu_si128((__m128i *)(void *)(d + i), _mm_packus_epi16(a, b));
+#define ST16                                                    \
+  _mm_storeu_si128((__m128i *)(void *)(d + 2 * i), a);          \
+  _mm_storeu_si128((__m128i *)(void *)(d + 2 * i + 16), b);
+  if (r->round == LG_R_TRUNC) {
+#define CVTF _mm_cvttps_epi32
+    if (r->hw == LAY_DT_INT8) QLOOP(CVTF, ST8)
+    else if (r->hw == LAY_DT_UINT8) QLOOP(CVTF, STU8)
+    else QLOOP(CVTF, ST16)
+#undef CVTF
+  } else {
+#define CVTF _mm_cvtps_epi32
+    if (r->hw == LAY_DT_INT8) QLOOP(CVTF, ST8)
+    else if (r->hw == LAY_DT_UINT8) QLOOP(CVTF, STU8)
+    else QLOOP(CVTF, ST16)
+#undef CVTF
+  }
+#undef QLOOP
+#undef QV
+#undef ST8
+#undef STU8
+#undef ST16
+  if (i < n) {
+    double x[16];
+    int64_t m = n - i;
+    ld_run(LAY_DT_FP32, s + 4 * i, x, m);
+    quant_run(r, x, m, NULL);
+    st_run(r->hw, d + li_dt_size(r->hw) * (size_t)i, x, m, r->round, 1);
+  }
+  return 1;
+#else
+  (void)r; (void)src; (void)dst; (void)n;
+  return 0;
+#endif
+}
+
+static void apply(const li_vrule *r, int enc, const void *src, void *dst,
+                  int64_t n, const int32_t *ch) {
+  lay_dtype from = enc ? r->cpu : r->hw, to = enc ? r->hw : r->cpu;
+  size_t fs = li_dt_size(from), ts = li_dt_size(to);
+  if (r->kind == LI_VR_ID || (r->kind == LI_VR_CAST && from == to)) {
+    memcpy(dst, src, (size_t)n * fs);
+    return;
+  }
+  if (r->kind == LI_VR_CAST && fast_cast(from, to, src, dst, n)) return;
+  if (r->kind == LI_VR_QUANT && enc && fast_quant(r, src, dst, n)) return;
+  double x[TILE];
+  int quant = (r->kind == LI_VR_QUANT) == enc;
+  for (int64_t i = 0; i < n; i += TILE) {
+    int64_t m = n - i < TILE ? n - i : TILE;
+    ld_run(from, (const uint8_t *)src + (size_t)i * fs, x, m);
+    if (r->kind == LI_VR_CAST) {
+      /* plain conversion */
+    } else if (quant) {
+      quant_run(r, x, m, ch ? ch + i : NULL);
+    } else {
+      dequant_run(r, x, m, ch ? ch + i : NULL);
+    }
+    st_run(to, (uint8_t *)dst + (size_t)i * ts, x, m, r->round, r->saturate);
+  }
+}
+
+void li_encode(const li_vrule *r, const void *src, void *dst, int64_t n,
+               const int32_t *ch) {
+  apply(r, 1, src, dst, n, ch);
+}
+
+void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
+               const int32_t *ch) {
+  apply(r, 0, src, dst, n, ch);
+}

@@ -1,0 +1,815 @@
+/*
+** test_plan.c: unit tests of the planner and executor (interp/plan.c,
+** exec.c, value.c) on hand-built IRs, against the per-element reference
+** in ref.h. Usage: test_plan [GROUP]   (no GROUP: everything)
+**
+** For each layout and shape: pack == reference byte for byte (the output
+** is pre-filled with 0x5A, so a pad byte left unwritten shows up), unpack
+** == reference, unpack(pack(x)) == x where the value rule is lossless,
+** threads = 2 gives the same bytes, short buffers fail with LAY_E_BUFFER
+** and leave the output untouched, where/at agree with the reference.
+*/
+#include "plan.h"
+#include "plan_int.h"
+#include "ref.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    checks++;                                                         \
+    if (!(cond)) {                                                    \
+      failures++;                                                     \
+      fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);           \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fputc('\n', stderr);                                            \
+    }                                                                 \
+  } while (0)
+
+static uint32_t rng = 12345;
+static uint32_t rnd32(void) {
+  rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5;
+  return rng;
+}
+
+/* Random CPU data of type t; floats include ties, large values, specials. */
+static void fill_random(uint8_t *p, int64_t n, lay_dtype t) {
+  for (int64_t i = 0; i < n; i++) {
+    if (t == LAY_DT_FP32) {
+      float f;
+      uint32_t r = rnd32() % 100;
+      if (r < 80) f = (float)((int)(rnd32() % 80001) - 40000) / 256.0f;
+      else if (r < 90) f = (float)((int)(rnd32() % 2001) - 1000) * 0.37f;
+      else if (r < 93) f = (float)(rnd32() % 7) * 1e-6f;
+      else if (r < 95) f = 70000.0f + (float)(rnd32() % 100);
+      else if (r < 97) f = (rnd32() & 1) ? INFINITY : -INFINITY;
+      else if (r < 98) f = NAN;
+      else f = 1.0f + (float)(rnd32() % 512) * 0x1p-16f; /* bf16/fp16 ties */
+      memcpy(p + 4 * i, &f, 4);
+    } else {
+      size_t s = dsz(t);
+      for (size_t k = 0; k < s; k++) p[i * s + k] = (uint8_t)rnd32();
+    }
+  }
+}
+
+static int lossless(const lg_ir *ir, lay_dtype cpu) {
+  const lg_ir_value *v = &ir->value;
+  if (v->nplanes) {
+    uint32_t all = 0;
+    for (int k = 0; k < v->nplanes; k++) all |= v->plane[k].mask << v->plane[k].shift;
+    return dsz(cpu) == 2 ? (all & 0xffff) == 0xffff : all == 0xffffffffu;
+  }
+  return v->kind == LG_V_NONE && (!v->hw || v->hw == cpu);
+}
+
+static void hexdiff(const char *what, const uint8_t *a, const uint8_t *b,
+                    size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) {
+      fprintf(stderr, "  %s: first difference at byte %zu: got %02x want %02x\n",
+              what, i, a[i], b[i]);
+      return;
+    }
+}
+
+/* where/at against the reference, for every hw element of small buffers. */
+static void check_where_at(const char *name, const li_plan *p, const rlay *r) {
+  int64_t ng = 1;
+  for (int j = 0; j < r->ir->naxes; j++) ng *= r->ext[j];
+  if (ng > 200000) return;
+  int64_t *owner = malloc(sizeof(int64_t) * (size_t)r->nelem);
+  for (int64_t e = 0; e < r->nelem; e++) owner[e] = -1;
+  for (int64_t g = 0; g < ng; g++) {
+    int64_t k = g, off = 0;
+    for (int j = r->ir->naxes - 1; j >= 0; j--) {
+      off += (k % r->ext[j]) * r->stride[j];
+      k /= r->ext[j];
+    }
+    owner[off] = g;
+  }
+  int bad = 0;
+  for (int64_t e = 0; e < r->nelem && bad < 3; e++) {
+    int64_t want[8], got[8], v[32];
+    int wpad = 2, wplane = 0;
+    for (int d = 0; d < r->rank; d++) want[d] = -1;
+    if (owner[e] >= 0) {
+      int64_t k = owner[e], pc[8] = {0};
+      for (int j = r->ir->naxes - 1; j >= 0; j--) { v[j] = k % r->ext[j]; k /= r->ext[j]; }
+      for (int j = 0; j < r->ir->naxes; j++) {
+        const lg_ir_axis *a = &r->ir->axis[j];
+        if (a->kind == LG_AX_DIGIT) pc[a->dim] += v[j] * a->div;
+        if (a->kind == LG_AX_PLANE) wplane = (int)v[j];
+      }
+      wpad = 0;
+      for (int d = 0; d < r->rank; d++) {
+        want[d] = pc[d] - r->before[d] + r->lo[d];
+        if (want[d] < r->lo[d] || want[d] >= r->hi[d]) wpad = 1;
+      }
+    }
+    int ispad = -1, plane = -1;
+    lay_error err;
+    uint64_t byte = (uint64_t)e * r->hsz + (r->hsz > 1 ? r->hsz - 1 : 0);
+    lay_status st = li_plan_at(p, byte, got, r->rank, &ispad, &plane, &err);
+    int ok = st == LAY_OK && ispad == wpad && plane == wplane;
+    for (int d = 0; ok && d < r->rank; d++) ok = got[d] == want[d];
+    if (!ok) {
+      bad++;
+      CHECK(0, "%s: at(%llu): status %d pad %d/%d plane %d/%d coord0 %lld/%lld",
+            name, (unsigned long long)byte, st, ispad, wpad, plane, wplane,
+            (long long)got[0], (long long)want[0]);
+    }
+    if (wpad == 0 && wplane == 0) {
+      uint64_t off = 0;
+      st = li_plan_where(p, want, r->rank, &off, &err);
+      if (st != LAY_OK || off != (uint64_t)e * r->hsz) {
+        bad++;
+        CHECK(0, "%s: where: status %d offset %llu want %llu", name, st,
+              (unsigned long long)off, (unsigned long long)e * r->hsz);
+      }
+    }
+  }
+  checks++;
+  uint64_t o;
+  int64_t outside[8] = {0};
+  outside[0] = r->size[0];
+  CHECK(li_plan_where(p, outside, r->rank, &o, NULL) == LAY_E_ARG,
+        "%s: where out of range", name);
+  int a, b;
+  int64_t c[8];
+  CHECK(li_plan_at(p, (uint64_t)r->nelem * r->hsz, c, 8, &a, &b, NULL) == LAY_E_ARG,
+        "%s: at out of range", name);
+  free(owner);
+}
+
+/* The whole battery for one layout, shape and CPU dtype. */
+static void check_layout(const char *name, const lg_ir *ir,
+                         const int64_t *shape, lay_dtype cpu) {
+  rlay r;
+  rlay_init(&r, ir, shape, cpu);
+  int rank = ir->rank;
+  int64_t n = r_count(shape, rank);
+  size_t cb = (size_t)n * r.csz, hb = (size_t)r.nelem * r.hsz;
+  uint8_t *x = malloc(cb), *want = malloc(hb), *got = malloc(hb),
+          *back = malloc(cb), *wback = malloc(cb);
+  fill_random(x, n, cpu);
+  r_pack(&r, x, want);
+  li_plan *pk = NULL, *up = NULL;
+  lay_error err;
+  lay_status st = li_plan_build(ir, shape, rank, cpu, LAY_PACK, &pk, &err);
+  CHECK(st == LAY_OK, "%s: pack plan: %s", name, err.message);
+  st = li_plan_build(ir, shape, rank, cpu, LAY_UNPACK, &up, &err);
+  CHECK(st == LAY_OK, "%s: unpack plan: %s", name, err.message);
+  if (!pk || !up) goto out;
+  CHECK(li_plan_src_bytes(pk) == cb && li_plan_dst_bytes(pk) == hb,
+        "%s: bytes %zu/%zu want %zu/%zu", name, li_plan_src_bytes(pk),
+        li_plan_dst_bytes(pk), cb, hb);
+  /* pack */
+  memset(got, 0x5A, hb);
+  st = li_plan_run(pk, x, cb, got, hb, 1, &err);
+  CHECK(st == LAY_OK && memcmp(got, want, hb) == 0, "%s: pack differs", name);
+  if (memcmp(got, want, hb)) hexdiff(name, got, want, hb);
+  /* two threads */
+  memset(got, 0x5A, hb);
+  li_plan_run(pk, x, cb, got, hb, 2, &err);
+  CHECK(memcmp(got, want, hb) == 0, "%s: pack with 2 threads differs", name);
+  /* short buffers */
+  memset(got, 0x5A, hb);
+  st = li_plan_run(pk, x, cb - 1, got, hb, 1, &err);
+  CHECK(st == LAY_E_BUFFER, "%s: short input accepted", name);
+  st = li_plan_run(pk, x, cb, got, hb - 1, 1, &err);
+  CHECK(st == LAY_E_BUFFER && strstr(err.message, "output buffer is"),
+        "%s: short output accepted", name);
+  int untouched = 1;
+  for (size_t i = 0; i < hb; i++) untouched &= got[i] == 0x5A;
+  CHECK(untouched, "%s: a failed run wrote", name);
+  /* unpack */
+  r_unpack(&r, want, wback);
+  memset(back, 0x5A, cb);
+  st = li_plan_run(up, want, hb, back, cb, 1, &err);
+  CHECK(st == LAY_OK && memcmp(back, wback, cb) == 0, "%s: unpack differs", name);
+  if (memcmp(back, wback, cb)) hexdiff(name, back, wback, cb);
+  memset(back, 0x5A, cb);
+  li_plan_run(up, want, hb, back, cb, 2, &err);
+  CHECK(memcmp(back, wback, cb) == 0, "%s: unpack with 2 threads differs", name);
+  if (lossless(ir, cpu)) {
+    int64_t xx[8];
+    int same = 1;
+    for (int64_t k = 0; k < n && same; k++) {
+      r_unravel(k, shape, rank, xx);
+      if (rlay_in(&r, xx)) same = memcmp(back + k * r.csz, x + k * r.csz, r.csz) == 0;
+    }
+    CHECK(same, "%s: unpack(pack(x)) != x", name);
+  }
+  check_where_at(name, pk, &r);
+  char *d = li_plan_describe(pk);
+  CHECK(d && strstr(d, "boxes:"), "%s: describe", name);
+  if (getenv("LAY_TEST_VERBOSE")) fprintf(stderr, "== %s\n%s", name, d);
+  free(d);
+out:
+  li_plan_free(pk);
+  li_plan_free(up);
+  free(x); free(want); free(got); free(back); free(wback);
+}
+
+/* convert A -> B == pack_B(unpack_A(buffer)). */
+static void check_convert(const char *name, const lg_ir *a, const lg_ir *b,
+                          const int64_t *shape, lay_dtype cpu) {
+  rlay ra, rb;
+  int rank = a->rank;
+  int64_t bshape[8];
+  for (int j = 0; j < rank; j++)
+    for (int i = 0; i < rank; i++)
+      if (!strcmp(a->dim[i].name, b->dim[j].name)) bshape[j] = shape[i];
+  rlay_init(&ra, a, shape, cpu);
+  rlay_init(&rb, b, bshape, cpu);
+  int64_t n = r_count(shape, rank);
+  size_t ab = (size_t)ra.nelem * ra.hsz, bb = (size_t)rb.nelem * rb.hsz;
+  uint8_t *x = malloc((size_t)n * ra.csz), *abuf = malloc(ab),
+          *xa = malloc((size_t)n * ra.csz), *xb = malloc((size_t)n * ra.csz),
+          *want = malloc(bb), *got = malloc(bb);
+  fill_random(x, n, cpu);
+  r_pack(&ra, x, abuf);
+  r_unpack(&ra, abuf, xa);
+  /* transpose xa into b's CPU order */
+  int64_t xi[8], xj[8];
+  for (int64_t k = 0; k < n; k++) {
+    r_unravel(k, shape, rank, xi);
+    for (int i = 0; i < rank; i++)
+      for (int j = 0; j < rank; j++)
+        if (!strcmp(a->dim[i].name, b->dim[j].name)) xj[j] = xi[i];
+    int64_t kb = 0;
+    for (int j = 0; j < rank; j++) kb = kb * bshape[j] + xj[j];
+    memcpy(xb + kb * ra.csz, xa + k * ra.csz, ra.csz);
+  }
+  r_pack(&rb, xb, want);
+  li_plan *p = NULL;
+  lay_error err;
+  lay_status st = li_plan_convert(a, b, shape, rank, cpu, &p, &err);
+  CHECK(st == LAY_OK, "%s: convert plan: %s", name, err.message);
+  if (p) {
+    memset(got, 0x5A, bb);
+    st = li_plan_run(p, abuf, ab, got, bb, 1, &err);
+    CHECK(st == LAY_OK && memcmp(got, want, bb) == 0, "%s: convert differs", name);
+    if (memcmp(got, want, bb)) hexdiff(name, got, want, bb);
+    memset(got, 0x5A, bb);
+    li_plan_run(p, abuf, ab, got, bb, 2, &err);
+    CHECK(memcmp(got, want, bb) == 0, "%s: convert with 2 threads differs", name);
+    if (getenv("LAY_TEST_VERBOSE")) {
+      char *d = li_plan_describe(p);
+      fprintf(stderr, "== %s\n%s", name, d);
+      free(d);
+    }
+    /* where/at of a convert plan speak of the target buffer, coordinates
+    ** in the source's order */
+    int bad = 0;
+    for (int64_t k = 0; k < n && !bad; k++) {
+      int64_t xa[8], xb2[8], back[8];
+      r_unravel(k, shape, rank, xa);
+      for (int i = 0; i < rank; i++)
+        for (int j = 0; j < rank; j++)
+          if (!strcmp(a->dim[i].name, b->dim[j].name)) xb2[j] = xa[i];
+      if (!rlay_in(&rb, xb2)) continue;
+      uint64_t off = 0;
+      int ispad = -1, plane = -1;
+      bad |= li_plan_where(p, xa, rank, &off, &err) != LAY_OK ||
+             off != (uint64_t)rlay_off(&rb, xb2) * rb.hsz;
+      bad |= li_plan_at(p, off, back, rank, &ispad, &plane, &err) != LAY_OK ||
+             ispad != 0 || memcmp(back, xa, sizeof(int64_t) * (size_t)rank);
+    }
+    CHECK(!bad, "%s: convert where/at", name);
+  }
+  li_plan_free(p);
+  free(x); free(abuf); free(xa); free(xb); free(want); free(got);
+}
+
+/* ---- Layouts ------------------------------------------------------------- */
+static void hcwnc(lg_ir *ir, int x) {
+  static char l1[8][8], l2[8][8];
+  static int k;
+  ir_init(ir, "amd.hcwnc", "n,c,h,w");
+  char *a = l1[k % 8], *b = l2[k % 8];
+  k++;
+  snprintf(a, 8, "c/%d", x);
+  snprintf(b, 8, "c%%%d", x);
+  ax_digit(ir, 2, 1, 0, "h");
+  ax_digit(ir, 1, x, 0, a);
+  ax_digit(ir, 3, 1, 0, "w");
+  ax_digit(ir, 0, 1, 0, "n");
+  ax_digit(ir, 1, 1, x, b);
+}
+
+static void plain(lg_ir *ir, const char *dims, const int *order, int n) {
+  ir_init(ir, "plain", dims);
+  for (int i = 0; i < n; i++) ax_digit(ir, order[i], 1, 0, ir->dim[order[i]].name);
+}
+
+static const int CROUTON[] = {0,0, 1,0, 2,0, 3,0, 1,8, 2,8, 3,32};
+static const int CROUTON4X1[] = {0,0, 1,0, 2,0, 3,0, 1,8, 2,2, 3,32, 2,4};
+static const int CONVW[] = {3,0, 2,0, 0,0, 1,0, 2,8, 3,32, 2,4};
+
+static void tidl(lg_ir *ir, int pl, int pr, int pt, int pb, int pch,
+                 int64_t ch_pitch, int64_t align) {
+  ir_init(ir, "ti.tidl", "n,c,h,w");
+  if (pch) ir->dim[1].after = C(pch);
+  if (pt) ir->dim[2].before = C(pt);
+  if (pb) ir->dim[2].after = C(pb);
+  if (pl) ir->dim[3].before = C(pl);
+  if (pr) ir->dim[3].after = C(pr);
+  ax_digit(ir, 0, 1, 0, "n");
+  lg_ir_axis *c = ax_digit(ir, 1, 1, 0, "c");
+  lg_ir_axis *h = ax_digit(ir, 2, 1, 0, "h");
+  ax_digit(ir, 3, 1, 0, "w");
+  if (ch_pitch) c->stride = C(ch_pitch);
+  if (align) h->align = C(align);
+  ir->value.pad_value = 3;
+}
+
+static void k16w1c8b(lg_ir *ir) {
+  ir_init(ir, "kneron.16w1c8b", "n,c,h,w");
+  ir->dim[3].after = SUB(CEILX(DIM(3), C(16)), DIM(3));
+  ax_digit(ir, 0, 1, 0, "n");
+  ax_digit(ir, 1, 1, 0, "c");
+  ax_digit(ir, 2, 1, 0, "h");
+  ax_digit(ir, 3, 1, 0, "w");
+}
+
+static void k4w4c8b(lg_ir *ir) {
+  ir_init(ir, "kneron.4w4c8b", "n,c,h,w");
+  ir->dim[3].after = SUB(CEILX(DIM(3), C(4)), DIM(3));
+  ax_digit(ir, 0, 1, 0, "n");
+  ax_digit(ir, 1, 4, 0, "c/4");
+  ax_digit(ir, 2, 1, 0, "h");
+  ax_digit(ir, 3, 1, 0, "w");
+  ax_digit(ir, 1, 1, 4, "c%4");
+}
+
+static void k1w16c8bhl(lg_ir *ir) {
+  ir_init(ir, "kneron.1w16c8bhl", "n,c,h,w");
+  ir->value.cpu = LAY_DT_INT16;
+  ir->value.nplanes = 2;
+  ir->value.plane[0].name = "lo";
+  ir->value.plane[0].shift = 1;
+  ir->value.plane[0].mask = 0x7f;
+  ir->value.plane[1].name = "hi";
+  ir->value.plane[1].shift = 8;
+  ir->value.plane[1].mask = 0xff;
+  ax_digit(ir, 0, 1, 0, "n");
+  ax_digit(ir, 1, 16, 0, "c/16");
+  ax_digit(ir, 2, 1, 0, "h");
+  ax_digit(ir, 3, 1, 0, "w");
+  ax_plane(ir);
+  ax_digit(ir, 1, 1, 16, "c%16");
+}
+
+static double q_num[64], q_den[64], q_zp[64], q_xoff[64];
+
+static void quant(lg_ir *ir, double scale, double zp, lg_round rm, int axis,
+                  int n, lay_dtype hw) {
+  ir->value.kind = LG_V_AFFINE;
+  ir->value.cpu = LAY_DT_FP32;
+  ir->value.hw = hw;
+  ir->value.round = rm;
+  ir->value.axis = axis;
+  ir->value.n = n;
+  for (int i = 0; i < n; i++) {
+    q_num[i] = 1;
+    q_den[i] = scale * (1 + i % 3);
+    q_zp[i] = zp - (i % 2);
+    q_xoff[i] = 0;
+  }
+  ir->value.num = q_num; ir->value.den = q_den;
+  ir->value.zp = q_zp; ir->value.xoff = q_xoff;
+}
+
+/* ---- Groups ------------------------------------------------------------- */
+static void t_hcwnc(void) {
+  lg_ir ir;
+  int64_t s1[] = {1, 3, 5, 7}, s2[] = {2, 11, 3, 5}, s3[] = {1, 3, 224, 224},
+          s4[] = {1, 20, 7, 7};
+  hcwnc(&ir, 4);
+  check_layout("hcwnc4 1x3x5x7 int8", &ir, s1, LAY_DT_INT8);
+  check_layout("hcwnc4 2x11x3x5 int16", &ir, s2, LAY_DT_INT16);
+  check_layout("hcwnc4 1x3x224x224 int8", &ir, s3, LAY_DT_INT8);
+  check_layout("hcwnc4 2x11x3x5 int32", &ir, s2, LAY_DT_INT32);
+  hcwnc(&ir, 8);
+  check_layout("hcwnc8 2x11x3x5 int8", &ir, s2, LAY_DT_INT8);
+  check_layout("hcwnc8 1x20x7x7 uint16", &ir, s4, LAY_DT_UINT16);
+  check_layout("hcwnc8 1x3x5x7 fp32", &ir, s1, LAY_DT_FP32);
+  ir.dim[1].fixed = 3; /* fixed size matches */
+  check_layout("hcwnc8 fixed c", &ir, s1, LAY_DT_INT8);
+  /* tiles across two loops (interleave / deinterleave) */
+  int64_t t1[] = {1, 64, 7, 7}, t2[] = {1, 13, 7, 7}, t3[] = {1, 13, 3, 6};
+  hcwnc(&ir, 8);
+  check_layout("hcwnc8 1x64x7x7 (tiles)", &ir, t1, LAY_DT_INT8);
+  check_layout("hcwnc8 1x13x7x7 (tiles, pads)", &ir, t2, LAY_DT_UINT8);
+  hcwnc(&ir, 4);
+  check_layout("hcwnc4 1x13x3x6 (tiles)", &ir, t3, LAY_DT_INT8);
+  hcwnc(&ir, 2);
+  check_layout("hcwnc2 1x13x7x7 (tiles)", &ir, t2, LAY_DT_INT8);
+  /* SSE interleave widths 8 and 2 with tails, runtime-width blocks */
+  int64_t s5[] = {1, 8, 4, 37}, s6[] = {1, 13, 3, 40}, s7[] = {1, 2, 3, 35},
+          s8[] = {2, 5, 7, 7};
+  hcwnc(&ir, 8);
+  check_layout("hcwnc8 1x8x4x37 (interleave 8)", &ir, s5, LAY_DT_INT8);
+  check_layout("hcwnc8 1x13x3x40 (interleave 8 + pads)", &ir, s6, LAY_DT_UINT8);
+  check_layout("hcwnc8 2x5x7x7 int16", &ir, s8, LAY_DT_INT16);
+  hcwnc(&ir, 2);
+  check_layout("hcwnc2 1x2x3x35 (interleave 2)", &ir, s7, LAY_DT_INT8);
+  check_layout("hcwnc2 1x13x3x40", &ir, s6, LAY_DT_INT8);
+  /* a pad before a chunked dim: fused rows with pads before and after */
+  hcwnc(&ir, 4);
+  ir.dim[1].before = C(1);
+  ir.value.pad_value = 2;
+  int64_t s9[] = {1, 6, 3, 33};
+  check_layout("hcwnc4 c pad before 1", &ir, s9, LAY_DT_INT8);
+  check_layout("hcwnc4 c pad before 1 int32", &ir, s9, LAY_DT_INT32);
+}
+
+static void t_chunked(void) {
+  lg_ir ir;
+  int64_t s1[] = {1, 3, 5, 30}, s2[] = {2, 9, 20, 50}, s3[] = {1, 56, 56, 64};
+  ir_chunked(&ir, "qnn.crouton", "b,h,w,d", CROUTON, 7);
+  check_layout("crouton 1x3x5x30", &ir, s1, LAY_DT_UINT8);
+  check_layout("crouton 2x9x20x50", &ir, s2, LAY_DT_INT8);
+  check_layout("crouton 1x56x56x64 fp16", &ir, s3, LAY_DT_FP16);
+  ir_chunked(&ir, "qnn.crouton4x1", "b,h,w,d", CROUTON4X1, 8);
+  check_layout("crouton4x1 1x3x5x30", &ir, s1, LAY_DT_UINT8);
+  check_layout("crouton4x1 2x9x20x50", &ir, s2, LAY_DT_INT16);
+  ir_chunked(&ir, "qnn.conv_weight", "fh,fw,cin,cout", CONVW, 7);
+  int64_t w1[] = {3, 3, 13, 40}, w2[] = {1, 1, 32, 32};
+  check_layout("conv_weight 3x3x13x40", &ir, w1, LAY_DT_INT8);
+  check_layout("conv_weight 1x1x32x32", &ir, w2, LAY_DT_INT8);
+}
+
+static void t_tidl(void) {
+  lg_ir ir;
+  int64_t s1[] = {1, 3, 5, 7}, s2[] = {2, 4, 6, 9}, s3[] = {1, 64, 32, 32};
+  tidl(&ir, 1, 1, 1, 1, 0, 0, 0);
+  check_layout("tidl 1 pads", &ir, s1, LAY_DT_INT8);
+  check_layout("tidl 1 pads big", &ir, s3, LAY_DT_INT8);
+  tidl(&ir, 2, 1, 0, 3, 1, 0, 0);
+  check_layout("tidl asym + pad_ch", &ir, s2, LAY_DT_INT16);
+  tidl(&ir, 1, 1, 1, 1, 0, 100, 0);
+  check_layout("tidl ch_pitch 100", &ir, s2, LAY_DT_INT8);
+  tidl(&ir, 1, 2, 1, 1, 0, 0, 16);
+  check_layout("tidl align 16", &ir, s2, LAY_DT_INT8);
+  tidl(&ir, 1, 2, 1, 1, 2, 211, 8);
+  check_layout("tidl ch_pitch + align", &ir, s2, LAY_DT_UINT16);
+}
+
+static void t_kneron(void) {
+  lg_ir ir;
+  int64_t s1[] = {1, 3, 5, 7}, s2[] = {2, 9, 3, 21}, s3[] = {1, 20, 3, 5};
+  k16w1c8b(&ir);
+  check_layout("16w1c8b 1x3x5x7", &ir, s1, LAY_DT_INT8);
+  check_layout("16w1c8b 2x9x3x21", &ir, s2, LAY_DT_INT8);
+  k4w4c8b(&ir);
+  check_layout("4w4c8b 1x3x5x7", &ir, s1, LAY_DT_INT8);
+  check_layout("4w4c8b 2x9x3x21", &ir, s2, LAY_DT_INT8);
+  k1w16c8bhl(&ir);
+  check_layout("1w16c8bhl 1x20x3x5", &ir, s3, LAY_DT_INT16);
+  check_layout("1w16c8bhl 2x9x3x21", &ir, s2, LAY_DT_INT16);
+  /* fixed point int16 through the planes (kneron.16w1c8bhl_q) */
+  lg_ir q;
+  k1w16c8bhl(&q);
+  quant(&q, 1, 0, LG_R_HALF_AWAY, -1, 1, LAY_DT_INT16);
+  q_num[0] = 256;
+  q_den[0] = 1;
+  check_layout("1w16c8bhl fixed radix 8", &q, s2, LAY_DT_FP32);
+  lg_ir h4;
+  hcwnc(&h4, 4);
+  check_convert("1w16c8bhl fixed -> hcwnc4 fp32", &q, &h4, s3, LAY_DT_FP32);
+  check_convert("hcwnc4 fp32 -> 1w16c8bhl fixed", &h4, &q, s3, LAY_DT_FP32);
+  /* the documented values: 0x1234 -> lo 0x1A, hi 0x12; -1 unpacks to -2 */
+  int64_t one[] = {1, 1, 1, 1};
+  li_plan *p = NULL, *u = NULL;
+  lay_error err;
+  CHECK(li_plan_build(&ir, one, 4, LAY_DT_NONE, LAY_PACK, &p, &err) == LAY_OK,
+        "hl plan: %s", err.message);
+  CHECK(li_plan_build(&ir, one, 4, LAY_DT_NONE, LAY_UNPACK, &u, &err) == LAY_OK,
+        "hl unplan: %s", err.message);
+  if (p && u) {
+    int16_t v = 0x1234, back = 0;
+    uint8_t buf[32];
+    CHECK(li_plan_dst_bytes(p) == 32, "hl bytes %zu", li_plan_dst_bytes(p));
+    li_plan_run(p, &v, 2, buf, 32, 1, &err);
+    CHECK(buf[0] == 0x1A && buf[16] == 0x12, "hl 0x1234 -> %02x %02x", buf[0], buf[16]);
+    v = -1;
+    li_plan_run(p, &v, 2, buf, 32, 1, &err);
+    li_plan_run(u, buf, 32, &back, 2, 1, &err);
+    CHECK(back == -2, "hl -1 -> %d", back);
+    int64_t c[4];
+    int pad, plane;
+    CHECK(li_plan_at(p, 16, c, 4, &pad, &plane, &err) == LAY_OK && plane == 1 &&
+              pad == 0 && c[1] == 0, "hl at(16) plane %d pad %d", plane, pad);
+    CHECK(li_plan_at(p, 17, c, 4, &pad, &plane, &err) == LAY_OK && plane == 1 &&
+              pad == 1 && c[1] == 1, "hl at(17) plane %d pad %d c %lld", plane, pad,
+          (long long)c[1]);
+  }
+  li_plan_free(p);
+  li_plan_free(u);
+  CHECK(li_plan_build(&ir, one, 4, LAY_DT_INT8, LAY_PACK, &p, &err) == LAY_E_TYPE &&
+            !strcmp(err.message, "--dtype int8 contradicts the layout's int16"),
+        "dtype conflict: %s", err.message);
+}
+
+static void t_window(void) {
+  lg_ir ir;
+  int64_t s1[] = {2, 5, 6, 7};
+  int ord[] = {0, 2, 3, 1};
+  plain(&ir, "n,c,h,w", ord, 4);
+  ir.dim[2].lo = C(1);
+  ir.dim[2].hi = SUB(DIM(2), C(1));
+  ir.dim[3].lo = C(2);
+  ir.dim[3].before = C(1);
+  ir.dim[3].after = C(2);
+  ir.value.pad_value = -1;
+  check_layout("slice window nhwc", &ir, s1, LAY_DT_INT8);
+  check_layout("slice window nhwc fp32", &ir, s1, LAY_DT_FP32);
+  /* unit axis and a dimension of size 1 in no axis */
+  ir_init(&ir, "unit", "n,c,h,w");
+  ax_digit(&ir, 1, 1, 0, "c");
+  ax_unit(&ir);
+  ax_digit(&ir, 2, 1, 0, "h");
+  ax_unit(&ir);
+  ax_digit(&ir, 3, 1, 0, "w");
+  int64_t s2[] = {1, 4, 3, 5};
+  check_layout("unit axes, n absent", &ir, s2, LAY_DT_INT16);
+}
+
+static void t_values(void) {
+  lg_ir ir;
+  int64_t s1[] = {1, 3, 6, 10}, s2[] = {2, 5, 4, 4};
+  const char *rn[] = {"half-even", "half-away", "trunc"};
+  char nm[96];
+  for (int rm = 0; rm < 3; rm++) {
+    hcwnc(&ir, 8);
+    quant(&ir, 1.0 / 128, 0, (lg_round)rm, -1, 1, LAY_DT_INT8);
+    snprintf(nm, sizeof nm, "quantize int8 %s", rn[rm]);
+    check_layout(nm, &ir, s1, LAY_DT_FP32);
+    hcwnc(&ir, 4);
+    quant(&ir, 0.25, 3, (lg_round)rm, 1, 5, LAY_DT_UINT8);
+    snprintf(nm, sizeof nm, "quantize per-channel uint8 %s", rn[rm]);
+    check_layout(nm, &ir, s2, LAY_DT_FP32);
+  }
+  /* per-channel with a window: unpack fills the rest with the pad
+  ** dequantized per channel */
+  hcwnc(&ir, 4);
+  quant(&ir, 0.25, 3, LG_R_HALF_EVEN, 1, 5, LAY_DT_INT8);
+  ir.dim[2].lo = C(1);
+  ir.dim[1].hi = C(4);
+  ir.value.pad_value = 5;
+  check_layout("per-channel quantize with window", &ir, s2, LAY_DT_FP32);
+  hcwnc(&ir, 8);
+  quant(&ir, 1.0 / 128, 0, LG_R_HALF_EVEN, -1, 1, LAY_DT_INT8);
+  int64_t big[] = {1, 3, 64, 64};
+  check_layout("quantize int8 big", &ir, big, LAY_DT_FP32);
+  /* the SSE2 path: power-of-two scales, integral zero points */
+  for (int rm = 0; rm < 3; rm++) {
+    lay_dtype qt[] = {LAY_DT_INT8, LAY_DT_UINT8, LAY_DT_INT16};
+    for (int k = 0; k < 3; k++) {
+      hcwnc(&ir, 8);
+      quant(&ir, k == 2 ? 1.0 / 512 : 0.25, k == 1 ? 3 : -2, (lg_round)rm, -1,
+            1, qt[k]);
+      snprintf(nm, sizeof nm, "quantize pow2 %s type %d", rn[rm], (int)qt[k]);
+      check_layout(nm, &ir, big, LAY_DT_FP32);
+    }
+  }
+  /* Kneron fixed point: num = S * 2^R, den = 1, int16 */
+  hcwnc(&ir, 4);
+  quant(&ir, 1, 0, LG_R_HALF_AWAY, -1, 1, LAY_DT_INT16);
+  q_num[0] = 0.75 * 128;
+  q_den[0] = 1;
+  check_layout("fixed point radix 7", &ir, s1, LAY_DT_FP32);
+  /* TIDL style: xoff, trunc, int16 */
+  quant(&ir, 1, 0, LG_R_TRUNC, -1, 1, LAY_DT_INT16);
+  q_xoff[0] = 1.5;
+  q_num[0] = 32;
+  q_den[0] = 0.5;
+  check_layout("tidl quant xoff trunc", &ir, s1, LAY_DT_FP32);
+  /* casts */
+  lay_dtype to[] = {LAY_DT_BF16, LAY_DT_FP16, LAY_DT_INT16};
+  for (int k = 0; k < 3; k++) {
+    hcwnc(&ir, 4);
+    ir.value.kind = LG_V_CAST;
+    ir.value.cpu = LAY_DT_FP32;
+    ir.value.hw = to[k];
+    snprintf(nm, sizeof nm, "cast fp32 -> %d", (int)to[k]);
+    check_layout(nm, &ir, s1, LAY_DT_FP32);
+    check_layout(nm, &ir, big, LAY_DT_FP32);
+  }
+  /* dequantizing pack: CPU int8 -> fp32 */
+  hcwnc(&ir, 4);
+  quant(&ir, 0.5, 2, LG_R_HALF_EVEN, -1, 1, LAY_DT_FP32);
+  ir.value.cpu = LAY_DT_INT8;
+  ir.value.dequant = 1;
+  check_layout("dequant int8 -> fp32", &ir, s1, LAY_DT_INT8);
+  /* fp16 specials, checked directly */
+  float fs[] = {1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 65520.0f, 65519.0f,
+                0x1p-25f, 0x1.8p-25f, 0x1p-24f, -0.0f, 6.1e-5f, 0x1.ffcp-15f,
+                0x1.ffep-15f, -3.0e-6f, 1e9f, -65504.0f, 0x1.002p0f};
+  for (unsigned i = 0; i < sizeof fs / sizeof *fs; i++) {
+    uint16_t w = r_f16(fs[i]), g = li_f32_to_f16(fs[i]);
+    CHECK(g == w, "fp16(%a) = %04x want %04x", (double)fs[i], g, w);
+  }
+}
+
+static void t_convert(void) {
+  lg_ir a, b;
+  int64_t s1[] = {1, 11, 5, 7}, s2[] = {2, 6, 3, 5};
+  hcwnc(&a, 4);
+  hcwnc(&b, 8);
+  check_convert("hcwnc4 -> hcwnc8", &a, &b, s1, LAY_DT_INT8);
+  check_convert("hcwnc8 -> hcwnc4", &b, &a, s1, LAY_DT_INT16);
+  int nhwc[] = {0, 1, 2, 3};
+  plain(&a, "n,h,w,c", nhwc, 4);
+  hcwnc(&b, 4);
+  int64_t s3[] = {1, 10, 19, 3};
+  check_convert("nhwc -> hcwnc4", &a, &b, s3, LAY_DT_UINT8);
+  int64_t s4[] = {1, 108, 192, 3};
+  check_convert("nhwc -> hcwnc4 big", &a, &b, s4, LAY_DT_UINT8);
+  hcwnc(&b, 8);
+  int64_t s4b[] = {1, 6, 37, 5};
+  check_convert("nhwc -> hcwnc8 (expand 5 -> 8)", &a, &b, s4b, LAY_DT_INT8);
+  hcwnc(&b, 4);
+  b.dim[1].before = C(1);
+  b.value.pad_value = 7;
+  check_convert("nhwc -> hcwnc4 c pad before (expand, pre 1)", &a, &b, s4, LAY_DT_INT8);
+  hcwnc(&b, 4);
+  ir_chunked(&a, "crouton", "b,h,w,d", CROUTON, 7);
+  ir_chunked(&b, "crouton4x1", "b,h,w,d", CROUTON4X1, 8);
+  int64_t s5[] = {2, 9, 20, 50};
+  check_convert("crouton -> crouton4x1", &a, &b, s5, LAY_DT_INT8);
+  tidl(&a, 1, 1, 1, 1, 0, 0, 0);
+  k4w4c8b(&b);
+  check_convert("tidl -> 4w4c8b", &a, &b, s2, LAY_DT_INT8);
+  /* a window on the source: elements it lacks get its pad, converted */
+  int ord[] = {0, 1, 2, 3};
+  plain(&a, "n,c,h,w", ord, 4);
+  a.dim[2].lo = C(1);
+  a.value.pad_value = 9;
+  tidl(&b, 2, 0, 1, 0, 0, 0, 0);
+  check_convert("window -> tidl", &a, &b, s2, LAY_DT_INT8);
+  /* values: quantized A -> plain fp32 B (dequantize on the way) */
+  hcwnc(&a, 4);
+  quant(&a, 0.125, 1, LG_R_HALF_EVEN, -1, 1, LAY_DT_INT8);
+  hcwnc(&b, 8);
+  b.value.cpu = LAY_DT_FP32;
+  check_convert("quantized hcwnc4 -> fp32 hcwnc8", &a, &b, s1, LAY_DT_FP32);
+  k1w16c8bhl(&a);
+  tidl(&b, 1, 1, 0, 0, 0, 0, 0);
+  int64_t s6[] = {1, 20, 3, 5};
+  check_convert("1w16c8bhl -> tidl int16", &a, &b, s6, LAY_DT_INT16);
+  /* c%3 against c%4: no common refinement, two stages */
+  hcwnc(&a, 4);
+  hcwnc(&b, 3);
+  check_convert("hcwnc4 -> hcwnc3 (two stages)", &a, &b, s1, LAY_DT_INT8);
+  check_convert("hcwnc3 -> hcwnc4 (two stages)", &b, &a, s2, LAY_DT_INT16);
+  /* name errors */
+  plain(&a, "n,c,h,w", ord, 4);
+  plain(&b, "n,c,h,x", ord, 4);
+  li_plan *p = NULL;
+  lay_error err;
+  CHECK(li_plan_convert(&a, &b, s2, 4, LAY_DT_NONE, &p, &err) == LAY_E_NAME &&
+            strstr(err.message, "'w'"), "convert name error: %s", err.message);
+}
+
+static void t_errors(void) {
+  lg_ir ir;
+  li_plan *p = NULL;
+  lay_error err;
+  hcwnc(&ir, 4);
+  int64_t s3[] = {1, 3, 5}, s0[] = {1, 0, 5, 5}, sf[] = {1, 3, 5, 5};
+  CHECK(li_plan_build(&ir, s3, 3, LAY_DT_NONE, LAY_PACK, &p, &err) == LAY_E_SHAPE &&
+            !strcmp(err.message, "shape has 3 dimensions, the layout has 4"),
+        "rank: %s", err.message);
+  CHECK(li_plan_build(&ir, s0, 4, LAY_DT_NONE, LAY_PACK, &p, &err) == LAY_E_SHAPE,
+        "zero dim: %s", err.message);
+  ir.dim[1].fixed = 4;
+  CHECK(li_plan_build(&ir, sf, 4, LAY_DT_NONE, LAY_PACK, &p, &err) == LAY_E_SHAPE &&
+            !strcmp(err.message, "dimension 'c' is 3, the layout fixes 4"),
+        "fixed: %s", err.message);
+  hcwnc(&ir, 4);
+  int64_t huge[] = {1 << 20, 1 << 20, 1 << 20, 1 << 20};
+  CHECK(li_plan_build(&ir, huge, 4, LAY_DT_FP32, LAY_PACK, &p, &err) == LAY_E_OVERFLOW &&
+            !strcmp(err.message, "buffer size overflows 64 bits"),
+        "overflow: %s", err.message);
+  int64_t huge2[] = {1, (int64_t)1 << 61, 1, 3};
+  CHECK(li_plan_build(&ir, huge2, 4, LAY_DT_FP32, LAY_UNPACK, &p, &err) == LAY_E_OVERFLOW,
+        "overflow 2: %s", err.message);
+  /* explicit stride overlap */
+  ir_init(&ir, "overlap", "a,b");
+  lg_ir_axis *x = ax_digit(&ir, 0, 1, 0, "a");
+  ax_digit(&ir, 1, 1, 0, "b");
+  x->stride = C(1);
+  int64_t s22[] = {2, 2};
+  CHECK(li_plan_build(&ir, s22, 2, LAY_DT_NONE, LAY_PACK, &p, &err) == LAY_E_LAYOUT &&
+            !strcmp(err.message,
+                    "layout is not a bijection: (0,1) and (1,0) both map to offset 1"),
+        "overlap: %s", err.message);
+  /* a valid explicit transposition by strides */
+  x->stride = C(1);
+  ir.axis[1].stride = C(3);
+  int64_t s23[] = {3, 4};
+  check_layout("explicit strides transposed", &ir, s23, LAY_DT_INT16);
+  CHECK(p == NULL, "plan left on error");
+}
+
+static void t_table(void) {
+  /* a full gather table: 2x3 tensor, hw = transpose with one pad */
+  lg_ir ir;
+  ir_init(&ir, "table", "a,b");
+  static int64_t tab[] = {0, 3, 1, 4, 2, 5, -1};
+  ir.table = tab;
+  ir.ntable = 7;
+  ir.value.pad_value = 7;
+  int64_t s[] = {2, 3};
+  li_plan *p = NULL, *u = NULL;
+  lay_error err;
+  CHECK(li_plan_build(&ir, s, 2, LAY_DT_INT8, LAY_PACK, &p, &err) == LAY_OK,
+        "table plan: %s", err.message);
+  CHECK(li_plan_build(&ir, s, 2, LAY_DT_INT8, LAY_UNPACK, &u, &err) == LAY_OK,
+        "table unplan: %s", err.message);
+  if (p && u) {
+    int8_t x[6] = {10, 11, 12, 13, 14, 15}, y[7], back[6];
+    li_plan_run(p, x, 6, y, 7, 1, &err);
+    int8_t want[7] = {10, 13, 11, 14, 12, 15, 7};
+    CHECK(memcmp(y, want, 7) == 0, "table pack");
+    li_plan_run(u, y, 7, back, 6, 1, &err);
+    CHECK(memcmp(back, x, 6) == 0, "table unpack");
+  }
+  li_plan_free(p);
+  li_plan_free(u);
+}
+
+/* Random layouts: digit splits, orders, pads, windows, alignment, unit
+** axes, every dtype; each checked against the reference, and random pairs
+** converted. */
+static char rlabels[64][16];
+
+static void random_layout(lg_ir *ir, const char *dims, int rank,
+                          const int64_t *shape) {
+  ir_init(ir, "random", dims);
+  int nl = 0;
+  for (int d = 0; d < rank; d++) {
+    if (rnd32() % 3 == 0) ir->dim[d].before = C(rnd32() % 3);
+    if (rnd32() % 3 == 0) ir->dim[d].after = C(rnd32() % 3);
+    if (shape[d] > 2 && rnd32() % 4 == 0) {
+      ir->dim[d].lo = C(1);
+      ir->dim[d].hi = C(shape[d] - (int64_t)(rnd32() % 2));
+    }
+    int nd = 1 + (int)(rnd32() % 3);
+    int64_t div = 1;
+    for (int k = 0; k < nd; k++) {
+      int64_t mod = k == nd - 1 ? 0 : 2 + (int64_t)(rnd32() % 3);
+      char *l = rlabels[nl++ % 64];
+      snprintf(l, 16, "%s/%lld%%%lld", ir->dim[d].name, (long long)div,
+               (long long)mod);
+      ax_digit(ir, d, div, mod, l);
+      div *= mod;
+    }
+  }
+  if (rnd32() % 4 == 0) ax_unit(ir);
+  for (int j = ir->naxes - 1; j > 0; j--) { /* shuffle */
+    int k = (int)(rnd32() % (uint32_t)(j + 1));
+    lg_ir_axis t = ir->axis[j];
+    ir->axis[j] = ir->axis[k];
+    ir->axis[k] = t;
+  }
+  if (rnd32() % 3 == 0) ir->axis[rnd32() % (uint32_t)ir->naxes].align = C(2 + rnd32() % 4);
+  ir->value.pad_value = (double)(rnd32() % 5);
+}
+
+static void t_random(void) {
+  static const lay_dtype types[] = {LAY_DT_INT8, LAY_DT_UINT8, LAY_DT_INT16,
+                                    LAY_DT_INT32, LAY_DT_FP32};
+  char nm[64];
+  for (int it = 0; it < 150; it++) {
+    int rank = 1 + (int)(rnd32() % 4);
+    int64_t shape[4];
+    for (int d = 0; d < rank; d++) shape[d] = 1 + (int64_t)(rnd32() % 9);
+    const char *dims = rank == 1 ? "a" : rank == 2 ? "a,b" : rank == 3 ? "a,b,c" : "a,b,c,d";
+    lay_dtype t = types[rnd32() % 5];
+    lg_ir a, b;
+    random_layout(&a, dims, rank, shape);
+    snprintf(nm, sizeof nm, "random layout %d", it);
+    check_layout(nm, &a, shape, t);
+    random_layout(&b, dims, rank, shape);
+    snprintf(nm, sizeof nm, "random convert %d", it);
+    check_convert(nm, &a, &b, shape, t);
+  }
+}
+
+int main(int argc, char **argv) {
+  static const struct { const char *name; void (*fn)(void); } groups[] = {
+      {"hcwnc", t_hcwnc}, {"chunked", t_chunked}, {"tidl", t_tidl},
+      {"kneron", t_kneron}, {"window", t_window}, {"values", t_values},
+      {"convert", t_convert}, {"errors", t_errors}, {"table", t_table},
+      {"random", t_random}};
+  fesetround(FE_TONEAREST);
+  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
+    if (argc < 2 || !strcmp(argv[1], groups[i].name)) groups[i].fn();
+  printf("%d checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}

@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli_draw.h"
+#include "strbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -81,54 +82,19 @@ int cli_color_enabled(FILE *f) {
   return isatty(fileno(f));
 }
 
-/* A growable output buffer; `bad` latches an allocation failure. */
-typedef struct sbuf {
-  char *s;
-  size_t n, cap;
-  int bad;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  if (b->bad) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0,
-                      fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      b->bad = 1;
-      return;
-    }
-    if (b->s && (size_t)k < b->cap - b->n) {
-      b->n += (size_t)k;
-      return;
-    }
-    size_t ncap = b->cap ? b->cap * 2 : 4096;
-    while (ncap - b->n <= (size_t)k) ncap *= 2;
-    char *t = realloc(b->s, ncap);
-    if (!t) {
-      b->bad = 1;
-      return;
-    }
-    b->s = t;
-    b->cap = ncap;
-  }
-}
-
 /* Text safe inside an XML element or attribute. */
-static void sb_xml(sbuf *b, const char *s) {
+static void sb_xml(lg_strbuf *b, const char *s) {
   for (; *s; s++) {
     switch (*s) {
-    case '&': sb_printf(b, "&amp;"); break;
-    case '<': sb_printf(b, "&lt;"); break;
-    case '>': sb_printf(b, "&gt;"); break;
-    case '"': sb_printf(b, "&quot;"); break;
+    case '&': lg_sb_printf(b, "&amp;"); break;
+    case '<': lg_sb_printf(b, "&lt;"); break;
+    case '>': lg_sb_printf(b, "&gt;"); break;
+    case '"': lg_sb_printf(b, "&quot;"); break;
     default:
       if ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f)
-        sb_printf(b, "%c", *s);
+        lg_sb_printf(b, "%c", *s);
       else
-        sb_printf(b, "?");
+        lg_sb_printf(b, "?");
     }
   }
 }
@@ -442,20 +408,20 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
   if (width < 560) width = 560;
   int height = top + (int)drawn_rows * CELL_H + gap_h + 20;
 
-  sbuf b = {0};
-  sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-  sb_printf(&b,
+  lg_strbuf b = {0};
+  lg_sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  lg_sb_printf(&b,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
             "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans "
             "Mono, monospace\">\n",
             width, height, width, height);
-  sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+  lg_sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
                 "fill=\"#ffffff\"/>\n", width, height);
   /* Caption and legend. */
-  sb_printf(&b, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
+  lg_sb_printf(&b, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
   if (o->title) sb_xml(&b, o->title);
-  sb_printf(&b, "</text>\n");
-  sb_printf(&b,
+  lg_sb_printf(&b, "</text>\n");
+  lg_sb_printf(&b,
             "<text x=\"10\" y=\"38\" font-size=\"11\">%zu bytes, %llu cells "
             "of %zu byte%s, %zu per row; colour = %s (dimension %d)</text>\n",
             bytes, (unsigned long long)ncell, es, es == 1 ? "" : "s", rc,
@@ -467,29 +433,29 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
       char lab[48];
       snprintf(lab, sizeof lab, "%s=%lld%s", names[cdim], (long long)v,
                v == PALETTE_N - 1 && shape[cdim] > PALETTE_N ? " (+12k)" : "");
-      sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+      lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
                     "fill=\"%s\" stroke=\"#555\"/>", x, y, palette[v]);
-      sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", x + 18, y + 11);
+      lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", x + 18, y + 11);
       sb_xml(&b, lab);
-      sb_printf(&b, "</text>\n");
+      lg_sb_printf(&b, "</text>\n");
       x += 24 + (int)strlen(lab) * 7;
     }
     if (any_pad) {
-      sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+      lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
                     "fill=\"#e4e4e4\" stroke=\"#555\"/><text x=\"%d\" "
                     "y=\"%d\" font-size=\"11\">pad</text>\n",
                 x, y, x + 18, y + 11);
       x += 52;
     }
     if (any_hole) {
-      sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+      lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
                     "fill=\"#a8a8a8\" stroke=\"#555\"/><text x=\"%d\" "
                     "y=\"%d\" font-size=\"11\">hole</text>\n",
                 x, y, x + 18, y + 11);
       x += 58;
     }
     if (run) {
-      sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+      lg_sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
                     "stroke=\"#333\" stroke-width=\"1.5\"/><text x=\"%d\" "
                     "y=\"%d\" font-size=\"11\">run of %llu</text>\n",
                 x, y + 7, x + 20, y + 7, x + 26, y + 11,
@@ -497,7 +463,7 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
       x += 110;
     }
     if (chunk) {
-      sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+      lg_sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
                     "stroke=\"#000\" stroke-width=\"3\"/><text x=\"%d\" "
                     "y=\"%d\" font-size=\"11\">chunk of %llu cells</text>\n",
                 x, y + 7, x + 20, y + 7, x + 26, y + 11,
@@ -506,12 +472,12 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
   }
   /* Column header: byte offset within the row. */
   for (size_t c = 0; c < rc; c++)
-    sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666\" "
+    lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666\" "
                   "text-anchor=\"middle\">+%zu</text>\n",
               LEFT + (int)c * cw + cw / 2, top - 6, c * es);
 
   /* Cells. */
-  sb_printf(&b, "<g font-size=\"10\" text-anchor=\"middle\">\n");
+  lg_sb_printf(&b, "<g font-size=\"10\" text-anchor=\"middle\">\n");
   for (size_t i = 0; i < n; i++) {
     uint64_t r = idx[i] / rc, c = idx[i] % rc;
     uint64_t dr = r < head ? r : head + (r - (nrows - tail));
@@ -524,26 +490,26 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
                        : ce->pad == 1 ? "#e4e4e4" : "#a8a8a8";
     char lab[160];
     coord_label(ce, rank, planes, lab, sizeof lab);
-    sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+    lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                   "fill=\"%s\" stroke=\"#777\" stroke-width=\"0.5\"/>",
               x, y, cw, CELL_H, fill);
-    sb_printf(&b, "<text x=\"%d\" y=\"%d\"%s>", x + cw / 2, y + 15,
+    lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\"%s>", x + cw / 2, y + 15,
               ce->pad ? " fill=\"#6a6a6a\"" : "");
     sb_xml(&b, lab);
-    sb_printf(&b, "</text>\n");
+    lg_sb_printf(&b, "</text>\n");
     if (c == 0) {
-      sb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
+      lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
                     "fill=\"#444\">0x%llx</text>\n", LEFT - 6, y + 15,
                 (unsigned long long)(idx[i] * es));
     }
   }
-  sb_printf(&b, "</g>\n");
+  lg_sb_printf(&b, "</g>\n");
 
   /* Run (thin) and chunk (heavy) boundaries. */
   for (int level = 0; level < 2; level++) {
     uint64_t unit = level ? chunk : run;
     if (!unit) continue;
-    sb_printf(&b, "<g stroke=\"%s\" stroke-width=\"%s\" "
+    lg_sb_printf(&b, "<g stroke=\"%s\" stroke-width=\"%s\" "
                   "stroke-linecap=\"square\">\n",
               level ? "#000" : "#333", level ? "2.5" : "1.5");
     for (size_t i = 0; i < n; i++) {
@@ -552,21 +518,21 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
       int x = LEFT + (int)c * cw;
       int y = top + (int)dr * CELL_H + (r >= head ? gap_h : 0);
       if (c > 0 && g % unit == 0)
-        sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+        lg_sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
                   x, y, x, y + CELL_H);
       int above = r > 0 && !(summary && r == nrows - tail);
       if (above && g / unit != (g - rc) / unit)
-        sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+        lg_sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
                   x, y, x + cw, y);
     }
-    sb_printf(&b, "</g>\n");
+    lg_sb_printf(&b, "</g>\n");
   }
   /* The summary band. */
   if (summary) {
     int y = top + (int)head * CELL_H;
-    sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+    lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                   "fill=\"#f4f4f4\"/>", LEFT, y + 4, (int)rc * cw, gap_h - 8);
-    sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
+    lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
                   "text-anchor=\"middle\">... %llu more rows (0x%llx to "
                   "0x%llx) ...</text>\n",
               LEFT + (int)rc * cw / 2, y + 19,
@@ -575,13 +541,13 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
               (unsigned long long)((nrows - tail) * rc * es - 1));
   }
   /* Outline. */
-  sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+  lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                 "fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n",
             LEFT, top, (int)rc * cw, (int)drawn_rows * CELL_H + gap_h);
-  sb_printf(&b, "</svg>\n");
+  lg_sb_printf(&b, "</svg>\n");
   free(cells);
   free(idx);
-  if (b.bad) {
+  if (b.oom) {
     free(b.s);
     return fail_msg(msg, cap, "out of memory");
   }

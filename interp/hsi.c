@@ -54,7 +54,9 @@
 */
 #define _POSIX_C_SOURCE 200809L
 
+#include "diag.h"
 #include "hsi.h"
+#include "strbuf.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -160,64 +162,15 @@ struct li_hsi {
 
 /* ---- Text buffers -------------------------------------------------------------- */
 
-typedef struct sbuf {
-  char *s;
-  size_t n, cap;
-  int oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0,
-                      fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      b->oom = 1;
-      return;
-    }
-    if (b->s && b->n + (size_t)k < b->cap) {
-      b->n += (size_t)k;
-      return;
-    }
-    size_t nc = b->cap ? b->cap * 2 : 256;
-    while (nc < b->n + (size_t)k + 1) nc *= 2;
-    char *ns = realloc(b->s, nc);
-    if (!ns) {
-      b->oom = 1;
-      return;
-    }
-    b->s = ns;
-    b->cap = nc;
-  }
-}
-
-static void sb_shape(sbuf *b, const int64_t *v, int n) {
-  sb_printf(b, "[");
-  for (int i = 0; i < n; i++) sb_printf(b, "%s%lld", i ? "," : "", (long long)v[i]);
-  sb_printf(b, "]");
+static void sb_shape(lg_strbuf *b, const int64_t *v, int n) {
+  lg_sb_printf(b, "[");
+  for (int i = 0; i < n; i++) lg_sb_printf(b, "%s%lld", i ? "," : "", (long long)v[i]);
+  lg_sb_printf(b, "]");
 }
 
 /* A number the lexer reads back exactly (%.17g gives "1", "0.25",
 ** "1e-05", "-3": all valid lay tokens, with unary minus). */
-static void sb_num(sbuf *b, double v) { sb_printf(b, "%.17g", v); }
-
-static char *sb_take(sbuf *b) {
-  if (b->oom) {
-    free(b->s);
-    return NULL;
-  }
-  if (!b->s) return calloc(1, 1);
-  return b->s;
-}
+static void sb_num(lg_strbuf *b, double v) { lg_sb_printf(b, "%.17g", v); }
 
 /* ---- Errors ---------------------------------------------------------------------- */
 
@@ -625,16 +578,16 @@ static int implied_value(li_hsi *h, tensor *t, const char *path, op *o,
   return (int)o->k;
 }
 
-static void sb_value(sbuf *b, const op *o) {
+static void sb_value(lg_strbuf *b, const op *o) {
   if (o->k == OP_CAST) {
-    sb_printf(b, "cast(to = %s)", lay_dtype_name(o->dout));
+    lg_sb_printf(b, "cast(to = %s)", lay_dtype_name(o->dout));
     return;
   }
-  sb_printf(b, "%s(scale = ", o->k == OP_QUANT ? "quantize" : "dequantize");
+  lg_sb_printf(b, "%s(scale = ", o->k == OP_QUANT ? "quantize" : "dequantize");
   sb_num(b, o->scale);
-  sb_printf(b, ", zero_point = ");
+  lg_sb_printf(b, ", zero_point = ");
   sb_num(b, o->zp);
-  sb_printf(b, ", to = %s)", lay_dtype_name(o->dout));
+  lg_sb_printf(b, ", to = %s)", lay_dtype_name(o->dout));
 }
 
 /* The annotation as a layout. Returns the text (NULL when it does not
@@ -702,19 +655,19 @@ static char *annotation_text(tensor *t, const char *def, int64_t *hw,
     hw[0] = N, hw[1] = H, hw[2] = W, hw[3] = C;
     *hwr = 4;
   }
-  sbuf b = {0};
-  sb_printf(&b, "layout %s (", def);
-  for (int i = 0; i < t->rank; i++) sb_printf(&b, "%s%s", i ? ", " : "", dn[i]);
-  sb_printf(&b, ") : %s -> %s", lay_dtype_name(t->cpu_dt), order);
+  lg_strbuf b = {0};
+  lg_sb_printf(&b, "layout %s (", def);
+  for (int i = 0; i < t->rank; i++) lg_sb_printf(&b, "%s%s", i ? ", " : "", dn[i]);
+  lg_sb_printf(&b, ") : %s -> %s", lay_dtype_name(t->cpu_dt), order);
   if (value) {
-    sb_printf(&b, "\n    ");
+    lg_sb_printf(&b, "\n    ");
     sb_value(&b, value);
   }
-  sb_printf(&b, "\n");
-  return sb_take(&b);
+  lg_sb_printf(&b, "\n");
+  return lg_sb_take(&b);
 }
 
-static void sb_op(sbuf *b, const op *o) {
+static void sb_op(lg_strbuf *b, const op *o) {
   switch (o->k) {
   case OP_QUANT:
   case OP_DEQUANT:
@@ -722,28 +675,28 @@ static void sb_op(sbuf *b, const op *o) {
     sb_value(b, o);
     return;
   case OP_PAD:
-    sb_printf(b, "pad(start = ");
+    lg_sb_printf(b, "pad(start = ");
     sb_shape(b, o->a, o->rin);
-    sb_printf(b, ", end = ");
+    lg_sb_printf(b, ", end = ");
     sb_shape(b, o->b, o->rin);
-    sb_printf(b, ")");
+    lg_sb_printf(b, ")");
     return;
   case OP_RESHAPE:
-    sb_printf(b, "reshape(");
+    lg_sb_printf(b, "reshape(");
     sb_shape(b, o->out, o->rout);
-    sb_printf(b, ")");
+    lg_sb_printf(b, ")");
     return;
   case OP_TRANSPOSE:
-    sb_printf(b, "transpose(");
+    lg_sb_printf(b, "transpose(");
     sb_shape(b, o->a, o->rin);
-    sb_printf(b, ")");
+    lg_sb_printf(b, ")");
     return;
   case OP_SLICE:
-    sb_printf(b, "slice(start = ");
+    lg_sb_printf(b, "slice(start = ");
     sb_shape(b, o->a, o->rin);
-    sb_printf(b, ", size = ");
+    lg_sb_printf(b, ", size = ");
     sb_shape(b, o->b, o->rin);
-    sb_printf(b, ")");
+    lg_sb_printf(b, ")");
     return;
   }
 }
@@ -949,29 +902,29 @@ static int read_tensor(pctx *p, const cJSON *j, int output, int index,
          LAY_MAX_RANK);
     goto fail;
   }
-  sbuf b = {0};
-  sb_printf(&b, "transform %s (x : %s[", t->def, lay_dtype_name(xdt));
+  lg_strbuf b = {0};
+  lg_sb_printf(&b, "transform %s (x : %s[", t->def, lay_dtype_name(xdt));
   const char *const *dn = t->cpu_fmt && fmt_dims[t->cpu_fmt][0] &&
                                   fmt_rank[t->cpu_fmt] == xr
                               ? fmt_dims[t->cpu_fmt]
                               : NULL;
   for (int i = 0; i < xr; i++) {
-    sb_printf(&b, "%s", i ? ", " : "");
-    if (dn) sb_printf(&b, "%s=", dn[i]);
-    sb_printf(&b, "%lld", (long long)xin[i]);
+    lg_sb_printf(&b, "%s", i ? ", " : "");
+    if (dn) lg_sb_printf(&b, "%s=", dn[i]);
+    lg_sb_printf(&b, "%lld", (long long)xin[i]);
   }
-  sb_printf(&b, "]) =");
+  lg_sb_printf(&b, "]) =");
   if (t->nops == 0) { /* an empty chain: the identity */
-    sb_printf(&b, "\n    reshape(");
+    lg_sb_printf(&b, "\n    reshape(");
     sb_shape(&b, xin, xr);
-    sb_printf(&b, ")");
+    lg_sb_printf(&b, ")");
   }
   for (int i = 0; i < t->nops; i++) {
-    sb_printf(&b, "\n    %s", i ? "| " : "");
+    lg_sb_printf(&b, "\n    %s", i ? "| " : "");
     sb_op(&b, &t->ops[i]);
   }
-  sb_printf(&b, "\n");
-  if (!(t->spec = sb_take(&b))) {
+  lg_sb_printf(&b, "\n");
+  if (!(t->spec = lg_sb_take(&b))) {
     perr(p, path, "out of memory");
     goto fail;
   }
@@ -1220,74 +1173,74 @@ int li_hsi_info_get(const li_hsi *h, int output, int index, li_hsi_info *out) {
 }
 
 /* A name fit for a comment line (no newline). */
-static void sb_clean(sbuf *b, const char *s) {
-  sb_printf(b, "\"");
+static void sb_clean(lg_strbuf *b, const char *s) {
+  lg_sb_printf(b, "\"");
   for (; *s; s++)
-    sb_printf(b, "%c", (unsigned char)*s < 0x20 ? '?' : *s);
-  sb_printf(b, "\"");
+    lg_sb_printf(b, "%c", (unsigned char)*s < 0x20 ? '?' : *s);
+  lg_sb_printf(b, "\"");
 }
 
 /* The comment lines and definitions of one entry. */
-static void sb_entry(sbuf *b, const tensor *t) {
+static void sb_entry(lg_strbuf *b, const tensor *t) {
   int o = t->output;
-  sb_printf(b, "\n# %s[%d]", o ? "outputs" : "inputs", t->index);
-  if (t->name) sb_printf(b, " name "), sb_clean(b, t->name);
+  lg_sb_printf(b, "\n# %s[%d]", o ? "outputs" : "inputs", t->index);
+  if (t->name) lg_sb_printf(b, " name "), sb_clean(b, t->name);
   if (t->tensor_name)
-    sb_printf(b, " tensor_name "), sb_clean(b, t->tensor_name);
-  sb_printf(b, "\n# cpu %s %s ",
+    lg_sb_printf(b, " tensor_name "), sb_clean(b, t->tensor_name);
+  lg_sb_printf(b, "\n# cpu %s %s ",
             fmt_names[t->cpu_fmt][0] ? fmt_names[t->cpu_fmt] : "-",
             lay_dtype_name(t->cpu_dt));
   sb_shape(b, t->cpu, t->rank);
-  sb_printf(b, " -> hw %s %s ",
+  lg_sb_printf(b, " -> hw %s %s ",
             fmt_names[t->hw_fmt][0] ? fmt_names[t->hw_fmt] : "-",
             lay_dtype_name(t->hw_dt));
   sb_shape(b, t->hw, t->hw_rank);
   if (t->has_chain)
-    sb_printf(b, "\n# rt_transformations%s",
+    lg_sb_printf(b, "\n# rt_transformations%s",
               o ? " (listed NPU -> CPU, inverted here to CPU -> NPU)" : "");
   if (t->fatal) {
     /* Not defined: an inconsistent entry's text need not even compile. */
-    sb_printf(b, "\n# not defined, the entry is inconsistent:\n");
+    lg_sb_printf(b, "\n# not defined, the entry is inconsistent:\n");
     for (const char *q = t->spec; *q;) {
       size_t l = strcspn(q, "\n");
-      sb_printf(b, "# %.*s\n", (int)l, q);
+      lg_sb_printf(b, "# %.*s\n", (int)l, q);
       q += l + (q[l] == '\n');
     }
     return;
   }
-  sb_printf(b, "\n%s", t->spec);
+  lg_sb_printf(b, "\n%s", t->spec);
   if (t->ann_spec)
-    sb_printf(b, "# the annotation fields of the same entry\n%s",
+    lg_sb_printf(b, "# the annotation fields of the same entry\n%s",
               t->ann_spec);
 }
 
 char *li_hsi_spec_entry(const li_hsi *h, int output, int index) {
   int o = output ? 1 : 0;
   if (!h || index < 0 || index >= h->n[o]) return NULL;
-  sbuf b = {0};
+  lg_strbuf b = {0};
   sb_entry(&b, &h->t[o][index]);
-  return sb_take(&b);
+  return lg_sb_take(&b);
 }
 
 char *li_hsi_spec_header(const li_hsi *h, const char *ns) {
   if (!h) return NULL;
-  sbuf b = {0};
-  sb_printf(&b, "# Generated by lay from %s (flexmlrt-hsi.json).\n",
+  lg_strbuf b = {0};
+  lg_sb_printf(&b, "# Generated by lay from %s (flexmlrt-hsi.json).\n",
             h->file);
-  sb_printf(&b, "namespace %s\n", ns && *ns ? ns : "hsi");
-  return sb_take(&b);
+  lg_sb_printf(&b, "namespace %s\n", ns && *ns ? ns : "hsi");
+  return lg_sb_take(&b);
 }
 
 char *li_hsi_spec(const li_hsi *h, const char *ns) {
   if (!h) return NULL;
   char *head = li_hsi_spec_header(h, ns);
   if (!head) return NULL;
-  sbuf b = {0};
-  sb_printf(&b, "%s", head);
+  lg_strbuf b = {0};
+  lg_sb_printf(&b, "%s", head);
   free(head);
   for (int o = 0; o < 2; o++)
     for (int i = 0; i < h->n[o]; i++) sb_entry(&b, &h->t[o][i]);
-  return sb_take(&b);
+  return lg_sb_take(&b);
 }
 
 lay_status li_hsi_load(const li_hsi *h, lay_ctx *ctx, const char *ns,
@@ -1528,28 +1481,12 @@ static int add_op(cJSON *arr, const op *o) {
   return -1;
 }
 
-static void xerr(lay_error *err, lay_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void xerr(lay_error *err, lay_status code, const char *fmt, ...) {
-  if (!err) return;
-  memset(err, 0, sizeof *err);
-  err->code = code;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
-  va_end(ap);
-}
-
 char *li_hsi_export(const char *format, const int64_t *shape, int rank,
                     lay_dtype dtype, int quantize, double scale,
                     double zero_point, int as_output, lay_error *err) {
   if (err) memset(err, 0, sizeof *err);
   if (!format || !shape) {
-    xerr(err, LAY_E_ARG, "no format or shape");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no format or shape");
     return NULL;
   }
   const char *f = format;
@@ -1559,7 +1496,7 @@ char *li_hsi_export(const char *format, const int64_t *shape, int rank,
   else if (!strcmp(f, "hcwnc8")) x = 8;
   else if (!strcmp(f, "hcwnc16")) x = 16;
   else if (strcmp(f, "ab")) {
-    xerr(err, LAY_E_NAME,
+    lg_error_plain(err, LAY_E_NAME, NULL,
          "cannot export '%s': the flexmlrt-hsi.json formats are "
          "amd.hcwnc4, amd.hcwnc8, amd.hcwnc16 and amd.ab",
          format);
@@ -1567,32 +1504,32 @@ char *li_hsi_export(const char *format, const int64_t *shape, int rank,
   }
   int want = x ? 4 : 2;
   if (rank != want) {
-    xerr(err, LAY_E_SHAPE, "%s needs a %d-D shape (%s), not %d-D", format,
+    lg_error_plain(err, LAY_E_SHAPE, NULL, "%s needs a %d-D shape (%s), not %d-D", format,
          want, x ? "n,c,h,w" : "a,b", rank);
     return NULL;
   }
   for (int i = 0; i < rank; i++)
     if (shape[i] < 1 || shape[i] > (int64_t)1 << 40) {
-      xerr(err, LAY_E_SHAPE, "dimension %d of the shape is %lld", i,
+      lg_error_plain(err, LAY_E_SHAPE, NULL, "dimension %d of the shape is %lld", i,
            (long long)shape[i]);
       return NULL;
     }
   int ovf = 0;
   prod(shape, rank, &ovf);
   if (ovf) {
-    xerr(err, LAY_E_OVERFLOW, "the shape's element count overflows 64 bits");
+    lg_error_plain(err, LAY_E_OVERFLOW, NULL, "the shape's element count overflows 64 bits");
     return NULL;
   }
   lay_dtype cdt = dtype ? dtype : quantize ? LAY_DT_FP32 : LAY_DT_INT8;
   lay_dtype hdt = quantize ? LAY_DT_INT8 : cdt;
   if (quantize && !is_float(cdt)) {
-    xerr(err, LAY_E_TYPE, "--quantize needs a float CPU type, not %s",
+    lg_error_plain(err, LAY_E_TYPE, NULL, "--quantize needs a float CPU type, not %s",
          lay_dtype_name(cdt));
     return NULL;
   }
   if (quantize && (!(scale > 0) || !isfinite(scale) ||
                    zero_point != floor(zero_point) || fabs(zero_point) > 255)) {
-    xerr(err, LAY_E_ARG,
+    lg_error_plain(err, LAY_E_ARG, NULL,
          "--quantize needs a positive scale and an integer zero point");
     return NULL;
   }
@@ -1706,7 +1643,7 @@ char *li_hsi_export(const char *format, const int64_t *shape, int rank,
   char *t2 = malloc(l + 2);
   if (!t2) {
     cJSON_free(text);
-    xerr(err, LAY_E_NOMEM, "out of memory");
+    lg_error_plain(err, LAY_E_NOMEM, NULL, "out of memory");
     return NULL;
   }
   memcpy(t2, text, l);
@@ -1716,6 +1653,6 @@ char *li_hsi_export(const char *format, const int64_t *shape, int rank,
   return t2;
 oom:
   cJSON_Delete(root);
-  xerr(err, LAY_E_NOMEM, "out of memory");
+  lg_error_plain(err, LAY_E_NOMEM, NULL, "out of memory");
   return NULL;
 }

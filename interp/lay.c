@@ -13,13 +13,13 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "ctx.h"
+#include "diag.h"
 #include "lang.h"
 #include "lay.h"
 #include "plan.h"
@@ -36,22 +36,6 @@ struct lay_plan {
 };
 
 /* ---- Errors ------------------------------------------------------------- */
-
-static void seterr(lay_error *err, lay_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void seterr(lay_error *err, lay_status code, const char *fmt, ...) {
-  if (!err) return;
-  memset(err, 0, sizeof *err);
-  err->code = code;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
-  va_end(ap);
-}
 
 static void clearerr_(lay_error *err) {
   if (err) memset(err, 0, sizeof *err);
@@ -77,14 +61,14 @@ lay_status li_ctx_new_except(lay_ctx **out, const char *skip,
                              lay_error *err) {
   clearerr_(err);
   if (!out) {
-    seterr(err, LAY_E_ARG, "no output pointer");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no output pointer");
     return LAY_E_ARG;
   }
   *out = NULL;
   lay_ctx *ctx = calloc(1, sizeof *ctx);
   if (!ctx || !(ctx->m = lg_module_new())) {
     free(ctx);
-    seterr(err, LAY_E_NOMEM, "out of memory");
+    lg_error_plain(err, LAY_E_NOMEM, NULL, "out of memory");
     return LAY_E_NOMEM;
   }
   /* Imports inside user specs are resolved along LAY_PATH. */
@@ -110,7 +94,7 @@ void lay_ctx_free(lay_ctx *ctx) {
 lay_status lay_ctx_load_file(lay_ctx *ctx, const char *path, lay_error *err) {
   clearerr_(err);
   if (!ctx || !path) {
-    seterr(err, LAY_E_ARG, "no context or path");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no context or path");
     return LAY_E_ARG;
   }
   return lg_load_file(ctx->m, path, err);
@@ -120,7 +104,7 @@ lay_status lay_ctx_load_string(lay_ctx *ctx, const char *name,
                                const char *src, size_t len, lay_error *err) {
   clearerr_(err);
   if (!ctx || (!src && len)) {
-    seterr(err, LAY_E_ARG, "no context or source");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no context or source");
     return LAY_E_ARG;
   }
   return lg_load_string(ctx->m, name ? name : "<string>", src ? src : "",
@@ -136,14 +120,14 @@ static lay_status load_dir(lay_ctx *ctx, const char *dir, size_t n,
                            lay_error *err) {
   char *d = malloc(n + 1);
   if (!d) {
-    seterr(err, LAY_E_NOMEM, "out of memory");
+    lg_error_plain(err, LAY_E_NOMEM, NULL, "out of memory");
     return LAY_E_NOMEM;
   }
   memcpy(d, dir, n);
   d[n] = '\0';
   DIR *dp = opendir(d);
   if (!dp) {
-    seterr(err, LAY_E_IO, "LAY_PATH folder '%s': %s", d, strerror(errno));
+    lg_error_plain(err, LAY_E_IO, NULL, "LAY_PATH folder '%s': %s", d, strerror(errno));
     free(d);
     return LAY_E_IO;
   }
@@ -174,7 +158,7 @@ static lay_status load_dir(lay_ctx *ctx, const char *dir, size_t n,
     count++;
   }
   closedir(dp);
-  if (st) seterr(err, st, "out of memory");
+  if (st) lg_error_plain(err, st, NULL, "out of memory");
   if (!st && count) qsort(names, count, sizeof *names, cmp_str);
   for (size_t i = 0; i < count; i++) {
     struct stat sb;
@@ -191,7 +175,7 @@ lay_status lay_ctx_load_path(lay_ctx *ctx, const char *lay_path,
                              lay_error *err) {
   clearerr_(err);
   if (!ctx) {
-    seterr(err, LAY_E_ARG, "no context");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no context");
     return LAY_E_ARG;
   }
   if (!lay_path || !*lay_path) return LAY_OK;
@@ -224,17 +208,17 @@ static lay_status check_args(lay_ctx *ctx, const char *fmt,
                              lay_error *err) {
   if (out) *out = NULL;
   if (!ctx || !fmt || !shape || !out) {
-    seterr(err, LAY_E_ARG, "no context, format, shape or output pointer");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no context, format, shape or output pointer");
     return LAY_E_ARG;
   }
   if (rank < 1 || rank > LAY_MAX_RANK) {
-    seterr(err, LAY_E_SHAPE, "a shape has 1 to %d dimensions, not %d",
+    lg_error_plain(err, LAY_E_SHAPE, NULL, "a shape has 1 to %d dimensions, not %d",
            LAY_MAX_RANK, rank);
     return LAY_E_SHAPE;
   }
   for (int i = 0; i < rank; i++) {
     if (shape[i] < 1) {
-      seterr(err, LAY_E_SHAPE,
+      lg_error_plain(err, LAY_E_SHAPE, NULL,
              "dimension %d of the shape is %lld; sizes must be at least 1",
              i, (long long)shape[i]);
       return LAY_E_SHAPE;
@@ -260,7 +244,7 @@ static lay_status wrap(li_plan *p, lay_dir dir, const lg_ir *layout_ir,
   lay_plan *lp = calloc(1, sizeof *lp);
   if (!lp) {
     li_plan_free(p);
-    seterr(err, LAY_E_NOMEM, "out of memory");
+    lg_error_plain(err, LAY_E_NOMEM, NULL, "out of memory");
     return LAY_E_NOMEM;
   }
   lp->p = p;
@@ -277,7 +261,7 @@ lay_status lay_plan_create(lay_ctx *ctx, const char *format,
   lay_status st = check_args(ctx, format, shape, rank, out, err);
   if (st) return st;
   if (dir != LAY_PACK && dir != LAY_UNPACK) {
-    seterr(err, LAY_E_ARG,
+    lg_error_plain(err, LAY_E_ARG, NULL,
            "lay_plan_create makes pack or unpack plans; use lay_plan_convert");
     return LAY_E_ARG;
   }
@@ -298,7 +282,7 @@ lay_status lay_plan_convert(lay_ctx *ctx, const char *from, const char *to,
   lay_status st = check_args(ctx, from, shape, rank, out, err);
   if (st) return st;
   if (!to) {
-    seterr(err, LAY_E_ARG, "no destination format");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no destination format");
     return LAY_E_ARG;
   }
   lg_ir *a = NULL, *b = NULL;
@@ -350,7 +334,7 @@ lay_status lay_plan_run(const lay_plan *plan, const void *src,
                         int threads, lay_error *err) {
   clearerr_(err);
   if (!plan || (!src && src_bytes) || (!dst && dst_bytes)) {
-    seterr(err, LAY_E_ARG, "no plan or buffer");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no plan or buffer");
     return LAY_E_ARG;
   }
   return li_plan_run(plan->p, src, src_bytes, dst, dst_bytes, threads, err);
@@ -360,7 +344,7 @@ lay_status lay_plan_where(const lay_plan *plan, const int64_t *coord,
                           int rank, uint64_t *offset, lay_error *err) {
   clearerr_(err);
   if (!plan || !coord || !offset) {
-    seterr(err, LAY_E_ARG, "no plan, coordinate or output");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no plan, coordinate or output");
     return LAY_E_ARG;
   }
   return li_plan_where(plan->p, coord, rank, offset, err);
@@ -370,7 +354,7 @@ lay_status lay_plan_at(const lay_plan *plan, uint64_t offset, int64_t *coord,
                        int cap, int *is_pad, int *plane, lay_error *err) {
   clearerr_(err);
   if (!plan || !coord || !is_pad || !plane) {
-    seterr(err, LAY_E_ARG, "no plan or output");
+    lg_error_plain(err, LAY_E_ARG, NULL, "no plan or output");
     return LAY_E_ARG;
   }
   return li_plan_at(plan->p, offset, coord, cap, is_pad, plane, err);

@@ -16,41 +16,7 @@
 #include <string.h>
 
 #include "ctx.h"
-
-/* ---- Growing strings ----------------------------------------------------- */
-
-typedef struct sbuf {
-  char *s;    /* the text, NUL-terminated when not NULL */
-  size_t n;   /* bytes used, without the NUL */
-  size_t cap; /* bytes allocated */
-  int oom;    /* an allocation failed: the text is lost */
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap : 256;
-    while (nc < b->n + n + 1) {
-      if (nc > SIZE_MAX / 2) {
-        b->oom = 1;
-        return;
-      }
-      nc *= 2;
-    }
-    char *ns = realloc(b->s, nc);
-    if (!ns) {
-      b->oom = 1;
-      return;
-    }
-    b->s = ns;
-    b->cap = nc;
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+#include "strbuf.h"
 
 /* ---- Elements -------------------------------------------------------------- */
 
@@ -107,7 +73,7 @@ static void fmt_coord(const walker *w, int plane, const int64_t *c,
 
 typedef struct lister {
   walker w;
-  sbuf out;
+  lg_strbuf out;
   int line_tokens;      /* tokens written on the current line */
   uint64_t run;         /* elements in the current run, 0 = none */
   int run_dim;          /* the dimension the run steps in, -1 = not yet */
@@ -117,16 +83,16 @@ typedef struct lister {
 } lister;
 
 static void token(lister *l, const char *s) {
-  if (l->line_tokens++) sb_str(&l->out, ", ");
-  sb_str(&l->out, s);
+  if (l->line_tokens++) lg_sb_str(&l->out, ", ");
+  lg_sb_str(&l->out, s);
 }
 
 static void put_coord(lister *l, const elem *e, const char *sep) {
   char buf[LAY_MAX_RANK * 24 + 40];
   fmt_coord(&l->w, l->w.planes ? e->plane : -1, e->c, buf, sizeof buf);
   if (sep) {
-    sb_str(&l->out, sep);
-    sb_str(&l->out, buf);
+    lg_sb_str(&l->out, sep);
+    lg_sb_str(&l->out, buf);
   } else {
     token(l, buf);
   }
@@ -175,7 +141,7 @@ static void add(lister *l, const elem *e) {
     flush_run(l);
     flush_pads(l);
     if (l->line_tokens) {
-      sb_str(&l->out, "\n");
+      lg_sb_str(&l->out, "\n");
       l->line_tokens = 0;
     }
     l->run = 1;
@@ -205,14 +171,9 @@ char *li_listing(const lay_plan *p, size_t limit_elems) {
   }
   flush_run(&l);
   flush_pads(&l);
-  if (l.line_tokens) sb_str(&l.out, "\n");
-  if (n < l.w.total) sb_str(&l.out, "...\n");
-  if (!l.out.s) sb_str(&l.out, "");
-  if (l.out.oom) {
-    free(l.out.s);
-    return NULL;
-  }
-  return l.out.s;
+  if (l.line_tokens) lg_sb_str(&l.out, "\n");
+  if (n < l.w.total) lg_sb_str(&l.out, "...\n");
+  return lg_sb_take(&l.out);
 }
 
 /* ---- Matching a pasted listing ---------------------------------------------- */

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 lay_setup
 
 echo "== building lay in build/"
-lay_build build
+lay_build build lay
 lay=build/lay
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -24,10 +24,14 @@ lay_setup() {
   apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-# lay_build DIR [CMAKE ARGS...]: configure and build into DIR.
+# lay_build DIR [TARGET] [CMAKE ARGS...]: configure and build DIR (all
+# targets, or only TARGET when it is given and not an option).
 lay_build() {
   dir=$1; shift
+  target=""
+  case "${1:-}" in ""|-*) ;; *) target="--target $1"; shift ;; esac
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-  cmake --build "$dir" -j "$(nproc 2>/dev/null || echo 2)" >"$dir/build.log" 2>&1 \
+  # shellcheck disable=SC2086
+  cmake --build "$dir" $target -j "$(nproc 2>/dev/null || echo 2)" >"$dir/build.log" 2>&1 \
     || { cat "$dir/build.log" >&2; echo "lay: build failed in $dir" >&2; exit 1; }
 }

@@ -746,7 +746,7 @@ static void t_table(void) {
 /* Random layouts: digit splits, orders, pads, windows, alignment, unit
 ** axes, every dtype; each checked against the reference, and random pairs
 ** converted. */
-static char rlabels[64][16];
+static char rlabels[64][48];
 
 static void random_layout(lg_ir *ir, const char *dims, int rank,
                           const int64_t *shape) {
@@ -764,7 +764,7 @@ static void random_layout(lg_ir *ir, const char *dims, int rank,
     for (int k = 0; k < nd; k++) {
       int64_t mod = k == nd - 1 ? 0 : 2 + (int64_t)(rnd32() % 3);
       char *l = rlabels[nl++ % 64];
-      snprintf(l, 16, "%s/%lld%%%lld", ir->dim[d].name, (long long)div,
+      snprintf(l, sizeof rlabels[0], "%s/%lld%%%lld", ir->dim[d].name, (long long)div,
                (long long)mod);
       ax_digit(ir, d, div, mod, l);
       div *= mod;

@@ -1228,7 +1228,7 @@ static int check_chains(lw *w, const env *en, const item *its, int n,
     }
     /* Sort by div (then mod), insertion sort. */
     int s[LG_MAX_AXES];
-    memcpy(s, idx, sizeof(int) * (size_t)k);
+    for (int a = 0; a < k && a < LG_MAX_AXES; a++) s[a] = idx[a];
     for (int a = 1; a < k; a++)
       for (int b = a; b > 0; b--) {
         const item *x = &its[s[b - 1]], *y = &its[s[b]];

@@ -190,15 +190,12 @@ static int perr(pctx *p, const char *path, const char *fmt, ...)
 /* "PATH: message" as LAY_E_JSON; returns -1. */
 static int perr(pctx *p, const char *path, const char *fmt, ...) {
   if (!p->err) return -1;
-  memset(p->err, 0, sizeof *p->err);
-  p->err->code = LAY_E_JSON;
-  snprintf(p->err->file, sizeof p->err->file, "%s", p->file);
   char msg[400];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(p->err->message, sizeof p->err->message, "%s: %s", path, msg);
+  lg_error_plain(p->err, LAY_E_JSON, p->file, "%s: %s", path, msg);
   return -1;
 }
 
@@ -239,6 +236,7 @@ static int add_issue(li_hsi *h, tensor *t, int fatal, const char *fmt,
   va_start(ap, fmt);
   vsnprintf(is->text, sizeof is->text, fmt, ap);
   va_end(ap);
+  lg_one_line(is->text);
   return 0;
 }
 

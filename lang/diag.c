@@ -26,9 +26,15 @@ void lg_linecol(const char *src, size_t len, uint32_t pos, int *line,
   *col = (int)(pos - start) + 1;
 }
 
+void lg_one_line(char *s) {
+  for (; *s; s++)
+    if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f) *s = '?';
+}
+
 /* Copy a file name, truncating to the field's size. */
 static void set_file(lay_error *err, const char *file) {
   snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+  lg_one_line(err->file);
 }
 
 void lg_error_plain(lay_error *err, lay_status code, const char *file,
@@ -41,6 +47,7 @@ void lg_error_plain(lay_error *err, lay_status code, const char *file,
   va_start(ap, fmt);
   vsnprintf(err->message, sizeof err->message, fmt, ap);
   va_end(ap);
+  lg_one_line(err->message);
 }
 
 void lg_error_at(lay_error *err, lay_status code, const char *file,
@@ -54,6 +61,7 @@ void lg_error_at(lay_error *err, lay_status code, const char *file,
   va_start(ap, fmt);
   vsnprintf(err->message, sizeof err->message, fmt, ap);
   va_end(ap);
+  lg_one_line(err->message);
   if (!src) return;
   if (pos > len) pos = (uint32_t)len;
   lg_linecol(src, len, pos, &err->line, &err->col);

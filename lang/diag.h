@@ -15,6 +15,11 @@
 void lg_linecol(const char *src, size_t len, uint32_t pos, int *line,
                 int *col);
 
+/* Control characters other than tab become '?' in s: a message quotes
+** user text (an import path, a JSON string) and must stay one printable
+** line. */
+void lg_one_line(char *s);
+
 /* Fill err (may be NULL) with a message that has no source position. */
 void lg_error_plain(lay_error *err, lay_status code, const char *file,
                     const char *fmt, ...)

@@ -3,14 +3,17 @@
 **
 ** Inputs are read whole (a file or stdin) so that their size can be checked
 ** against the plan before any output exists. Output files are written to
-** a temporary file in the same folder (mkstemp) and renamed over the
-** target only when everything succeeded: a failed run leaves no output
-** file and never clobbers an existing one.
+** a temporary file in the same folder (unnamed with O_TMPFILE, else
+** mkstemp) and renamed over the target only when everything succeeded: a
+** failed or killed run leaves no output file, no temporary file, and never
+** clobbers an existing one.
 */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* O_TMPFILE */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +270,95 @@ static int write_fd(int fd, const unsigned char *p, size_t n) {
   return 0;
 }
 
+/* The folder part of path ("" for a bare name, "/" kept). */
+static char *dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+  char *d = malloc(dl + 2);
+  if (!d) return NULL;
+  memcpy(d, path, dl);
+  if (!dl) d[dl++] = '.';
+  d[dl] = '\0';
+  return d;
+}
+
+/* The named temporary file of the fallback path, removed by a signal that
+** ends the process (SIGINT, SIGTERM, SIGHUP, SIGPIPE); kill -9 cannot be
+** caught, which is why the unnamed file is tried first. */
+static char *volatile g_tmp_name;
+
+static void unlink_tmp(int sig) {
+  if (g_tmp_name) unlink(g_tmp_name);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* A writable file in dir, not yet visible under any name: O_TMPFILE, or
+** else (a file system without it, or LAY_NO_TMPFILE set, which the tests
+** use to run this path) a mkstemp'ed ".lay-XXXXXX", its name in *name to
+** rename or remove. Returns the descriptor, or -1 with errno set. */
+static int open_tmp(const char *dir, char **name) {
+  *name = NULL;
+#if defined(O_TMPFILE)
+  if (!getenv("LAY_NO_TMPFILE")) {
+    mode_t um = umask(0);
+    umask(um);
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666 & ~um);
+    if (fd >= 0) return fd;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return -1;
+  }
+#endif
+  size_t dl = strlen(dir);
+  char *t = malloc(dl + sizeof "/.lay-XXXXXX");
+  if (!t) {
+    errno = ENOMEM;
+    return -1;
+  }
+  memcpy(t, dir, dl);
+  memcpy(t + dl, "/.lay-XXXXXX", sizeof "/.lay-XXXXXX");
+  g_tmp_name = t;
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+    signal(sigs[i], unlink_tmp);
+  int fd2 = mkstemp(t);
+  if (fd2 < 0) {
+    g_tmp_name = NULL;
+    free(t);
+    return -1;
+  }
+  *name = t;
+  return fd2;
+}
+
+/* Give the unnamed file fd a name in dir, for rename() to move over the
+** target: linkat through /proc/self/fd (AT_EMPTY_PATH would need
+** CAP_DAC_READ_SEARCH). */
+static int name_tmp(int fd, const char *dir, char **name) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  size_t dl = strlen(dir);
+  char *t = malloc(dl + sizeof "/.lay-XXXXXXXX");
+  if (!t) {
+    errno = ENOMEM;
+    return -1;
+  }
+  for (unsigned k = 0; k < 100; k++) {
+    snprintf(t, dl + sizeof "/.lay-XXXXXXXX", "%s/.lay-%08x", dir,
+             (unsigned)getpid() * 2654435761u + k * 40503u);
+    if (!linkat(AT_FDCWD, proc, AT_FDCWD, t, AT_SYMLINK_FOLLOW)) {
+      *name = t;
+      return 0;
+    }
+    if (errno != EEXIST) break;
+  }
+  free(t);
+  return -1;
+}
+
+/* Writes go to a temporary file in the target's folder, renamed over the
+** target only when every byte is written: a failed, interrupted or killed
+** run leaves the old file as it was. With O_TMPFILE the file has no name
+** until the moment before the rename, so even kill -9 leaves nothing. */
 int cli_write_all(const char *path, const void *buf, size_t len) {
   if (!path || !strcmp(path, "-")) {
     if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
@@ -275,27 +367,24 @@ int cli_write_all(const char *path, const void *buf, size_t len) {
     }
     return 0;
   }
-  /* The temporary file lives in the target's folder so rename() is atomic. */
-  const char *slash = strrchr(path, '/');
-  size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-  size_t tl = dl + sizeof ".lay-XXXXXX";
-  char *tmp = malloc(tl);
-  if (!tmp) {
-    cli_fail("out of memory");
-    return -1;
-  }
-  memcpy(tmp, path, dl);
-  memcpy(tmp + dl, ".lay-XXXXXX", sizeof ".lay-XXXXXX");
-  int fd = mkstemp(tmp);
+  /* A file over the size limit fails the write (EFBIG) instead of killing
+  ** the process half-way. */
+  signal(SIGXFSZ, SIG_IGN);
+  char *dir = dir_of(path), *tmp = NULL;
+  int fd = dir ? open_tmp(dir, &tmp) : -1;
   if (fd < 0) {
-    cli_fail("cannot write '%s': %s", path, strerror(errno));
-    free(tmp);
+    cli_fail("cannot write '%s': %s", path, strerror(dir ? errno : ENOMEM));
+    free(dir);
     return -1;
   }
-  mode_t um = umask(0);
-  umask(um);
-  int rc = fchmod(fd, 0666 & ~um);
+  int rc = 0;
+  if (tmp) { /* mkstemp made it 0600: the usual mode, as open() would */
+    mode_t um = umask(0);
+    umask(um);
+    rc = fchmod(fd, 0666 & ~um);
+  }
   if (!rc) rc = write_fd(fd, buf, len);
+  if (!rc && !tmp) rc = name_tmp(fd, dir, &tmp);
   int e = errno;
   if (close(fd) && !rc) {
     rc = -1;
@@ -306,9 +395,11 @@ int cli_write_all(const char *path, const void *buf, size_t len) {
     e = errno;
   }
   if (rc) {
-    unlink(tmp);
+    if (tmp) unlink(tmp);
     cli_fail("cannot write '%s': %s", path, strerror(e));
   }
+  g_tmp_name = NULL;
   free(tmp);
+  free(dir);
   return rc;
 }

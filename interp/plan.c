@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "plan_int.h"
+#include "strbuf.h"
 
 #define LI_MAX_BOXES 65536  /* boxes of one plan (LAY_E_LIMIT beyond) */
 
@@ -803,6 +804,16 @@ static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
       b->kern = LI_K_CONV_ILV;
       b->bk = (int)L[n - 2].ds;
     }
+    /* 2-byte elements split bit-wise into two byte planes, rows of up to
+    ** 16 contiguous destination bytes (Kneron's 1W16C8BHL) */
+    if (n >= 2 && in->ds == 1 && in->ext <= 16 && !pre && !post &&
+        p->s.v.kind == LI_VR_ID && !p->s.v.nplanes && p->s.esz == 2 &&
+        p->d.v.kind == LI_VR_ID && p->d.v.nplanes == 2 && esz == 1 &&
+        li_dt_size(p->d.v.cpu) == 2 && p->d.v.shift[0] < 16 &&
+        p->d.v.shift[1] < 16 && p->d.v.shift[0] >= 0 && p->d.v.shift[1] >= 0) {
+      b->kern = LI_K_SPLIT2;
+      b->bk = (int)in->ext;
+    }
   } else if (n >= 2 && in->ds == 1 && esz == 1 && L[n - 2].ss == 1 &&
              (L[n - 2].ds == 2 || L[n - 2].ds == 4 || L[n - 2].ds == 8) &&
              L[n - 2].ds == pre + in->ext + post && L[n - 2].ext >= 16) {
@@ -1204,6 +1215,8 @@ static lay_status finish(li_plan *p, const int *dmap, lay_error *err) {
   p->sbytes = (size_t)b;
   if (mul64(p->d.nelem, (int64_t)p->d.esz, &b)) return OVF(err);
   p->dbytes = (size_t)b;
+  p->simd = li_simd_level();
+  p->s.v.simd = p->d.v.simd = p->simd;
   p->slow = !(p->s.v.kind == LI_VR_ID && p->d.v.kind == LI_VR_ID &&
               !p->s.v.nplanes && !p->d.v.nplanes && p->s.esz == p->d.esz);
   if (p->s.table || p->d.table)
@@ -1525,35 +1538,6 @@ lay_status li_plan_at(const li_plan *p, uint64_t offset, int64_t *coord,
 }
 
 /* ---- describe ------------------------------------------------------------ */
-typedef struct sbuf {
-  char *s;
-  size_t n, cap;
-  int oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  va_list ap;
-  if (b->oom) return;
-  for (;;) {
-    va_start(ap, fmt);
-    int k = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    if (k < 0) { b->oom = 1; return; }
-    if ((size_t)k < b->cap - b->n) { b->n += (size_t)k; return; }
-    size_t nc = (b->cap + (size_t)k + 1) * 2;
-    char *ns = realloc(b->s, nc);
-    if (!ns) { b->oom = 1; return; }
-    b->s = ns;
-    b->cap = nc;
-  }
-}
-
 static const char *kname(li_kern k) {
   switch (k) {
   case LI_K_MEMCPY: return "memcpy";
@@ -1570,61 +1554,61 @@ static const char *kname(li_kern k) {
   case LI_K_MEMSET: return "memset";
   case LI_K_FILL: return "fill";
   case LI_K_PADCONV: return "converted pad per channel";
+  case LI_K_SPLIT2: return "split into 2 byte planes";
   }
   return "?";
 }
 
-static void describe_side(sbuf *b, const char *what, const li_side *s) {
+static void describe_side(lg_strbuf *b, const char *what, const li_side *s) {
   if (s->is_cpu) {
-    sb_printf(b, "%s: CPU side %s[", what, li_dt_name(s->v.cpu));
+    lg_sb_printf(b, "%s: CPU side %s[", what, li_dt_name(s->v.cpu));
     for (int i = 0; i < s->rank; i++)
-      sb_printf(b, "%s%lld", i ? "," : "", (long long)s->dim[i].size);
-    sb_printf(b, "], %llu bytes\n",
+      lg_sb_printf(b, "%s%lld", i ? "," : "", (long long)s->dim[i].size);
+    lg_sb_printf(b, "], %llu bytes\n",
               (unsigned long long)((uint64_t)s->nelem * s->esz));
     return;
   }
   if (s->table) {
-    sb_printf(b, "%s: gather table of %lld %s elements (%lld table bytes)\n",
+    lg_sb_printf(b, "%s: gather table of %lld %s elements (%lld table bytes)\n",
               what, (long long)s->ntable, li_dt_name(s->v.hw),
               (long long)(s->ntable * 8));
     return;
   }
-  sb_printf(b, "%s: layout %s [", what,
+  lg_sb_printf(b, "%s: layout %s [", what,
             s->v.nplanes ? "uint8" : li_dt_name(s->v.hw));
   for (int j = 0; j < s->naxes; j++)
-    sb_printf(b, "%s%s:%lld", j ? ", " : "", s->ax[j].label,
+    lg_sb_printf(b, "%s%s:%lld", j ? ", " : "", s->ax[j].label,
               (long long)s->ax[j].ext);
-  sb_printf(b, "], strides [");
+  lg_sb_printf(b, "], strides [");
   for (int j = 0; j < s->naxes; j++)
-    sb_printf(b, "%s%lld", j ? ", " : "", (long long)s->ax[j].stride);
-  sb_printf(b, "], %llu bytes\n",
+    lg_sb_printf(b, "%s%lld", j ? ", " : "", (long long)s->ax[j].stride);
+  lg_sb_printf(b, "], %llu bytes\n",
             (unsigned long long)((uint64_t)s->nelem * s->esz));
   static const char *const vk[] = {"copy", "cast", "quantize", "dequantize"};
-  sb_printf(b, "  value: %s %s -> %s", vk[s->v.kind], li_dt_name(s->v.cpu),
+  lg_sb_printf(b, "  value: %s %s -> %s", vk[s->v.kind], li_dt_name(s->v.cpu),
             s->v.nplanes ? "uint8" : li_dt_name(s->v.hw));
-  if (s->v.nplanes) sb_printf(b, ", %d byte planes", s->v.nplanes);
-  if (s->v.axis >= 0) sb_printf(b, ", per channel along dim %d", s->v.axis);
-  sb_printf(b, ", pad %g\n", s->v.pad);
+  if (s->v.nplanes) lg_sb_printf(b, ", %d byte planes", s->v.nplanes);
+  if (s->v.axis >= 0) lg_sb_printf(b, ", per channel along dim %d", s->v.axis);
+  lg_sb_printf(b, ", pad %g\n", s->v.pad);
 }
 
 char *li_plan_describe(const li_plan *p) {
-  sbuf b = {0};
+  lg_strbuf b = {0};
   static const char *const dn[] = {"pack", "unpack", "convert"};
-  sb_printf(&b, "plan: %s, %zu bytes in, %zu bytes out\n", dn[p->dir],
+  lg_sb_printf(&b, "plan: %s, %zu bytes in, %zu bytes out\n", dn[p->dir],
             p->sbytes, p->dbytes);
   describe_side(&b, "source", &p->s);
   describe_side(&b, "destination", &p->d);
   if (p->sub[0]) {
-    sb_printf(&b, "two stages through a %zu-byte CPU-side buffer (the digits "
+    lg_sb_printf(&b, "two stages through a %zu-byte CPU-side buffer (the digits "
                   "have no common refinement)\n",
               p->sub[0]->dbytes);
     for (int k = 0; k < 2; k++) {
       char *t = li_plan_describe(p->sub[k]);
-      sb_printf(&b, "stage %d:\n%s", k + 1, t ? t : "");
+      lg_sb_printf(&b, "stage %d:\n%s", k + 1, t ? t : "");
       free(t);
     }
-    if (b.oom) { free(b.s); return NULL; }
-    return b.s;
+    return lg_sb_take(&b);
   }
   int ndata = 0;
   int64_t padel = 0, datael = 0;
@@ -1633,33 +1617,32 @@ char *li_plan_describe(const li_plan *p) {
     for (int k = 0; k < p->box[i].nl; k++) n *= p->loops[p->box[i].l0 + k].ext;
     if (p->box[i].fill) padel += n; else { ndata++; datael += n; }
   }
-  sb_printf(&b, "boxes: %d (%d data: %lld elements; %d fill: %lld elements)\n",
+  lg_sb_printf(&b, "boxes: %d (%d data: %lld elements; %d fill: %lld elements)\n",
             p->nbox, ndata, (long long)datael, p->nbox - ndata,
             (long long)padel);
   for (int i = 0; i < p->nbox; i++) {
     const li_box *x = &p->box[i];
-    sb_printf(&b, "  box %d: %s, %s", i,
+    lg_sb_printf(&b, "  box %d: %s, %s", i,
               x->fill ? (x->raw ? "hole" : x->pat ? "source pad" : "pad") : "data",
               kname(x->kern));
-    if (x->kern == LI_K_BLOCK) sb_printf(&b, " %d", x->bk);
+    if (x->kern == LI_K_BLOCK) lg_sb_printf(&b, " %d", x->bk);
     if (x->pre || x->post)
-      sb_printf(&b, ", row pads %lld+%lld", (long long)x->pre,
+      lg_sb_printf(&b, ", row pads %lld+%lld", (long long)x->pre,
                 (long long)x->post);
-    sb_printf(&b, ", base src %lld dst %lld, loops", (long long)x->sb,
+    lg_sb_printf(&b, ", base src %lld dst %lld, loops", (long long)x->sb,
               (long long)x->db);
     for (int k = 0; k < x->nl; k++) {
       const li_loop *l = &p->loops[x->l0 + k];
       if (x->fill)
-        sb_printf(&b, " %lld(dst %lld)", (long long)l->ext, (long long)l->ds);
+        lg_sb_printf(&b, " %lld(dst %lld)", (long long)l->ext, (long long)l->ds);
       else
-        sb_printf(&b, " %lld(src %lld, dst %lld)", (long long)l->ext,
+        lg_sb_printf(&b, " %lld(src %lld, dst %lld)", (long long)l->ext,
                   (long long)l->ss, (long long)l->ds);
     }
-    sb_printf(&b, "\n");
+    lg_sb_printf(&b, "\n");
   }
-  sb_printf(&b, "tables: %lld bytes\n",
+  lg_sb_printf(&b, "tables: %lld bytes\n",
             (long long)((p->s.table ? p->s.ntable : 0) * 8 +
                         (p->d.table ? p->d.ntable : 0) * 8));
-  if (b.oom) { free(b.s); return NULL; }
-  return b.s;
+  return lg_sb_take(&b);
 }

@@ -40,6 +40,7 @@
 
 #include "irutil.h"
 #include "lang.h"
+#include "strbuf.h"
 
 void lg_ir_free(lg_ir *ir) {
   if (!ir) return;
@@ -271,47 +272,6 @@ void lg_ie_print(const lg_iexpr *e, const char *const *names, int rank,
 
 /* ---- The dump ------------------------------------------------------------- */
 
-/* A growable malloc'd string; `bad` after an allocation failure. */
-typedef struct dbuf {
-  char *s;
-  size_t n, cap;
-  int bad;
-} dbuf;
-
-static void db_put(dbuf *d, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void db_put(dbuf *d, const char *fmt, ...) {
-  if (d->bad) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(d->s ? d->s + d->n : NULL, d->s ? d->cap - d->n : 0,
-                      fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      d->bad = 1;
-      return;
-    }
-    if (d->s && d->n + (size_t)k < d->cap) {
-      d->n += (size_t)k;
-      return;
-    }
-    size_t cap = (d->cap ? d->cap : 256) * 2;
-    while (cap <= d->n + (size_t)k) cap *= 2;
-    char *s = realloc(d->s, cap);
-    if (!s) {
-      d->bad = 1;
-      return;
-    }
-    d->s = s;
-    d->cap = cap;
-  }
-}
-
 /* The shortest %g form that reads back as exactly v. */
 static void fmt_num(char *buf, size_t cap, double v) {
   for (int p = 1; p <= 17; p++) {
@@ -329,7 +289,7 @@ static const char *round_name(lg_round r) {
   return "?";
 }
 
-static void db_expr(dbuf *d, const char *key, const lg_iexpr *e,
+static void db_expr(lg_strbuf *d, const char *key, const lg_iexpr *e,
                     const lg_ir *ir) {
   if (!e) return;
   const char *names[LG_MAX_RANK];
@@ -337,69 +297,69 @@ static void db_expr(dbuf *d, const char *key, const lg_iexpr *e,
     names[i] = i < ir->rank ? ir->dim[i].name : NULL;
   char buf[1024];
   lg_ie_print(e, names, ir->rank, buf, sizeof buf);
-  db_put(d, " %s=%s", key, buf);
+  lg_sb_printf(d, " %s=%s", key, buf);
 }
 
-static void db_list(dbuf *d, const char *key, const double *v, int n) {
-  db_put(d, "%s", key);
+static void db_list(lg_strbuf *d, const char *key, const double *v, int n) {
+  lg_sb_printf(d, "%s", key);
   for (int i = 0; i < n; i++) {
     char buf[64];
     fmt_num(buf, sizeof buf, v ? v[i] : 0);
-    db_put(d, " %s", buf);
+    lg_sb_printf(d, " %s", buf);
   }
-  db_put(d, "\n");
+  lg_sb_printf(d, "\n");
 }
 
 char *lg_ir_dump(const lg_ir *ir) {
   if (!ir) return NULL;
-  dbuf d = {0};
-  db_put(&d, "name %s\n", ir->name ? ir->name : "?");
-  db_put(&d, "rank %d\n", ir->rank);
+  lg_strbuf d = {0};
+  lg_sb_printf(&d, "name %s\n", ir->name ? ir->name : "?");
+  lg_sb_printf(&d, "rank %d\n", ir->rank);
   for (int i = 0; i < ir->rank && i < LG_MAX_RANK; i++) {
     const lg_ir_dim *m = &ir->dim[i];
-    db_put(&d, "dim %d %s", i, m->name ? m->name : "?");
-    if (m->fixed > 0) db_put(&d, " fixed=%" PRId64, m->fixed);
+    lg_sb_printf(&d, "dim %d %s", i, m->name ? m->name : "?");
+    if (m->fixed > 0) lg_sb_printf(&d, " fixed=%" PRId64, m->fixed);
     db_expr(&d, "lo", m->lo, ir);
     db_expr(&d, "hi", m->hi, ir);
     db_expr(&d, "before", m->before, ir);
     db_expr(&d, "after", m->after, ir);
-    db_put(&d, "\n");
+    lg_sb_printf(&d, "\n");
   }
-  db_put(&d, "naxes %d\n", ir->naxes);
+  lg_sb_printf(&d, "naxes %d\n", ir->naxes);
   for (int i = 0; i < ir->naxes && i < LG_MAX_AXES; i++) {
     const lg_ir_axis *a = &ir->axis[i];
-    db_put(&d, "axis %d %s", i, a->label ? a->label : "?");
+    lg_sb_printf(&d, "axis %d %s", i, a->label ? a->label : "?");
     switch (a->kind) {
     case LG_AX_DIGIT:
-      db_put(&d, " digit %s div=%" PRId64 " mod=%" PRId64,
+      lg_sb_printf(&d, " digit %s div=%" PRId64 " mod=%" PRId64,
              a->dim >= 0 && a->dim < ir->rank && ir->dim[a->dim].name
                  ? ir->dim[a->dim].name
                  : "?",
              a->div, a->mod);
       break;
-    case LG_AX_UNIT: db_put(&d, " unit"); break;
-    case LG_AX_PLANE: db_put(&d, " plane"); break;
+    case LG_AX_UNIT: lg_sb_printf(&d, " unit"); break;
+    case LG_AX_PLANE: lg_sb_printf(&d, " plane"); break;
     }
     db_expr(&d, "stride", a->stride, ir);
     db_expr(&d, "align", a->align, ir);
-    db_put(&d, "\n");
+    lg_sb_printf(&d, "\n");
   }
   const lg_ir_value *v = &ir->value;
   static const char *kinds[] = {"none", "cast", "affine"};
-  db_put(&d, "value %s cpu=%s hw=%s",
+  lg_sb_printf(&d, "value %s cpu=%s hw=%s",
          v->kind >= 0 && v->kind <= LG_V_AFFINE ? kinds[v->kind] : "?",
          lay_dtype_name(v->cpu), lay_dtype_name(v->hw));
   if (v->kind == LG_V_CAST)
-    db_put(&d, " round=%s saturate=%d", round_name(v->round), v->saturate);
+    lg_sb_printf(&d, " round=%s saturate=%d", round_name(v->round), v->saturate);
   if (v->kind == LG_V_AFFINE) {
-    db_put(&d, " %s axis=%s n=%d round=%s saturate=%d",
+    lg_sb_printf(&d, " %s axis=%s n=%d round=%s saturate=%d",
            v->dequant ? "dequantize" : "quantize",
            v->axis >= 0 && v->axis < ir->rank && ir->dim[v->axis].name
                ? ir->dim[v->axis].name
                : "-",
            v->n, round_name(v->round), v->saturate);
   }
-  db_put(&d, "\n");
+  lg_sb_printf(&d, "\n");
   if (v->kind == LG_V_AFFINE) {
     db_list(&d, "num", v->num, v->n);
     db_list(&d, "den", v->den, v->n);
@@ -407,18 +367,18 @@ char *lg_ir_dump(const lg_ir *ir) {
     db_list(&d, "xoff", v->xoff, v->n);
   }
   for (int p = 0; p < v->nplanes && p < LG_MAX_PLANES; p++)
-    db_put(&d, "plane %d %s shift=%d mask=0x%" PRIx32 "\n", p,
+    lg_sb_printf(&d, "plane %d %s shift=%d mask=0x%" PRIx32 "\n", p,
            v->plane[p].name ? v->plane[p].name : "?", v->plane[p].shift,
            v->plane[p].mask);
   char num[64];
   fmt_num(num, sizeof num, v->pad_value);
-  db_put(&d, "pad_value %s\n", num);
+  lg_sb_printf(&d, "pad_value %s\n", num);
   if (ir->table) {
-    db_put(&d, "table %" PRId64 "\n", ir->ntable);
+    lg_sb_printf(&d, "table %" PRId64 "\n", ir->ntable);
     for (int64_t i = 0; i < ir->ntable && i < 1024; i++) {
-      if (i % 16 == 0) db_put(&d, "table[%" PRId64 "]", i);
-      db_put(&d, " %" PRId64, ir->table[i]);
-      if (i % 16 == 15 || i + 1 == ir->ntable || i == 1023) db_put(&d, "\n");
+      if (i % 16 == 0) lg_sb_printf(&d, "table[%" PRId64 "]", i);
+      lg_sb_printf(&d, " %" PRId64, ir->table[i]);
+      if (i % 16 == 15 || i + 1 == ir->ntable || i == 1023) lg_sb_printf(&d, "\n");
     }
     uint64_t h = 1469598103934665603ull;
     for (int64_t i = 0; i < ir->ntable; i++) {
@@ -428,11 +388,7 @@ char *lg_ir_dump(const lg_ir *ir) {
         h *= 1099511628211ull;
       }
     }
-    db_put(&d, "table hash 0x%016" PRIx64 "\n", h);
+    lg_sb_printf(&d, "table hash 0x%016" PRIx64 "\n", h);
   }
-  if (d.bad) {
-    free(d.s);
-    return NULL;
-  }
-  return d.s;
+  return lg_sb_take(&d);
 }

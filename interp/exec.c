@@ -1,16 +1,24 @@
 /*
 ** exec.c: the executor. Runs a plan's boxes: an odometer over the outer
 ** loops of each box and a kernel for the innermost one to three loops:
-** memcpy and row copies for contiguous runs, SSE2 interleaves of 1-byte
-** planes into 2/4/8-wide blocks (directly, or through a stack tile when
-** the rows span two loops) and the inverse deinterleave, an SSSE3 shuffle
-** for back-to-back rows (RGB -> RGBX), unrolled n x k block copies,
-** strided copies, the value-conversion path through stack tiles (byte
-** planes, casts, quantization), fills for pads and holes, and the full
-** gather table for IRs that have one. Row pads (the fused padding of the
-** innermost hardware axis) are written by the kernels with their rows.
-** Threads split every box's outermost loop; boxes are disjoint, so the
-** bytes do not depend on the split.
+** memcpy and row copies for contiguous runs (AVX2 32-byte moves, with the
+** rows' pads written in the same pass), interleaves of 1-byte planes into
+** 2/4/8-wide blocks (SSE2 16 rows a step, AVX2 32) and, through the rows
+** of a small tile (HCWNC8 on 7x7 planes), straight into the destination
+** rows (8-byte stores through row offsets), the inverse deinterleaves, an
+** SSSE3 shuffle for back-to-back rows (RGB -> RGBX), the split of 2-byte
+** elements into two byte planes (16x16 byte transposes), unrolled n x k
+** block copies, strided copies, the value-conversion path through stack
+** tiles (byte planes, casts, quantization; fp32 quantize fused with the
+** 8-wide interleave under AVX2), fills for pads and holes, and the full
+** gather table for IRs that have one. Row pads (the fused padding of the innermost hardware
+** axis) are written by the kernels with their rows. Every SIMD path is
+** chosen at run time from the plan's instruction-set level (li_simd_level:
+** the CPU, lowered by LAY_SIMD) and has a portable C fallback; the bytes
+** never depend on the path. A last partial SIMD step is redone as the step
+** ending at the last row (its repeated rows get the same bytes). Threads
+** split every box's outermost loop (a lone row with its pads is not split);
+** boxes are disjoint, so the bytes do not depend on the split.
 */
 #include <pthread.h>
 #include <stdarg.h>
@@ -29,9 +37,11 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#include <tmmintrin.h>
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
+    defined(__SSE2__)
+#include <immintrin.h>
 #define LI_HAVE_SSSE3_TARGET 1
+#define LI_HAVE_X86_TARGET 1
 #endif
 
 #define TILE 256
@@ -326,8 +336,33 @@ static void fill_n(uint8_t *d, int64_t ds, int64_t n, const uint8_t *pat,
   }
 ROWS_B(4) ROWS_B(8) ROWS_B(16) ROWS_B(32) ROWS_B(64) ROWS_B(128)
 
-/* A copy of n <= 256 bytes, inlined (overlapping word moves). */
+/* A copy of n <= 256 bytes, inlined (overlapping word moves). Up to 128
+** bytes, every load is issued before the first store: a store ahead of a
+** load whose address matches it modulo 4096 would hold the load up. */
+typedef struct v16 { uint64_t a, b; } v16;
+#define LD16(p) (memcpy(&t, (p), 16), t)
 static inline void cpys(uint8_t *d, const uint8_t *s, size_t n) {
+  if (n >= 16 && n <= 128) {
+    v16 t, a0, a1, a2, a3, b0, b1, b2, b3;
+    if (n <= 32) {
+      a0 = LD16(s); b0 = LD16(s + n - 16);
+      memcpy(d, &a0, 16); memcpy(d + n - 16, &b0, 16);
+    } else if (n <= 64) {
+      a0 = LD16(s); a1 = LD16(s + 16);
+      b0 = LD16(s + n - 32); b1 = LD16(s + n - 16);
+      memcpy(d, &a0, 16); memcpy(d + 16, &a1, 16);
+      memcpy(d + n - 32, &b0, 16); memcpy(d + n - 16, &b1, 16);
+    } else {
+      a0 = LD16(s); a1 = LD16(s + 16); a2 = LD16(s + 32); a3 = LD16(s + 48);
+      b0 = LD16(s + n - 64); b1 = LD16(s + n - 48);
+      b2 = LD16(s + n - 32); b3 = LD16(s + n - 16);
+      memcpy(d, &a0, 16); memcpy(d + 16, &a1, 16);
+      memcpy(d + 32, &a2, 16); memcpy(d + 48, &a3, 16);
+      memcpy(d + n - 64, &b0, 16); memcpy(d + n - 48, &b1, 16);
+      memcpy(d + n - 32, &b2, 16); memcpy(d + n - 16, &b3, 16);
+    }
+    return;
+  }
   if (n >= 16) {
     size_t i = 0;
     for (; i + 16 <= n; i += 16) memcpy(d + i, s + i, 16);
@@ -344,59 +379,339 @@ static inline void cpy(uint8_t *d, const uint8_t *s, size_t n) {
   else cpys(d, s, n);
 }
 
+/* AVX2 row copies: n rows of B = 32*q bytes (q = 1..4), or rows of
+** 32 <= B <= 128 bytes with one-byte pads around them (pre before, post
+** after: TIDL's borders); 32-byte moves, every load of a row before its
+** first store. */
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"))) static void
+rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
+            int64_t dso2, int64_t dso, int64_t n2, int64_t n, int q) {
+#define L32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define S32(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+  for (int64_t a = 0; a < n2; a++, s += sso2, d += dso2) {
+    const uint8_t *sr = s;
+    uint8_t *dr = d;
+    if (q == 1) {
+      for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) S32(dr, L32(sr));
+    } else if (q == 2) {
+      for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) {
+        __m256i x = L32(sr), y = L32(sr + 32);
+        S32(dr, x); S32(dr + 32, y);
+      }
+    } else {
+      for (int64_t r = 0; r < n; r++, sr += sso, dr += dso)
+        for (int k = 0; k < q; k++) S32(dr + 32 * k, L32(sr + 32 * k));
+    }
+  }
+}
+
+__attribute__((target("avx2"))) static void
+rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
+             int64_t n, int B, int64_t pre, int64_t post, uint8_t pad) {
+  for (int64_t r = 0; r < n; r++, s += sso, d += dso) {
+    __m256i a = L32(s), e = L32(s + B - 32);
+    if (B <= 64) {
+      S32(d, a); S32(d + B - 32, e);
+    } else {
+      __m256i b = L32(s + 32), c = L32(s + B - 64);
+      S32(d, a); S32(d + 32, b); S32(d + B - 64, c); S32(d + B - 32, e);
+    }
+    padb(d - pre, pre, pad);
+    padb(d + B, post, pad);
+  }
+#undef L32
+#undef S32
+}
+#endif
+
 /* Interleave: n rows of W one-byte elements, d[r*W + w] = s[(w-pre)*ssi + r]
 ** for pre <= w < pre+K, the pad byte elsewhere (planes into blocks, as
-** NCHW -> HCWNC4). SSE2 does 16 rows at a time. */
-static void ilv_u8(const uint8_t *s, int64_t ssi, int K, int pre, int W,
-                   uint8_t pad, uint8_t *d, int64_t n) {
-  int64_t r = 0;
+** NCHW -> HCWNC4). SSE2 does 16 rows at a time, AVX2 32 (W == 8); a last
+** partial group of rows is redone as the group ending at row n (the rows
+** it repeats get the same bytes again). */
 #if defined(__SSE2__)
-  const __m128i padv = _mm_set1_epi8((char)pad);
-  const uint8_t *pl[8];
-  for (int w = 0; w < 8; w++)
-    pl[w] = w >= pre && w < pre + K && w < W ? s + (w - pre) * ssi : NULL;
+__attribute__((always_inline)) static inline void
+ilv16_sse(const uint8_t *const *pl, __m128i padv, const int W, uint8_t *d,
+          int64_t r) {
 #define LD(w) (pl[w] ? _mm_loadu_si128((const __m128i *)(const void *)(pl[w] + r)) : padv)
 #define ST(k, v) _mm_storeu_si128((__m128i *)(void *)(d + r * W) + (k), v)
   if (W == 2) {
-    for (; r + 16 <= n; r += 16) {
-      __m128i a = LD(0), b = LD(1);
-      ST(0, _mm_unpacklo_epi8(a, b));
-      ST(1, _mm_unpackhi_epi8(a, b));
-    }
+    __m128i a = LD(0), b = LD(1);
+    ST(0, _mm_unpacklo_epi8(a, b));
+    ST(1, _mm_unpackhi_epi8(a, b));
   } else if (W == 4) {
-    for (; r + 16 <= n; r += 16) {
-      __m128i a = LD(0), b = LD(1), c = LD(2), e = LD(3);
-      __m128i t0 = _mm_unpacklo_epi8(a, b), t1 = _mm_unpackhi_epi8(a, b);
-      __m128i t2 = _mm_unpacklo_epi8(c, e), t3 = _mm_unpackhi_epi8(c, e);
-      ST(0, _mm_unpacklo_epi16(t0, t2));
-      ST(1, _mm_unpackhi_epi16(t0, t2));
-      ST(2, _mm_unpacklo_epi16(t1, t3));
-      ST(3, _mm_unpackhi_epi16(t1, t3));
-    }
-  } else if (W == 8) {
-    for (; r + 16 <= n; r += 16) {
-      __m128i v0 = LD(0), v1 = LD(1), v2 = LD(2), v3 = LD(3), v4 = LD(4),
-              v5 = LD(5), v6 = LD(6), v7 = LD(7);
-      __m128i p0 = _mm_unpacklo_epi8(v0, v1), p1 = _mm_unpackhi_epi8(v0, v1);
-      __m128i p2 = _mm_unpacklo_epi8(v2, v3), p3 = _mm_unpackhi_epi8(v2, v3);
-      __m128i p4 = _mm_unpacklo_epi8(v4, v5), p5 = _mm_unpackhi_epi8(v4, v5);
-      __m128i p6 = _mm_unpacklo_epi8(v6, v7), p7 = _mm_unpackhi_epi8(v6, v7);
-      __m128i q0 = _mm_unpacklo_epi16(p0, p2), q1 = _mm_unpackhi_epi16(p0, p2);
-      __m128i q2 = _mm_unpacklo_epi16(p1, p3), q3 = _mm_unpackhi_epi16(p1, p3);
-      __m128i q4 = _mm_unpacklo_epi16(p4, p6), q5 = _mm_unpackhi_epi16(p4, p6);
-      __m128i q6 = _mm_unpacklo_epi16(p5, p7), q7 = _mm_unpackhi_epi16(p5, p7);
-      ST(0, _mm_unpacklo_epi32(q0, q4));
-      ST(1, _mm_unpackhi_epi32(q0, q4));
-      ST(2, _mm_unpacklo_epi32(q1, q5));
-      ST(3, _mm_unpackhi_epi32(q1, q5));
-      ST(4, _mm_unpacklo_epi32(q2, q6));
-      ST(5, _mm_unpackhi_epi32(q2, q6));
-      ST(6, _mm_unpacklo_epi32(q3, q7));
-      ST(7, _mm_unpackhi_epi32(q3, q7));
-    }
+    __m128i a = LD(0), b = LD(1), c = LD(2), e = LD(3);
+    __m128i t0 = _mm_unpacklo_epi8(a, b), t1 = _mm_unpackhi_epi8(a, b);
+    __m128i t2 = _mm_unpacklo_epi8(c, e), t3 = _mm_unpackhi_epi8(c, e);
+    ST(0, _mm_unpacklo_epi16(t0, t2));
+    ST(1, _mm_unpackhi_epi16(t0, t2));
+    ST(2, _mm_unpacklo_epi16(t1, t3));
+    ST(3, _mm_unpackhi_epi16(t1, t3));
+  } else {
+    __m128i v0 = LD(0), v1 = LD(1), v2 = LD(2), v3 = LD(3), v4 = LD(4),
+            v5 = LD(5), v6 = LD(6), v7 = LD(7);
+    __m128i p0 = _mm_unpacklo_epi8(v0, v1), p1 = _mm_unpackhi_epi8(v0, v1);
+    __m128i p2 = _mm_unpacklo_epi8(v2, v3), p3 = _mm_unpackhi_epi8(v2, v3);
+    __m128i p4 = _mm_unpacklo_epi8(v4, v5), p5 = _mm_unpackhi_epi8(v4, v5);
+    __m128i p6 = _mm_unpacklo_epi8(v6, v7), p7 = _mm_unpackhi_epi8(v6, v7);
+    __m128i q0 = _mm_unpacklo_epi16(p0, p2), q1 = _mm_unpackhi_epi16(p0, p2);
+    __m128i q2 = _mm_unpacklo_epi16(p1, p3), q3 = _mm_unpackhi_epi16(p1, p3);
+    __m128i q4 = _mm_unpacklo_epi16(p4, p6), q5 = _mm_unpackhi_epi16(p4, p6);
+    __m128i q6 = _mm_unpacklo_epi16(p5, p7), q7 = _mm_unpackhi_epi16(p5, p7);
+    ST(0, _mm_unpacklo_epi32(q0, q4));
+    ST(1, _mm_unpackhi_epi32(q0, q4));
+    ST(2, _mm_unpacklo_epi32(q1, q5));
+    ST(3, _mm_unpackhi_epi32(q1, q5));
+    ST(4, _mm_unpacklo_epi32(q2, q6));
+    ST(5, _mm_unpackhi_epi32(q2, q6));
+    ST(6, _mm_unpacklo_epi32(q3, q7));
+    ST(7, _mm_unpackhi_epi32(q3, q7));
   }
 #undef LD
 #undef ST
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+/* W == 8, 32 rows a step: the SSE2 rounds on both 128-bit lanes (rows
+** r..r+15 in the low lane, r+16..r+31 in the high one); 16-byte stores
+** (32-byte ones split cache lines when d is only 16-byte aligned). */
+__attribute__((target("avx2"))) static int64_t
+ilv8_avx2(const uint8_t *const *pl, uint8_t pad, uint8_t *d, int64_t n) {
+  const __m256i padv = _mm256_set1_epi8((char)pad);
+  int64_t r = 0;
+#define LD(w) (pl[w] ? _mm256_loadu_si256((const __m256i *)(const void *)(pl[w] + r)) : padv)
+  for (; r + 32 <= n; r += 32) {
+    __m256i v0 = LD(0), v1 = LD(1), v2 = LD(2), v3 = LD(3), v4 = LD(4),
+            v5 = LD(5), v6 = LD(6), v7 = LD(7);
+    __m256i p0 = _mm256_unpacklo_epi8(v0, v1), p1 = _mm256_unpackhi_epi8(v0, v1);
+    __m256i p2 = _mm256_unpacklo_epi8(v2, v3), p3 = _mm256_unpackhi_epi8(v2, v3);
+    __m256i p4 = _mm256_unpacklo_epi8(v4, v5), p5 = _mm256_unpackhi_epi8(v4, v5);
+    __m256i p6 = _mm256_unpacklo_epi8(v6, v7), p7 = _mm256_unpackhi_epi8(v6, v7);
+    __m256i q0 = _mm256_unpacklo_epi16(p0, p2), q1 = _mm256_unpackhi_epi16(p0, p2);
+    __m256i q2 = _mm256_unpacklo_epi16(p1, p3), q3 = _mm256_unpackhi_epi16(p1, p3);
+    __m256i q4 = _mm256_unpacklo_epi16(p4, p6), q5 = _mm256_unpackhi_epi16(p4, p6);
+    __m256i q6 = _mm256_unpacklo_epi16(p5, p7), q7 = _mm256_unpackhi_epi16(p5, p7);
+    __m256i o[8] = {_mm256_unpacklo_epi32(q0, q4), _mm256_unpackhi_epi32(q0, q4),
+                    _mm256_unpacklo_epi32(q1, q5), _mm256_unpackhi_epi32(q1, q5),
+                    _mm256_unpacklo_epi32(q2, q6), _mm256_unpackhi_epi32(q2, q6),
+                    _mm256_unpacklo_epi32(q3, q7), _mm256_unpackhi_epi32(q3, q7)};
+    __m128i *lo = (__m128i *)(void *)(d + r * 8), *hi = lo + 8;
+    for (int k = 0; k < 8; k++) {
+      _mm_storeu_si128(lo + k, _mm256_castsi256_si128(o[k]));
+      _mm_storeu_si128(hi + k, _mm256_extracti128_si256(o[k], 1));
+    }
+  }
+#undef LD
+  return r;
+}
+#endif
+
+/* W == 8 through row offsets: row r of the interleave (8 bytes) goes to
+** d + off[r], the rows written straight from the registers (a tile would
+** be read back right after its stores and stall on store forwarding). */
+#if defined(__SSE2__)
+static inline void st8x2(uint8_t *d, const int64_t *off, int64_t r, __m128i v) {
+  _mm_storel_epi64((__m128i *)(void *)(d + off[r]), v);
+  _mm_storeh_pd((double *)(void *)(d + off[r + 1]), _mm_castsi128_pd(v));
+}
+
+static inline void ilv8_off_sse(const uint8_t *const *pl, __m128i padv,
+                                uint8_t *d, const int64_t *off, int64_t r) {
+#define LD(w) (pl[w] ? _mm_loadu_si128((const __m128i *)(const void *)(pl[w] + r)) : padv)
+  __m128i v0 = LD(0), v1 = LD(1), v2 = LD(2), v3 = LD(3), v4 = LD(4),
+          v5 = LD(5), v6 = LD(6), v7 = LD(7);
+#undef LD
+  __m128i p0 = _mm_unpacklo_epi8(v0, v1), p1 = _mm_unpackhi_epi8(v0, v1);
+  __m128i p2 = _mm_unpacklo_epi8(v2, v3), p3 = _mm_unpackhi_epi8(v2, v3);
+  __m128i p4 = _mm_unpacklo_epi8(v4, v5), p5 = _mm_unpackhi_epi8(v4, v5);
+  __m128i p6 = _mm_unpacklo_epi8(v6, v7), p7 = _mm_unpackhi_epi8(v6, v7);
+  __m128i q0 = _mm_unpacklo_epi16(p0, p2), q1 = _mm_unpackhi_epi16(p0, p2);
+  __m128i q2 = _mm_unpacklo_epi16(p1, p3), q3 = _mm_unpackhi_epi16(p1, p3);
+  __m128i q4 = _mm_unpacklo_epi16(p4, p6), q5 = _mm_unpackhi_epi16(p4, p6);
+  __m128i q6 = _mm_unpacklo_epi16(p5, p7), q7 = _mm_unpackhi_epi16(p5, p7);
+  st8x2(d, off, r + 0, _mm_unpacklo_epi32(q0, q4));
+  st8x2(d, off, r + 2, _mm_unpackhi_epi32(q0, q4));
+  st8x2(d, off, r + 4, _mm_unpacklo_epi32(q1, q5));
+  st8x2(d, off, r + 6, _mm_unpackhi_epi32(q1, q5));
+  st8x2(d, off, r + 8, _mm_unpacklo_epi32(q2, q6));
+  st8x2(d, off, r + 10, _mm_unpackhi_epi32(q2, q6));
+  st8x2(d, off, r + 12, _mm_unpacklo_epi32(q3, q7));
+  st8x2(d, off, r + 14, _mm_unpackhi_epi32(q3, q7));
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"), always_inline)) static inline int64_t
+ilv8_off_avx2_(const uint8_t *const *pl, uint8_t pad, uint8_t *d,
+               const int64_t *off, int64_t n, const int full) {
+  const __m256i padv = _mm256_set1_epi8((char)pad);
+  int64_t r = 0;
+#define LD(w) (full || pl[w] ? _mm256_loadu_si256((const __m256i *)(const void *)(pl[w] + r)) : padv)
+  for (;; r += 32) {
+    if (r + 32 > n) { /* the last rows: the group ending at row n */
+      if (r >= n || n < 32) break;
+      r = n - 32;
+    }
+    __m256i v0 = LD(0), v1 = LD(1), v2 = LD(2), v3 = LD(3), v4 = LD(4),
+            v5 = LD(5), v6 = LD(6), v7 = LD(7);
+    __m256i p0 = _mm256_unpacklo_epi8(v0, v1), p1 = _mm256_unpackhi_epi8(v0, v1);
+    __m256i p2 = _mm256_unpacklo_epi8(v2, v3), p3 = _mm256_unpackhi_epi8(v2, v3);
+    __m256i p4 = _mm256_unpacklo_epi8(v4, v5), p5 = _mm256_unpackhi_epi8(v4, v5);
+    __m256i p6 = _mm256_unpacklo_epi8(v6, v7), p7 = _mm256_unpackhi_epi8(v6, v7);
+    __m256i q0 = _mm256_unpacklo_epi16(p0, p2), q1 = _mm256_unpackhi_epi16(p0, p2);
+    __m256i q2 = _mm256_unpacklo_epi16(p1, p3), q3 = _mm256_unpackhi_epi16(p1, p3);
+    __m256i q4 = _mm256_unpacklo_epi16(p4, p6), q5 = _mm256_unpackhi_epi16(p4, p6);
+    __m256i q6 = _mm256_unpacklo_epi16(p5, p7), q7 = _mm256_unpackhi_epi16(p5, p7);
+    __m256i o[8] = {_mm256_unpacklo_epi32(q0, q4), _mm256_unpackhi_epi32(q0, q4),
+                    _mm256_unpacklo_epi32(q1, q5), _mm256_unpackhi_epi32(q1, q5),
+                    _mm256_unpacklo_epi32(q2, q6), _mm256_unpackhi_epi32(q2, q6),
+                    _mm256_unpacklo_epi32(q3, q7), _mm256_unpackhi_epi32(q3, q7)};
+    for (int k = 0; k < 8; k++) {
+      __m128i lo = _mm256_castsi256_si128(o[k]), hi = _mm256_extracti128_si256(o[k], 1);
+      _mm_storel_epi64((__m128i *)(void *)(d + off[r + 2 * k]), lo);
+      _mm_storeh_pd((double *)(void *)(d + off[r + 2 * k + 1]), _mm_castsi128_pd(lo));
+      _mm_storel_epi64((__m128i *)(void *)(d + off[r + 16 + 2 * k]), hi);
+      _mm_storeh_pd((double *)(void *)(d + off[r + 17 + 2 * k]), _mm_castsi128_pd(hi));
+    }
+  }
+#undef LD
+  return r;
+}
+
+__attribute__((target("avx2"))) static int64_t
+ilv8_off_avx2(const uint8_t *const *pl, uint8_t pad, uint8_t *d,
+              const int64_t *off, int64_t n, int full) {
+  if (full) return ilv8_off_avx2_(pl, pad, d, off, n, 1);
+  return ilv8_off_avx2_(pl, pad, d, off, n, 0);
+}
+#endif
+
+static void ilv8_off(const uint8_t *s, int64_t ssi, int K, int pre,
+                     uint8_t pad, uint8_t *d, const int64_t *off, int64_t n,
+                     int simd) {
+  int64_t r = 0;
+#if defined(__SSE2__)
+  if (simd >= LI_SIMD_SSE && n >= 16) {
+    const __m128i padv = _mm_set1_epi8((char)pad);
+    const uint8_t *pl[8];
+    for (int w = 0; w < 8; w++)
+      pl[w] = w >= pre && w < pre + K ? s + (w - pre) * ssi : NULL;
+#if defined(LI_HAVE_X86_TARGET)
+    if (simd >= LI_SIMD_AVX2)
+      r = ilv8_off_avx2(pl, pad, d, off, n, pre == 0 && K == 8);
+#endif
+    for (; r + 16 <= n; r += 16) ilv8_off_sse(pl, padv, d, off, r);
+    if (r < n) ilv8_off_sse(pl, padv, d, off, n - 16);
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  for (; r < n; r++)
+    for (int w = 0; w < 8; w++)
+      d[off[r] + w] = w >= pre && w < pre + K ? s[(w - pre) * ssi + r] : pad;
+}
+
+/* The inverse: 8-byte rows read at s + off[r] split into planes
+** d[(w - p0) * dps + r] for p0 <= w < p0 + K. */
+#if defined(__SSE2__)
+static inline __m128i ld8x2(const uint8_t *s, const int64_t *off, int64_t r) {
+  __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(s + off[r]));
+  return _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(a),
+                                       (const double *)(const void *)(s + off[r + 1])));
+}
+
+static inline void deilv8_off_sse(const uint8_t *s, const int64_t *off,
+                                  int p0, int K, uint8_t *d, int64_t dps,
+                                  int64_t r) {
+  __m128i v[8], u[8];
+  for (int j = 0; j < 8; j++) v[j] = ld8x2(s, off, r + 2 * j);
+  for (int round = 0; round < 4; round++) {
+    for (int j = 0; j < 4; j++) {
+      u[2 * j] = _mm_unpacklo_epi8(v[j], v[j + 4]);
+      u[2 * j + 1] = _mm_unpackhi_epi8(v[j], v[j + 4]);
+    }
+    for (int j = 0; j < 8; j++) v[j] = u[j];
+  }
+  for (int k = 0; k < K; k++)
+    _mm_storeu_si128((__m128i *)(void *)(d + k * dps + r), v[p0 + k]);
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"))) static int64_t
+deilv8_off_avx2(const uint8_t *s, const int64_t *off, int p0, int K,
+                uint8_t *d, int64_t dps, int64_t n) {
+  int64_t r = 0;
+  for (;; r += 32) {
+    if (r + 32 > n) { /* the last rows: the group ending at row n */
+      if (r >= n || n < 32) break;
+      r = n - 32;
+    }
+    __m256i v[8], u[8];
+    for (int j = 0; j < 8; j++)
+      v[j] = _mm256_inserti128_si256(_mm256_castsi128_si256(ld8x2(s, off, r + 2 * j)),
+                                     ld8x2(s, off, r + 16 + 2 * j), 1);
+    for (int round = 0; round < 4; round++) {
+      for (int j = 0; j < 4; j++) {
+        u[2 * j] = _mm256_unpacklo_epi8(v[j], v[j + 4]);
+        u[2 * j + 1] = _mm256_unpackhi_epi8(v[j], v[j + 4]);
+      }
+      for (int j = 0; j < 8; j++) v[j] = u[j];
+    }
+    for (int k = 0; k < K; k++)
+      _mm256_storeu_si256((__m256i *)(void *)(d + k * dps + r), v[p0 + k]);
+  }
+  return r;
+}
+#endif
+
+static void deilv8_off(const uint8_t *s, const int64_t *off, int p0, int K,
+                       uint8_t *d, int64_t dps, int64_t n, int simd) {
+  int64_t r = 0;
+#if defined(__SSE2__)
+  if (simd >= LI_SIMD_SSE && n >= 16) {
+#if defined(LI_HAVE_X86_TARGET)
+    if (simd >= LI_SIMD_AVX2) r = deilv8_off_avx2(s, off, p0, K, d, dps, n);
+#endif
+    for (; r + 16 <= n; r += 16) deilv8_off_sse(s, off, p0, K, d, dps, r);
+    if (r < n) deilv8_off_sse(s, off, p0, K, d, dps, n - 16);
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  for (; r < n; r++)
+    for (int k = 0; k < K; k++) d[k * dps + r] = s[off[r] + p0 + k];
+}
+
+static void ilv_u8(const uint8_t *s, int64_t ssi, int K, int pre, int W,
+                   uint8_t pad, uint8_t *d, int64_t n, int simd) {
+  int64_t r = 0;
+#if defined(__SSE2__)
+  if (simd >= LI_SIMD_SSE && n >= 16 && (W == 2 || W == 4 || W == 8)) {
+    const __m128i padv = _mm_set1_epi8((char)pad);
+    const uint8_t *pl[8];
+    for (int w = 0; w < 8; w++)
+      pl[w] = w >= pre && w < pre + K && w < W ? s + (w - pre) * ssi : NULL;
+#if defined(LI_HAVE_X86_TARGET)
+    if (simd >= LI_SIMD_AVX2 && W == 8) r = ilv8_avx2(pl, pad, d, n);
+#endif
+#define ILV_SSE(WW)                                                   \
+  {                                                                   \
+    for (; r + 16 <= n; r += 16) ilv16_sse(pl, padv, WW, d, r);       \
+    if (r < n) ilv16_sse(pl, padv, WW, d, n - 16);                    \
+  }
+    if (W == 2) ILV_SSE(2)
+    else if (W == 4) ILV_SSE(4)
+    else ILV_SSE(8)
+#undef ILV_SSE
+    return;
+  }
+#else
+  (void)simd;
 #endif
   for (; r < n; r++)
     for (int w = 0; w < W; w++)
@@ -509,26 +824,68 @@ static void block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
 
 /* Deinterleave: rows of W one-byte planes (t[r*W + w]) into planes
 ** d[(w - p0) * dps + r] for p0 <= w < p0 + K. SSE2: a transposition of
-** 16 rows is four rounds of byte unpacks (each rotates the index bits). */
-static void deilv_u8(const uint8_t *t, int W, int p0, int K, uint8_t *d,
-                     int64_t dps, int64_t n) {
-  int64_t r = 0;
+** 16 rows is four rounds of byte unpacks (each rotates the index bits);
+** AVX2 (W == 8) does 32 rows, rows r..r+15 in the low lanes. A last
+** partial group is redone as the group ending at row n. */
 #if defined(__SSE2__)
-  for (; r + 16 <= n; r += 16) {
-    __m128i v[8], u[8];
-    int nv = W; /* 16 rows * W bytes = W vectors */
-    for (int j = 0; j < nv; j++)
-      v[j] = _mm_loadu_si128((const __m128i *)(const void *)(t + r * W + 16 * j));
+static inline void deilv16_sse(const uint8_t *t, int W, int p0, int K,
+                               uint8_t *d, int64_t dps, int64_t r) {
+  __m128i v[8], u[8];
+  int nv = W; /* 16 rows * W bytes = W vectors */
+  for (int j = 0; j < nv; j++)
+    v[j] = _mm_loadu_si128((const __m128i *)(const void *)(t + r * W + 16 * j));
+  for (int round = 0; round < 4; round++) {
+    for (int j = 0; j < nv / 2; j++) {
+      u[2 * j] = _mm_unpacklo_epi8(v[j], v[j + nv / 2]);
+      u[2 * j + 1] = _mm_unpackhi_epi8(v[j], v[j + nv / 2]);
+    }
+    for (int j = 0; j < nv; j++) v[j] = u[j];
+  }
+  for (int k = 0; k < K; k++)
+    _mm_storeu_si128((__m128i *)(void *)(d + k * dps + r), v[p0 + k]);
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"))) static int64_t
+deilv8_avx2(const uint8_t *t, int p0, int K, uint8_t *d, int64_t dps,
+            int64_t n) {
+  int64_t r = 0;
+  for (; r + 32 <= n; r += 32) {
+    __m256i v[8], u[8];
+    const uint8_t *a = t + r * 8;
+    for (int j = 0; j < 8; j++)
+      v[j] = _mm256_inserti128_si256(
+          _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(a + 16 * j))),
+          _mm_loadu_si128((const __m128i *)(const void *)(a + 128 + 16 * j)), 1);
     for (int round = 0; round < 4; round++) {
-      for (int j = 0; j < nv / 2; j++) {
-        u[2 * j] = _mm_unpacklo_epi8(v[j], v[j + nv / 2]);
-        u[2 * j + 1] = _mm_unpackhi_epi8(v[j], v[j + nv / 2]);
+      for (int j = 0; j < 4; j++) {
+        u[2 * j] = _mm256_unpacklo_epi8(v[j], v[j + 4]);
+        u[2 * j + 1] = _mm256_unpackhi_epi8(v[j], v[j + 4]);
       }
-      for (int j = 0; j < nv; j++) v[j] = u[j];
+      for (int j = 0; j < 8; j++) v[j] = u[j];
     }
     for (int k = 0; k < K; k++)
-      _mm_storeu_si128((__m128i *)(void *)(d + k * dps + r), v[p0 + k]);
+      _mm256_storeu_si256((__m256i *)(void *)(d + k * dps + r), v[p0 + k]);
   }
+  return r;
+}
+#endif
+
+static void deilv_u8(const uint8_t *t, int W, int p0, int K, uint8_t *d,
+                     int64_t dps, int64_t n, int simd) {
+  int64_t r = 0;
+#if defined(__SSE2__)
+  if (simd >= LI_SIMD_SSE && n >= 16) {
+#if defined(LI_HAVE_X86_TARGET)
+    if (simd >= LI_SIMD_AVX2 && W == 8) r = deilv8_avx2(t, p0, K, d, dps, n);
+#endif
+    for (; r + 16 <= n; r += 16) deilv16_sse(t, W, p0, K, d, dps, r);
+    if (r < n) deilv16_sse(t, W, p0, K, d, dps, n - 16);
+    return;
+  }
+#else
+  (void)simd;
 #endif
   for (; r < n; r++)
     for (int k = 0; k < K; k++) d[k * dps + r] = t[r * W + p0 + k];
@@ -562,16 +919,229 @@ expand_ssse3(const uint8_t *s, int K, int pre, int W, uint8_t pad, uint8_t *d,
 #endif
 
 static void expand_u8(const uint8_t *s, int K, int pre, int W, uint8_t pad,
-                      uint8_t *d, int64_t n) {
+                      uint8_t *d, int64_t n, int simd) {
   int64_t r = 0;
-#if defined(LI_HAVE_SSSE3_TARGET)
-  if (__builtin_cpu_supports("ssse3") && W <= 16 && K * (16 / W) <= 16) r = expand_ssse3(s, K, pre, W, pad, d, n);
+#if !defined(LI_HAVE_SSSE3_TARGET)
+  (void)simd;
+#else
+  if (simd >= LI_SIMD_SSE && __builtin_cpu_supports("ssse3") && W <= 16 &&
+      K * (16 / W) <= 16)
+    r = expand_ssse3(s, K, pre, W, pad, d, n);
 #endif
   for (; r < n; r++) {
     uint8_t *dr = d + r * W;
     for (int w = 0; w < W; w++)
       dr[w] = w >= pre && w < pre + K ? s[r * K + w - pre] : pad;
   }
+}
+
+/* Split: n rows of K <= 16 two-byte elements (row r, element k at
+** s + (r*sso + k*ssi)*2) into two byte planes: d[r*dso + k] gets
+** (u >> h0) & m0 and d[r*dso + k + ps] (u >> h1) & m1. With K == 16 and
+** sso == 1, SIMD takes 16 rows at a time: shifts, masks and a saturating
+** pack (exact: the masks are <= 0xff) give the 16x16 byte tiles, which
+** four rounds of unpacks transpose; AVX2 carries the low and the high
+** tile in the two lanes of one register. */
+typedef struct split_args {
+  int64_t sso, ssi, dso, ps;
+  int h0, h1;
+  uint32_t m0, m1;
+} split_args;
+
+#if defined(__SSE2__)
+static void transpose16_sse(__m128i *v) {
+  __m128i u[16];
+  for (int round = 0; round < 4; round++) {
+    for (int j = 0; j < 8; j++) {
+      u[2 * j] = _mm_unpacklo_epi8(v[j], v[j + 8]);
+      u[2 * j + 1] = _mm_unpackhi_epi8(v[j], v[j + 8]);
+    }
+    for (int j = 0; j < 16; j++) v[j] = u[j];
+  }
+}
+
+static void split16_sse(const uint8_t *s, uint8_t *d, const split_args *a,
+                        int64_t r) {
+  __m128i lo[16], hi[16];
+  const __m128i c0 = _mm_cvtsi32_si128(a->h0), c1 = _mm_cvtsi32_si128(a->h1);
+  const __m128i m0 = _mm_set1_epi16((short)a->m0), m1 = _mm_set1_epi16((short)a->m1);
+  for (int k = 0; k < 16; k++) {
+    const uint8_t *e = s + (k * a->ssi + r) * 2;
+    __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)e);
+    __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(e + 16));
+    lo[k] = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, c0), m0),
+                             _mm_and_si128(_mm_srl_epi16(x1, c0), m0));
+    hi[k] = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, c1), m1),
+                             _mm_and_si128(_mm_srl_epi16(x1, c1), m1));
+  }
+  transpose16_sse(lo);
+  transpose16_sse(hi);
+  for (int j = 0; j < 16; j++) {
+    uint8_t *o = d + (r + j) * a->dso;
+    _mm_storeu_si128((__m128i *)(void *)o, lo[j]);
+    _mm_storeu_si128((__m128i *)(void *)(o + a->ps), hi[j]);
+  }
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"))) static int64_t
+split16_avx2(const uint8_t *s, uint8_t *d, const split_args *a, int64_t n) {
+  const __m128i c0 = _mm_cvtsi32_si128(a->h0), c1 = _mm_cvtsi32_si128(a->h1);
+  const __m256i m0 = _mm256_set1_epi16((short)a->m0),
+                m1 = _mm256_set1_epi16((short)a->m1);
+  int64_t r = 0;
+  for (; r + 16 <= n; r += 16) {
+    __m256i v[16], u[16];
+    for (int k = 0; k < 16; k++) {
+      __m256i x = _mm256_loadu_si256(
+          (const __m256i *)(const void *)(s + (k * a->ssi + r) * 2));
+      __m256i y = _mm256_packus_epi16(_mm256_and_si256(_mm256_srl_epi16(x, c0), m0),
+                                      _mm256_and_si256(_mm256_srl_epi16(x, c1), m1));
+      v[k] = _mm256_permute4x64_epi64(y, 0xD8); /* low tile | high tile */
+    }
+    for (int round = 0; round < 4; round++) {
+      for (int j = 0; j < 8; j++) {
+        u[2 * j] = _mm256_unpacklo_epi8(v[j], v[j + 8]);
+        u[2 * j + 1] = _mm256_unpackhi_epi8(v[j], v[j + 8]);
+      }
+      for (int j = 0; j < 16; j++) v[j] = u[j];
+    }
+    for (int j = 0; j < 16; j++) {
+      uint8_t *o = d + (r + j) * a->dso;
+      if (a->ps == 16) {
+        _mm256_storeu_si256((__m256i *)(void *)o, v[j]);
+      } else {
+        _mm_storeu_si128((__m128i *)(void *)o, _mm256_castsi256_si128(v[j]));
+        _mm_storeu_si128((__m128i *)(void *)(o + a->ps),
+                         _mm256_extracti128_si256(v[j], 1));
+      }
+    }
+  }
+  return r;
+}
+#endif
+
+static void split2(const uint8_t *s, uint8_t *d, const split_args *a,
+                   int64_t n, int K, int simd) {
+  int64_t r = 0;
+#if defined(__SSE2__)
+  if (simd >= LI_SIMD_SSE && K == 16 && a->sso == 1 && n >= 16) {
+#if defined(LI_HAVE_X86_TARGET)
+    if (simd >= LI_SIMD_AVX2) r = split16_avx2(s, d, a, n);
+#endif
+    for (; r + 16 <= n; r += 16) split16_sse(s, d, a, r);
+    if (r < n) split16_sse(s, d, a, n - 16);
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  for (; r < n; r++) {
+    uint8_t *o = d + r * a->dso;
+    for (int k = 0; k < K; k++) {
+      uint16_t u;
+      memcpy(&u, s + (r * a->sso + k * a->ssi) * 2, 2);
+      o[k] = (uint8_t)((u >> a->h0) & a->m0);
+      o[k + a->ps] = (uint8_t)((u >> a->h1) & a->m1);
+    }
+  }
+}
+
+int li_simd_level(void) {
+  int lv = LI_SIMD_NONE;
+#if defined(__SSE2__)
+  lv = LI_SIMD_SSE;
+#endif
+#if defined(LI_HAVE_X86_TARGET)
+  if (__builtin_cpu_supports("avx2")) lv = LI_SIMD_AVX2;
+#endif
+  const char *e = getenv("LAY_SIMD");
+  if (e && e[0] >= '0' && e[0] <= '9' && !e[1] && e[0] - '0' < lv)
+    lv = e[0] - '0';
+  return lv;
+}
+
+/* Quantize + interleave, fused (W == 8, 1-byte hw type): per 32 rows,
+** each present plane's 32 floats are quantized in registers (li_quant_fast's
+** arithmetic: 8 floats an op with saturating packs, NaN -> 0) into 32
+** bytes, and the 8 byte
+** vectors are interleaved as in ilv8_avx2; d[r*8 + w] for n >= 32 rows,
+** the last step overlapping. */
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv8x32_st(const __m256i *x, uint8_t *d) {
+  __m256i p0 = _mm256_unpacklo_epi8(x[0], x[1]), p1 = _mm256_unpackhi_epi8(x[0], x[1]);
+  __m256i p2 = _mm256_unpacklo_epi8(x[2], x[3]), p3 = _mm256_unpackhi_epi8(x[2], x[3]);
+  __m256i p4 = _mm256_unpacklo_epi8(x[4], x[5]), p5 = _mm256_unpackhi_epi8(x[4], x[5]);
+  __m256i p6 = _mm256_unpacklo_epi8(x[6], x[7]), p7 = _mm256_unpackhi_epi8(x[6], x[7]);
+  __m256i q0 = _mm256_unpacklo_epi16(p0, p2), q1 = _mm256_unpackhi_epi16(p0, p2);
+  __m256i q2 = _mm256_unpacklo_epi16(p1, p3), q3 = _mm256_unpackhi_epi16(p1, p3);
+  __m256i q4 = _mm256_unpacklo_epi16(p4, p6), q5 = _mm256_unpackhi_epi16(p4, p6);
+  __m256i q6 = _mm256_unpacklo_epi16(p5, p7), q7 = _mm256_unpackhi_epi16(p5, p7);
+  __m256i o[8] = {_mm256_unpacklo_epi32(q0, q4), _mm256_unpackhi_epi32(q0, q4),
+                  _mm256_unpacklo_epi32(q1, q5), _mm256_unpackhi_epi32(q1, q5),
+                  _mm256_unpacklo_epi32(q2, q6), _mm256_unpackhi_epi32(q2, q6),
+                  _mm256_unpacklo_epi32(q3, q7), _mm256_unpackhi_epi32(q3, q7)};
+  /* o[k]: rows 2k, 2k+1 (low lane), 16+2k, 17+2k (high lane) */
+  __m128i *dl = (__m128i *)(void *)d, *dh = dl + 8;
+  for (int k = 0; k < 8; k++) {
+    _mm_storeu_si128(dl + k, _mm256_castsi256_si128(o[k]));
+    _mm_storeu_si128(dh + k, _mm256_extracti128_si256(o[k], 1));
+  }
+}
+
+__attribute__((target("avx2"))) static int
+qilv8_avx2(const li_vrule *v, const uint8_t *s, int64_t ssi, int K, int pre,
+           uint8_t pad, uint8_t *d, int64_t n) {
+  const __m256 scv = _mm256_set1_ps((float)(v->num[0] / v->den[0])),
+               hi = _mm256_set1_ps(0x1p30f), lo = _mm256_set1_ps(-0x1p30f);
+  const __m256i zpv = _mm256_set1_epi32((int)v->zp[0]), padv = _mm256_set1_epi8((char)pad);
+  const __m256i ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  const int trunc = v->round == LG_R_TRUNC, u8 = v->hw == LAY_DT_UINT8;
+  const float *pl[8];
+  for (int w = 0; w < 8; w++)
+    pl[w] = w >= pre && w < pre + K ? (const float *)(const void *)(s + (w - pre) * ssi * 4) : NULL;
+  for (int64_t r = 0;; r += 32) {
+    if (r + 32 > n) {
+      if (r >= n) break;
+      r = n - 32;
+    }
+    __m256i x[8];
+    for (int w = 0; w < 8; w++) {
+      if (!pl[w]) { x[w] = padv; continue; }
+      __m256i q[4];
+      for (int k = 0; k < 4; k++) {
+        __m256 f = _mm256_loadu_ps(pl[w] + r + 8 * k);
+        __m256 ok = _mm256_cmp_ps(f, f, _CMP_ORD_Q);
+        __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(f, scv), lo), hi);
+        __m256i c = trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
+        q[k] = _mm256_and_si256(_mm256_add_epi32(c, zpv), _mm256_castps_si256(ok));
+      }
+      __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
+      __m256i c = u8 ? _mm256_packus_epi16(a, b) : _mm256_packs_epi16(a, b);
+      x[w] = _mm256_permutevar8x32_epi32(c, ord);
+    }
+    ilv8x32_st(x, d + r * 8);
+  }
+  return 1;
+}
+
+#endif
+
+static int qilv8(const li_side *S, const li_side *D, const uint8_t *s,
+                 int64_t ssi, int K, int pre, uint8_t pad, uint8_t *d,
+                 int64_t n, int simd) {
+#if defined(LI_HAVE_X86_TARGET)
+  if (simd >= LI_SIMD_AVX2 && n >= 32 && S->v.kind == LI_VR_ID &&
+      S->v.cpu == LAY_DT_FP32 && !S->v.nplanes && !D->v.nplanes &&
+      D->esz == 1 && li_quant_fast(&D->v))
+    return qilv8_avx2(&D->v, s, ssi, K, pre, pad, d, n);
+#else
+  (void)S; (void)D; (void)s; (void)ssi; (void)K; (void)pre; (void)pad;
+  (void)d; (void)n; (void)simd;
+#endif
+  return 0;
 }
 
 /* ---- Boxes ------------------------------------------------------------------ */
@@ -609,6 +1179,12 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
   li_loop L[LG_MAX_RANK * (2 * LG_MAX_AXES + 1)];
   int nl = b->nl;
   if (from >= to) return;
+  if (nl == 1 && b->kern == LI_K_MEMSET) { /* one run: no odometer */
+    const li_loop *l = &p->loops[b->l0];
+    memset(dst + (b->db + from * l->ds) * (int64_t)p->d.esz, p->pats[b->pat][0],
+           (size_t)(to - from) * p->d.esz);
+    return;
+  }
   memcpy(L, p->loops + b->l0, sizeof *L * (size_t)nl);
   if (b->kern == LI_K_TABLE) {
     table_run(p, src, dst, from, to);
@@ -621,7 +1197,7 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
                    b->kern == LI_K_DEILV2 ? 3 :
            b->kern == LI_K_BLOCK || b->kern == LI_K_ROWS || b->kern == LI_K_ILV ||
                    b->kern == LI_K_EXPAND ||
-                   b->kern == LI_K_CONV_ILV ||
+                   b->kern == LI_K_CONV_ILV || b->kern == LI_K_SPLIT2 ||
                    (b->kern == LI_K_CONV && nl >= 2) ? 2 : 1;
   int no = nl - kl;
   int64_t idx[LG_MAX_RANK * (2 * LG_MAX_AXES + 1)];
@@ -632,6 +1208,8 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
   int planes = p->d.v.nplanes && !b->raw ? p->d.v.nplanes : 0;
   int64_t pre = b->pre, post = b->post;
   const uint8_t *dpat = p->pats[0];
+  int64_t off[512]; /* ILV2/DEILV2 row offsets (rows * 8 <= 4096) */
+  int64_t noff = -1;
   for (;;) {
     uint8_t *d = dst + db * (int64_t)de;
     switch (b->kern) {
@@ -648,6 +1226,22 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
         uint8_t *dd = d + (o2 ? a * o2->ds : 0) * (int64_t)de;
         if (pre || post) {
           int64_t pb = pre * (int64_t)de, qb = post * (int64_t)de;
+#if defined(LI_HAVE_X86_TARGET)
+          if (de == 1 && b->bk >= 32 && b->bk <= 128 && p->simd >= LI_SIMD_AVX2) {
+            rowspad_avx2(s, sso, dd, dso, o->ext, b->bk, pb, qb, dpat[0]);
+            continue;
+          }
+#endif
+          if (de == 1 && b->bk >= 16 && b->bk <= 256) {
+            /* one pass per row: pads and inline 16-byte moves */
+            for (int64_t r = 0; r < o->ext; r++) {
+              uint8_t *dr = dd + r * dso;
+              padb(dr - pb, pb, dpat[0]);
+              cpys(dr, s + r * sso, (size_t)b->bk);
+              padb(dr + b->bk, qb, dpat[0]);
+            }
+            continue;
+          }
           for (int64_t r = 0; r < o->ext; r++) {
             uint8_t *dr = dd + r * dso;
             if (de == 1) padb(dr - pb, pb, dpat[0]);
@@ -658,6 +1252,14 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
           }
           continue;
         }
+#if defined(LI_HAVE_X86_TARGET)
+        if (p->simd >= LI_SIMD_AVX2 && b->bk % 32 == 0 && b->bk <= 128) {
+          /* both loops in one call */
+          rows32_avx2(s, o2 ? o2->ss * (int64_t)se : 0, sso, dd,
+                      o2 ? o2->ds * (int64_t)de : 0, dso, n2, o->ext, b->bk / 32);
+          break;
+        }
+#endif
         switch (b->bk) {
         case 4: rows_4(s, sso, dd, dso, o->ext); break;
         case 8: rows_8(s, sso, dd, dso, o->ext); break;
@@ -677,7 +1279,7 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
     case LI_K_ILV: {
       const li_loop *o = &L[nl - 2];
       ilv_u8(src + sb, in->ss, (int)in->ext, (int)pre, b->bk, dpat[0],
-             d - pre, o->ext);
+             d - pre, o->ext, p->simd);
       pre = post = 0;
       break;
     }
@@ -685,8 +1287,17 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
       const li_loop *o = &L[nl - 2], *o2 = &L[nl - 3];
       uint8_t tile[4096];
       int64_t rows = o2->ext * o->ext, rb = o->ext * b->bk;
+      if (b->bk == 8) {
+        if (noff != rows) /* the rows' places, the same for every box step */
+          for (noff = 0; noff < rows; noff++)
+            off[noff] = noff / o->ext * o2->ds + noff % o->ext * 8;
+        ilv8_off(src + sb, in->ss, (int)in->ext, (int)pre, dpat[0], d - pre,
+                 off, rows, p->simd);
+        pre = post = 0;
+        break;
+      }
       ilv_u8(src + sb, in->ss, (int)in->ext, (int)pre, b->bk, dpat[0], tile,
-             rows);
+             rows, p->simd);
       for (int64_t a = 0; a < o2->ext; a++)
         cpy(d - pre + a * o2->ds, tile + a * rb, (size_t)rb);
       pre = post = 0;
@@ -698,15 +1309,24 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
       int W = b->bk;
       int64_t p0 = sb % W, rb = in->ext * W;
       const uint8_t *s0 = src + (sb - p0);
+      int64_t rows = o->ext * in->ext;
+      if (W == 8) {
+        if (noff != rows)
+          for (noff = 0; noff < rows; noff++)
+            off[noff] = noff / in->ext * o->ss + noff % in->ext * 8;
+        deilv8_off(s0, off, (int)p0, (int)pl->ext, d, pl->ds, rows, p->simd);
+        break;
+      }
       for (int64_t a = 0; a < o->ext; a++)
         cpy(tile + a * rb, s0 + a * o->ss, (size_t)rb);
-      deilv_u8(tile, W, (int)p0, (int)pl->ext, d, pl->ds, o->ext * in->ext);
+      deilv_u8(tile, W, (int)p0, (int)pl->ext, d, pl->ds, o->ext * in->ext,
+               p->simd);
       break;
     }
     case LI_K_EXPAND: {
       const li_loop *o = &L[nl - 2];
       expand_u8(src + sb, (int)in->ext, (int)pre, b->bk, dpat[0], d - pre,
-                o->ext);
+                o->ext, p->simd);
       pre = post = 0;
       break;
     }
@@ -716,6 +1336,12 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
       int K = (int)in->ext;
       int direct = p->s.v.kind == LI_VR_ID && p->s.v.axis < 0 &&
                    p->d.v.axis < 0;
+      if (b->bk == 8 && direct &&
+          qilv8(&p->s, &p->d, src + sb * (int64_t)se, in->ss, K, (int)pre,
+                dpat[0], d - pre, o->ext, p->simd)) {
+        pre = post = 0;
+        break;
+      }
       for (int64_t r0 = 0; r0 < o->ext; r0 += TILE) {
         int64_t m = o->ext - r0 < TILE ? o->ext - r0 : TILE;
         for (int w = 0; w < K; w++) {
@@ -726,9 +1352,18 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
             li_conv_block(&p->s, &p->d, sr, 0, 1, tmp + w * TILE, 0, 1, 1, m,
                           cb + w * in->cs, 0, 0, 0, 0, dpat);
         }
-        ilv_u8(tmp, TILE, K, (int)pre, b->bk, dpat[0], d + r0 * b->bk - pre, m);
+        ilv_u8(tmp, TILE, K, (int)pre, b->bk, dpat[0], d + r0 * b->bk - pre, m,
+               p->simd);
       }
       pre = post = 0;
+      break;
+    }
+    case LI_K_SPLIT2: {
+      const li_loop *o = &L[nl - 2];
+      split_args a = {o->ss, in->ss, o->ds, p->d.pstride, p->d.v.shift[0],
+                      p->d.v.shift[1], p->d.v.mask[0] & 0xff,
+                      p->d.v.mask[1] & 0xff};
+      split2(src + sb * (int64_t)se, d, &a, o->ext, (int)in->ext, p->simd);
       break;
     }
     case LI_K_COPY:
@@ -808,6 +1443,11 @@ static void run_part(const li_plan *p, const uint8_t *src, uint8_t *dst,
   for (int i = 0; i < p->nbox; i++) {
     const li_box *b = &p->box[i];
     int64_t e = p->loops[b->l0].ext;
+    if (b->nl == 1 && (b->pre || b->post)) {
+      /* a single row with its pads: a split would write pads at the cut */
+      if (t == 0) li_exec_box(p, b, src, dst, 0, e);
+      continue;
+    }
     int64_t q = e / nt, rm = e % nt; /* part t of e, without overflow */
     int64_t from = q * t + (t < rm ? t : rm);
     int64_t to = from + q + (t < rm ? 1 : 0);

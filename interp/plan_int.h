@@ -37,6 +37,7 @@ typedef struct li_vrule {
   int shift[LG_MAX_PLANES];
   uint32_t mask[LG_MAX_PLANES];
   double pad;             /* pad value, in the hw type */
+  int simd;               /* LI_SIMD_* the conversions may use */
 } li_vrule;
 
 /* value.c */
@@ -54,6 +55,12 @@ float li_bf16_to_f32(uint16_t h);
 ** rules; NULL otherwise). */
 void li_encode(const li_vrule *r, const void *src, void *dst, int64_t n,
                const int32_t *ch);
+/* 1: r quantizes fp32 per tensor with a power-of-two scale, xoff 0, an
+** integral zero point, saturating, nearest-even or truncating, to int8,
+** uint8 or int16: then x * (num/den) in fp32, the SIMD conversion (the
+** MXCSR's nearest-even, or truncation), + zp, a saturating pack and NaN
+** -> 0 give li_encode's bytes exactly. */
+int li_quant_fast(const li_vrule *r);
 void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
                const int32_t *ch);
 
@@ -101,8 +108,10 @@ typedef enum li_kern {
   LI_K_MEMCPY,   /* contiguous run on both sides */
   LI_K_COPY,     /* strided element copy */
   LI_K_ILV,      /* 1-byte planes interleaved into blocks of bk (2/4/8) */
-  LI_K_ILV2,     /* ILV over two loops through a stack tile, rows copied out */
-  LI_K_DEILV2,   /* blocks of bk bytes -> planes, through a stack tile */
+  LI_K_ILV2,     /* ILV over two loops: the rows of a tile, written to
+                    their destination rows (bk 8) or through a stack tile */
+  LI_K_DEILV2,   /* blocks of bk bytes -> planes, read as the rows of a
+                    tile (bk 8) or through a stack tile */
   LI_K_EXPAND,   /* 1-byte rows of k back to back -> rows of bk with pads */
   LI_K_CONV_ILV, /* each plane's run converted, then interleaved (1-byte dst) */
   LI_K_ROWS,     /* rows of bk contiguous bytes (2 or 3 loops), row pads */
@@ -112,7 +121,9 @@ typedef enum li_kern {
   LI_K_TABLE,    /* per-element gather through the full table */
   LI_K_MEMSET,   /* fill, contiguous, one byte value */
   LI_K_FILL,     /* fill, strided or multi-byte pattern */
-  LI_K_PADCONV   /* fill with the source's pad converted per channel */
+  LI_K_PADCONV,  /* fill with the source's pad converted per channel */
+  LI_K_SPLIT2    /* 2-byte elements split into 2 byte planes, k <= 16
+                    elements per row (blocks of 16 rows x 16 transposed) */
 } li_kern;
 
 typedef struct li_box {
@@ -143,6 +154,7 @@ struct li_plan {
   int npat;
   uint8_t (*pats)[LI_PAT_MAX];
   int slow;            /* value path through tiles */
+  int simd;            /* kernels' instruction sets: LI_SIMD_* */
   int dmap[LG_MAX_RANK]; /* d's dim for each of s's dims */
   char dname[LG_MAX_RANK][32]; /* s's dim names, for messages */
   int norefine;        /* build_boxes: no common refinement of the digits */
@@ -153,6 +165,14 @@ struct li_plan {
 };
 
 /* exec.c */
+/* Instruction sets the executor may use, chosen at plan time: the best the
+** CPU has, lowered by the environment variable LAY_SIMD (0 = portable C
+** only, 1 = SSE2/SSSE3, 2 = AVX2), which the tests use to run every
+** fallback path. */
+#define LI_SIMD_NONE 0
+#define LI_SIMD_SSE 1
+#define LI_SIMD_AVX2 2
+int li_simd_level(void);
 /* exec.c: a rows x k block from S (strides sso, ssi in S elements) to D
 ** (dso, dsi), S's unpack rule then D's pack rule; channel of (r, i) is
 ** cb + r*cso + i*csi; pre/post pad elements of D's pad around each row

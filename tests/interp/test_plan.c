@@ -456,6 +456,12 @@ static void t_tidl(void) {
   check_layout("tidl align 16", &ir, s2, LAY_DT_INT8);
   tidl(&ir, 1, 2, 1, 1, 2, 211, 8);
   check_layout("tidl ch_pitch + align", &ir, s2, LAY_DT_UINT16);
+  /* one row with its pads as the whole data box, in an output big enough
+  ** (>= 64 KiB) for two threads: the row must not be cut between them */
+  int64_t s4[] = {1, 1, 1, 6};
+  tidl(&ir, 2, 3, 0, 7000, 0, 0, 0);
+  check_layout("tidl one padded row, 2 threads", &ir, s4, LAY_DT_INT16);
+  check_layout("tidl one padded row, 2 threads int8", &ir, s4, LAY_DT_INT8);
 }
 
 static void t_kneron(void) {
@@ -801,12 +807,122 @@ static void t_random(void) {
   }
 }
 
+/* The executor's SIMD kernels, with the shapes that give full steps,
+** overlapping last steps and rows too few for SIMD; CTest runs this group
+** (like every group) with the CPU's best kernels (AVX2), and again with
+** LAY_SIMD=1 and LAY_SIMD=0 so that the SSE2 and portable paths are
+** checked too. The kernel must be the one
+** the planner names. */
+static void kernel_case(const char *name, const lg_ir *ir, const int64_t *shape,
+                        lay_dtype cpu, const char *kpack, const char *kunpack) {
+  check_layout(name, ir, shape, cpu);
+  li_plan *pk = NULL, *up = NULL;
+  lay_error err;
+  li_plan_build(ir, shape, ir->rank, cpu, LAY_PACK, &pk, &err);
+  li_plan_build(ir, shape, ir->rank, cpu, LAY_UNPACK, &up, &err);
+  char *dp = pk ? li_plan_describe(pk) : NULL, *du = up ? li_plan_describe(up) : NULL;
+  CHECK(dp && strstr(dp, kpack), "%s: pack kernel is not '%s'", name, kpack);
+  CHECK(!kunpack || (du && strstr(du, kunpack)), "%s: unpack kernel is not '%s'",
+        name, kunpack ? kunpack : "");
+  free(dp);
+  free(du);
+  li_plan_free(pk);
+  li_plan_free(up);
+}
+
+static void t_kernels(void) {
+  lg_ir ir;
+  static const int64_t tiles[][4] = {
+      {1, 24, 7, 7},  /* 49 rows: one 32-row step and an overlapping one */
+      {1, 16, 4, 4},  /* 16 rows exactly */
+      {1, 16, 3, 7},  /* 21 rows: SSE step and an overlapping one */
+      {1, 16, 9, 9},  /* 81 rows: two 32-row steps and an overlapping one */
+      {1, 13, 6, 6},  /* the last channel block has 5 of 8 planes */
+      {1, 11, 8, 8},  /* 64 rows, 3 planes in the last block */
+      {1, 1403, 7, 7}, /* >= 64 KiB out: two threads split the blocks */
+  };
+  char nm[96];
+  hcwnc(&ir, 8);
+  for (size_t i = 0; i < sizeof tiles / sizeof *tiles; i++) {
+    snprintf(nm, sizeof nm, "kernels hcwnc8 %lldx%lldx%lldx%lld",
+             (long long)tiles[i][0], (long long)tiles[i][1],
+             (long long)tiles[i][2], (long long)tiles[i][3]);
+    kernel_case(nm, &ir, tiles[i], LAY_DT_INT8, "interleave through a tile",
+                "deinterleave through a tile");
+  }
+  static const int64_t planes[][4] = {
+      {1, 32, 5, 7},  /* 35 pixels: steps of 16 and an overlapping one */
+      {1, 16, 4, 4},  /* 16 pixels */
+      {2, 48, 6, 6},  /* 36 pixels, three groups, two batches */
+      {1, 16, 3, 5},  /* 15 pixels: too few for SIMD */
+      {1, 20, 4, 9},  /* 4 channels in the last group: rows of 4 */
+      {1, 64, 23, 25}, /* >= 64 KiB out: two threads */
+  };
+  k1w16c8bhl(&ir);
+  for (size_t i = 0; i < sizeof planes / sizeof *planes; i++) {
+    snprintf(nm, sizeof nm, "kernels 1w16c8bhl %lldx%lldx%lldx%lld",
+             (long long)planes[i][0], (long long)planes[i][1],
+             (long long)planes[i][2], (long long)planes[i][3]);
+    kernel_case(nm, &ir, planes[i], LAY_DT_INT16, "split into 2 byte planes", NULL);
+  }
+  /* rows of 32, 64, 96, 128 bytes at a line pitch (32-byte moves), and
+  ** with one-byte borders (32 <= row <= 128: pads written in the pass) */
+  static const struct { int64_t w, align; } rw[] = {
+      {32, 64}, {64, 128}, {96, 128}, {128, 256}, {16, 32}};
+  for (size_t i = 0; i < sizeof rw / sizeof *rw; i++) {
+    int64_t sh[] = {1, 3, 5, rw[i].w};
+    tidl(&ir, 0, 0, 0, 0, 0, 0, rw[i].align);
+    snprintf(nm, sizeof nm, "kernels rows %lld pitch %lld", (long long)rw[i].w,
+             (long long)rw[i].align);
+    kernel_case(nm, &ir, sh, LAY_DT_INT8, "row copy", NULL);
+    for (int pl = 1; pl <= 2; pl++) {
+      tidl(&ir, pl, 3 - pl, 1, 1, 0, 0, 0);
+      snprintf(nm, sizeof nm, "kernels rows %lld pads %d+%d", (long long)rw[i].w,
+               pl, 3 - pl);
+      kernel_case(nm, &ir, sh, LAY_DT_INT8, "row copy", NULL);
+    }
+  }
+  int64_t sw[] = {1, 3, 5, 33};
+  tidl(&ir, 1, 1, 1, 1, 0, 0, 0);
+  kernel_case("kernels rows 33 pads 1+1 int16", &ir, sw, LAY_DT_INT16, "row copy", NULL);
+  /* pads of more than 64 bytes before or after a row (the row's
+  ** second half holds data only, or pads only) */
+  static const struct { int pl, pr; int64_t w; } bp[] = {
+      {70, 5, 20}, {3, 80, 17}, {40, 40, 30}, {64, 0, 64}, {0, 64, 64}};
+  for (size_t i = 0; i < sizeof bp / sizeof *bp; i++) {
+    int64_t sh[] = {1, 2, 3, bp[i].w};
+    tidl(&ir, bp[i].pl, bp[i].pr, 1, 0, 0, 0, 0);
+    snprintf(nm, sizeof nm, "kernels rows %lld pads %d+%d", (long long)bp[i].w,
+             bp[i].pl, bp[i].pr);
+    kernel_case(nm, &ir, sh, LAY_DT_INT8, "row copy", NULL);
+  }
+  /* fp32 quantized into HCWNC8: quantize + interleave fused (32-row steps,
+  ** an overlapping last one; fewer rows take the tiles) */
+  static const int64_t qs[][4] = {{1, 3, 5, 7}, {1, 3, 4, 4}, {1, 8, 6, 11},
+                                  {1, 13, 3, 41}, {1, 3, 32, 32},
+                                  {1, 5, 91, 97} /* two threads */};
+  static const struct { double scale, zp; int rm; lay_dtype hw; } qr[] = {
+      {1.0 / 128, 0, LG_R_HALF_EVEN, LAY_DT_INT8},
+      {0.25, 3, LG_R_HALF_EVEN, LAY_DT_UINT8},
+      {1.0 / 64, -2, LG_R_TRUNC, LAY_DT_INT8},
+  };
+  for (size_t j = 0; j < sizeof qr / sizeof *qr; j++)
+    for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
+      hcwnc(&ir, 8);
+      quant(&ir, qr[j].scale, qr[j].zp, (lg_round)qr[j].rm, -1, 1, qr[j].hw);
+      snprintf(nm, sizeof nm, "kernels quant %zu hcwnc8 %lldx%lldx%lldx%lld", j,
+               (long long)qs[i][0], (long long)qs[i][1], (long long)qs[i][2],
+               (long long)qs[i][3]);
+      kernel_case(nm, &ir, qs[i], LAY_DT_FP32, "convert + interleave", NULL);
+    }
+}
+
 int main(int argc, char **argv) {
   static const struct { const char *name; void (*fn)(void); } groups[] = {
       {"hcwnc", t_hcwnc}, {"chunked", t_chunked}, {"tidl", t_tidl},
       {"kneron", t_kneron}, {"window", t_window}, {"values", t_values},
       {"convert", t_convert}, {"errors", t_errors}, {"table", t_table},
-      {"random", t_random}};
+      {"random", t_random}, {"kernels", t_kernels}};
   fesetround(FE_TONEAREST);
   for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
     if (argc < 2 || !strcmp(argv[1], groups[i].name)) groups[i].fn();

@@ -121,13 +121,14 @@ int cli_cmd_move(const cli_args *a) {
   size_t inlen = 0;
   lay_plan *p = make_plan(ctx, a, dir, shape, &rank);
   if (!p) goto done;
-  if (cli_read_all(a->in, &in, &inlen)) goto done;
   size_t need = lay_plan_src_bytes(p), outlen = lay_plan_dst_bytes(p);
+  if (cli_read_all(a->in, need, &in, &inlen)) goto done;
   if (inlen != need) {
     char s[LAY_MAX_RANK * 24];
     cli_shape_str(shape, rank, s, sizeof s);
-    cli_fail("input is %zu bytes, %s on %s %s needs %zu", inlen, a->pos[0],
-             s, lay_dtype_name(lay_plan_src_dtype(p)), need);
+    cli_fail("input is %s%zu bytes, %s on %s %s needs %zu",
+             inlen == SIZE_MAX ? "more than " : "", inlen == SIZE_MAX ? need : inlen,
+             a->pos[0], s, lay_dtype_name(lay_plan_src_dtype(p)), need);
     goto done;
   }
   out = malloc(outlen ? outlen : 1);

@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli_draw.h"
+#include "cli_lay.h"
 #include "strbuf.h"
 
 #include <ctype.h>
@@ -256,47 +257,6 @@ static void coord_label(const cell *c, int rank, int planes, char *out,
   if (planes && n < cap) snprintf(out + n, cap - n, " p%d", c->plane);
 }
 
-/* Write `text` to `path` via a temporary file in the same folder. */
-static int write_atomic(const char *path, const char *text, size_t len,
-                        char *msg, size_t cap) {
-  if (!path || !strcmp(path, "-")) {
-    if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
-      return fail_msg(msg, cap, "cannot write the picture to stdout");
-    return 0;
-  }
-  size_t pl = strlen(path);
-  char *tmp = malloc(pl + 16);
-  if (!tmp) return fail_msg(msg, cap, "out of memory");
-  memcpy(tmp, path, pl);
-  memcpy(tmp + pl, ".tmpXXXXXX", 11);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    int e = errno;
-    free(tmp);
-    return fail_msg(msg, cap, "cannot write '%s': %s", path,
-                    strerror(e));
-  }
-  mode_t um = umask(0); /* mkstemp makes 0600: give the usual 0666 & ~umask */
-  umask(um);
-  FILE *f = fchmod(fd, 0666 & ~um) == 0 ? fdopen(fd, "wb") : NULL;
-  int bad = !f;
-  if (f) {
-    bad = fwrite(text, 1, len, f) != len;
-    bad |= fclose(f) != 0;
-  } else {
-    close(fd);
-  }
-  if (!bad && rename(tmp, path) != 0) bad = 1;
-  if (bad) {
-    int e = errno;
-    unlink(tmp);
-    free(tmp);
-    return fail_msg(msg, cap, "cannot write '%s': %s", path,
-                    strerror(e));
-  }
-  free(tmp);
-  return 0;
-}
 
 int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
                  char *msg, size_t cap) {
@@ -551,7 +511,9 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
     free(b.s);
     return fail_msg(msg, cap, "out of memory");
   }
-  int rcode = write_atomic(path, b.s, b.n, msg, cap);
+  char wmsg[512];
+  int rcode = cli_write_file(path, b.s, b.n, wmsg, sizeof wmsg);
+  if (rcode && msg && cap) snprintf(msg, cap, "%s", wmsg);
   free(b.s);
   if (rcode) return rcode;
   if (msg && cap)

@@ -35,7 +35,11 @@ static void print_err(const lay_error *e) {
 static li_hsi *read_report(const char *path) {
   unsigned char *buf;
   size_t len;
-  if (cli_read_all(path, &buf, &len)) return NULL;
+  if (cli_read_all(path, LI_HSI_MAX_JSON, &buf, &len)) return NULL;
+  if (!buf) {
+    cli_fail("%s: report: larger than %zu bytes", path, LI_HSI_MAX_JSON);
+    return NULL;
+  }
   li_hsi *h = NULL;
   lay_error err;
   if (li_hsi_parse((const char *)buf, len, path, &h, &err)) print_err(&err);
@@ -293,13 +297,14 @@ int cli_hsi_run(int pack, const char *hsi_file, const char *which,
     goto done;
   }
   size_t len;
-  if (cli_read_all(in_path, &src, &len)) goto done;
   size_t need = lay_plan_src_bytes(p), outn = lay_plan_dst_bytes(p);
+  if (cli_read_all(in_path, need, &src, &len)) goto done;
   if (len != need) {
     char sh[200];
     if (pack) shape_str(sh, sizeof sh, inf.cpu_shape, inf.rank);
     else shape_str(sh, sizeof sh, inf.hw_shape, inf.hw_rank);
-    cli_fail("input is %zu bytes; %s[%d] needs %zu (%s %s)", len, side, idx,
+    cli_fail("input is %s%zu bytes; %s[%d] needs %zu (%s %s)",
+             len == SIZE_MAX ? "more than " : "", len == SIZE_MAX ? need : len, side, idx,
              need, lay_dtype_name(pack ? inf.cpu_dtype : inf.hw_dtype), sh);
     goto done;
   }

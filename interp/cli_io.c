@@ -196,7 +196,8 @@ int cli_u64(const char *opt, const char *s, uint64_t *v) {
 
 /* ---- Input ------------------------------------------------------------------ */
 
-int cli_read_all(const char *path, unsigned char **buf, size_t *len) {
+int cli_read_all(const char *path, size_t max, unsigned char **buf,
+                 size_t *len) {
   int use_stdin = !path || !strcmp(path, "-");
   FILE *f = use_stdin ? stdin : fopen(path, "rb");
   *buf = NULL;
@@ -209,8 +210,14 @@ int cli_read_all(const char *path, unsigned char **buf, size_t *len) {
   unsigned char *b = NULL;
   /* A regular file is read in one piece (one byte more to see its end). */
   struct stat sb;
-  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-      (uint64_t)sb.st_size < SIZE_MAX / 2) {
+  if (max > SIZE_MAX - 1) max = SIZE_MAX - 1;
+  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+      (uint64_t)sb.st_size > max) { /* too long: its size is enough */
+    if (!use_stdin) fclose(f);
+    *len = (uint64_t)sb.st_size < SIZE_MAX ? (size_t)sb.st_size : SIZE_MAX;
+    return 0;
+  }
+  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
     cap = (size_t)sb.st_size + 1;
     if (!(b = malloc(cap))) {
       cli_fail("out of memory reading %s", use_stdin ? "stdin" : path);
@@ -220,13 +227,9 @@ int cli_read_all(const char *path, unsigned char **buf, size_t *len) {
   }
   for (;;) {
     if (n == cap) {
+      if (n > max) break; /* seen enough to know it is too long */
       size_t nc = cap ? cap * 2 : 1 << 16;
-      if (nc < cap) {
-        free(b);
-        cli_fail("input too large");
-        if (!use_stdin) fclose(f);
-        return -1;
-      }
+      if (nc < cap || nc > max + 1) nc = max + 1;
       unsigned char *nb = realloc(b, nc);
       if (!nb) {
         free(b);
@@ -251,7 +254,11 @@ int cli_read_all(const char *path, unsigned char **buf, size_t *len) {
     return -1;
   }
   *buf = b;
-  *len = n;
+  *len = n > max ? SIZE_MAX : n;
+  if (n > max) {
+    free(b);
+    *buf = NULL;
+  }
   return 0;
 }
 
@@ -355,30 +362,96 @@ static int name_tmp(int fd, const char *dir, char **name) {
   return -1;
 }
 
-/* Writes go to a temporary file in the target's folder, renamed over the
-** target only when every byte is written: a failed, interrupted or killed
-** run leaves the old file as it was. With O_TMPFILE the file has no name
-** until the moment before the rename, so even kill -9 leaves nothing. */
-int cli_write_all(const char *path, const void *buf, size_t len) {
+/* The file a path names once its symbolic links are followed (a link's
+** target is read relative to the link's folder); malloc'd, NULL when out
+** of memory or the links go round more than 40 times. */
+static char *follow_links(const char *path) {
+  char *cur = strdup(path);
+  for (int hop = 0; cur && hop < 40; hop++) {
+    struct stat sb;
+    if (lstat(cur, &sb) || !S_ISLNK(sb.st_mode)) return cur;
+    char link[4096];
+    ssize_t n = readlink(cur, link, sizeof link - 1);
+    if (n < 0) return cur;
+    link[n] = '\0';
+    char *next;
+    if (link[0] == '/') {
+      next = strdup(link);
+    } else {
+      char *dir = dir_of(cur);
+      size_t l = dir ? strlen(dir) + (size_t)n + 2 : 0;
+      next = dir ? malloc(l) : NULL;
+      if (next) snprintf(next, l, "%s/%s", dir, link);
+      free(dir);
+    }
+    free(cur);
+    cur = next;
+  }
+  free(cur);
+  return NULL;
+}
+
+/* A device, FIFO or socket (/dev/null, /dev/stdout into a pipe, a
+** process substitution) is written in place, as any Unix tool does: it
+** cannot be replaced, and nothing would be left half-written on disk. */
+static int write_special(const char *path, const void *buf, size_t len,
+                         char *msg, size_t cap) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write_fd(fd, buf, len)) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    snprintf(msg, cap, "cannot write '%s': %s", path, strerror(e));
+    return -1;
+  }
+  if (close(fd)) {
+    snprintf(msg, cap, "cannot write '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* Writes to a file go to a temporary file in the target's folder, renamed
+** over the target only when every byte is written: a failed, interrupted
+** or killed run leaves the old file as it was. With O_TMPFILE the file has
+** no name until the moment before the rename, so even kill -9 leaves
+** nothing. A symbolic link is followed (the file it names is replaced, the
+** link stays); an existing file keeps its permission bits. */
+int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
+                   size_t cap) {
   if (!path || !strcmp(path, "-")) {
     if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
-      cli_fail("cannot write to stdout: %s", strerror(errno));
+      snprintf(msg, cap, "cannot write to stdout: %s", strerror(errno));
       return -1;
     }
     return 0;
   }
+  struct stat old;
+  int exists = !stat(path, &old);
+  if (exists && !S_ISREG(old.st_mode)) {
+    if (S_ISDIR(old.st_mode)) {
+      snprintf(msg, cap, "cannot write '%s': it is a folder", path);
+      return -1;
+    }
+    return write_special(path, buf, len, msg, cap);
+  }
   /* A file over the size limit fails the write (EFBIG) instead of killing
   ** the process half-way. */
   signal(SIGXFSZ, SIG_IGN);
-  char *dir = dir_of(path), *tmp = NULL;
+  char *target = follow_links(path);
+  char *dir = target ? dir_of(target) : NULL, *tmp = NULL;
   int fd = dir ? open_tmp(dir, &tmp) : -1;
   if (fd < 0) {
-    cli_fail("cannot write '%s': %s", path, strerror(dir ? errno : ENOMEM));
+    snprintf(msg, cap, "cannot write '%s': %s", path,
+             strerror(dir ? errno : ENOMEM));
     free(dir);
+    free(target);
     return -1;
   }
   int rc = 0;
-  if (tmp) { /* mkstemp made it 0600: the usual mode, as open() would */
+  if (exists) {
+    rc = fchmod(fd, old.st_mode & 07777);
+    if (!rc && geteuid() == 0 && fchown(fd, old.st_uid, old.st_gid)) rc = -1;
+  } else if (tmp) { /* mkstemp made it 0600: the usual mode, as open() would */
     mode_t um = umask(0);
     umask(um);
     rc = fchmod(fd, 0666 & ~um);
@@ -390,16 +463,24 @@ int cli_write_all(const char *path, const void *buf, size_t len) {
     rc = -1;
     e = errno;
   }
-  if (!rc && rename(tmp, path)) {
+  if (!rc && rename(tmp, target)) {
     rc = -1;
     e = errno;
   }
   if (rc) {
     if (tmp) unlink(tmp);
-    cli_fail("cannot write '%s': %s", path, strerror(e));
+    snprintf(msg, cap, "cannot write '%s': %s", path, strerror(e));
   }
   g_tmp_name = NULL;
   free(tmp);
   free(dir);
+  free(target);
   return rc;
+}
+
+int cli_write_all(const char *path, const void *buf, size_t len) {
+  char msg[512];
+  if (!cli_write_file(path, buf, len, msg, sizeof msg)) return 0;
+  cli_fail("%s", msg);
+  return -1;
 }

@@ -67,11 +67,20 @@ int cli_coord(const char *opt, const char *s, int64_t *c, int cap);
 ** "lay: bad OPT 'S': ...". */
 int cli_u64(const char *opt, const char *s, uint64_t *v);
 
-/* Read all of `path` (NULL or "-": stdin). 0, or -1 after printing. */
-int cli_read_all(const char *path, unsigned char **buf, size_t *len);
-/* Write buf to `path` (NULL or "-": stdout), for a file through a
-** temporary file in the same folder renamed over it on success. 0, or -1
-** after printing; a failure leaves no file behind. */
+/* Read `path` (NULL or "-": stdin) into *buf, when it is at most max
+** bytes long. A longer file is not read: *len is its size, *buf NULL; a
+** longer stream (a pipe, /dev/zero) is read only to max + 1 bytes: *len is
+** SIZE_MAX ("more than max"). 0, or -1 after printing. */
+int cli_read_all(const char *path, size_t max, unsigned char **buf,
+                 size_t *len);
+/* Write buf to `path` (NULL or "-": stdout). A file (or the file a
+** symbolic link names) is replaced through a temporary file in its folder,
+** renamed over it on success, keeping its permission bits; a device or
+** FIFO is written in place. 0, or -1 with the message in msg; a failure
+** leaves no file behind and an existing one untouched. */
+int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
+                   size_t cap);
+/* The same, printing the message; 0 or -1. */
 int cli_write_all(const char *path, const void *buf, size_t len);
 
 /* ---- cli_cmds.c ---------------------------------------------------------- */

@@ -67,7 +67,6 @@
 #include <string.h>
 
 #define MAXR LAY_MAX_AXES        /* rank of any intermediate shape */
-#define MAX_JSON ((size_t)64 << 20) /* bytes of one report */
 #define MAX_INT 9007199254740992.0 /* 2^53: exact in a double */
 
 /* ---- Formats ------------------------------------------------------------- */
@@ -1024,8 +1023,8 @@ lay_status li_hsi_parse(const char *json, size_t len, const char *file,
     perr(&p, "report", "no JSON text");
     return LAY_E_ARG;
   }
-  if (len > MAX_JSON) {
-    perr(&p, "report", "larger than %zu bytes", MAX_JSON);
+  if (len > LI_HSI_MAX_JSON) {
+    perr(&p, "report", "larger than %zu bytes", LI_HSI_MAX_JSON);
     if (err) err->code = LAY_E_LIMIT;
     return LAY_E_LIMIT;
   }

@@ -31,6 +31,7 @@
 
 #include "lay.h"
 
+#define LI_HSI_MAX_JSON ((size_t)64 << 20) /* bytes of one report */
 #define LI_HSI_MAX_TENSORS 4096 /* entries in inputs + outputs */
 #define LI_HSI_MAX_OPS 64       /* rt_transformations of one tensor */
 

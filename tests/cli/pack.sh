@@ -97,6 +97,9 @@ bad "input is 11 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12" \
 cat "$T/rgb.bin" "$T/rgb.bin" >"$T/long.bin"
 bad "input is 24 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12" \
   pack amd.hcwnc4 --shape 1,3,2,2 -i "$T/long.bin"
+# an endless input is read only as far as it must be
+bad "input is more than 12 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12" \
+  pack amd.hcwnc4 --shape 1,3,2,2 -i /dev/zero
 bad "input is 12 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 16" \
   unpack amd.hcwnc4 --shape 1,3,2,2 -i "$T/rgb.bin"
 bad "input is 12 bytes, amd.hcwnc4 on 1x3x2x2 fp32 needs 48" \

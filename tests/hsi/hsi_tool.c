@@ -34,7 +34,7 @@ static int direct(int pack, const char *fmt, const char *shape_s,
     cli_print_error(&err);
     goto done;
   }
-  if (cli_read_all(in, &src, &len)) goto done;
+  if (cli_read_all(in, lay_plan_src_bytes(p), &src, &len) || !src) goto done;
   size_t n = lay_plan_dst_bytes(p);
   dst = malloc(n ? n : 1);
   if (!dst || lay_plan_run(p, src, len, dst, n, 1, &err)) {

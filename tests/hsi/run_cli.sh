@@ -1,9 +1,7 @@
 #!/bin/sh
 # tests/hsi/run_cli.sh: the hsi command line, end to end.
-#   run_cli.sh TOOL REF SRCDIR WORKDIR
-# TOOL has the `lay` syntax of the hsi commands (hsi_tool, or lay itself
-# once interp/main.c wires them); REF is the independent reference
-# hsi_ref. Checks: the exact one-line error of every report in bad/ (exit
+#   run_cli.sh LAY REF SRCDIR WORKDIR
+# LAY is the `lay` binary; REF is the independent reference hsi_ref. Checks: the exact one-line error of every report in bad/ (exit
 # 1, no output file left), the seed's examples byte-exact against the
 # reference in every direction, --check on the seed reports and on a bad
 # one, `lay hsi` printing, and export -> run == the layout run directly.

@@ -1174,6 +1174,38 @@ static void table_run(const li_plan *p, const uint8_t *src, uint8_t *dst,
   }
 }
 
+/* A table loop as the kernel: element i from s + t[2i] to d + t[2i+1]
+** (offsets in elements, relative to the loop's first pair: s and d are
+** its places), converted when the plan converts values. */
+static void dimtab(const li_plan *p, const li_loop *in, const uint8_t *s,
+                   uint8_t *d, int64_t cb) {
+  const int64_t *t = p->tabs + in->tab - 1;
+  int64_t se = (int64_t)p->s.esz, de = (int64_t)p->d.esz, n = in->ext;
+  s -= t[0] * se; /* a part of the loop that starts at a later pair */
+  d -= t[1] * de;
+  if (p->slow) {
+    for (int64_t i = 0; i < n; i++)
+      li_conv_block(&p->s, &p->d, s + t[2 * i] * se, 0, 1, d + t[2 * i + 1] * de,
+                    0, 1, 1, 1, cb + i * in->cs, 0, 0, 0, 0, NULL);
+    return;
+  }
+  switch (de) {
+  case 1:
+    for (int64_t i = 0; i < n; i++) d[t[2 * i + 1]] = s[t[2 * i]];
+    break;
+  case 2:
+    for (int64_t i = 0; i < n; i++) memcpy(d + 2 * t[2 * i + 1], s + 2 * t[2 * i], 2);
+    break;
+  case 4:
+    for (int64_t i = 0; i < n; i++) memcpy(d + 4 * t[2 * i + 1], s + 4 * t[2 * i], 4);
+    break;
+  default:
+    for (int64_t i = 0; i < n; i++)
+      memcpy(d + de * t[2 * i + 1], s + se * t[2 * i], (size_t)de);
+    break;
+  }
+}
+
 void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
                  uint8_t *dst, int64_t from, int64_t to) {
   li_loop L[LG_MAX_RANK * (2 * LG_MAX_AXES + 1)];
@@ -1192,6 +1224,12 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
   }
   int64_t sb = b->sb + from * L[0].ss, db = b->db + from * L[0].ds,
           cb = b->cb + from * L[0].cs;
+  if (L[0].tab) { /* the part starts at pair `from` */
+    const int64_t *t = p->tabs + L[0].tab - 1;
+    sb += t[2 * from];
+    db += t[2 * from + 1];
+    L[0].tab += 2 * from;
+  }
   L[0].ext = to - from;
   int kl = (b->kern == LI_K_ROWS && nl >= 3) || b->kern == LI_K_ILV2 ||
                    b->kern == LI_K_DEILV2 ? 3 :
@@ -1369,6 +1407,9 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
     case LI_K_COPY:
       copy_any(src + sb * (int64_t)se, in->ss, d, in->ds, in->ext, de);
       break;
+    case LI_K_DIMTAB:
+      dimtab(p, in, src + sb * (int64_t)se, d, cb);
+      break;
     case LI_K_BLOCK: {
       const li_loop *o = &L[nl - 2];
       block_any(de, b->bk, src + sb * (int64_t)se, o->ss, in->ss, d, o->ds,
@@ -1417,6 +1458,12 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
     post = b->post;
     int j;
     for (j = no - 1; j >= 0; j--) {
+      if (L[j].tab) { /* to the next pair, or back to the first */
+        const int64_t *t = p->tabs + L[j].tab - 1;
+        int64_t i0 = idx[j], i1 = i0 + 1 < L[j].ext ? i0 + 1 : 0;
+        sb += t[2 * i1] - t[2 * i0];
+        db += t[2 * i1 + 1] - t[2 * i0 + 1];
+      }
       sb += L[j].ss;
       db += L[j].ds;
       cb += L[j].cs;
@@ -1494,15 +1541,6 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
                  p->dbytes);
   if ((!src && p->sbytes) || (!dst && p->dbytes))
     return rfail(err, LAY_E_ARG, "missing buffer");
-  if (p->sub[0]) { /* two stages through a CPU-side buffer */
-    size_t tb = p->sub[0]->dbytes;
-    void *tmp = malloc(tb ? tb : 1);
-    if (!tmp) return rfail(err, LAY_E_NOMEM, "out of memory");
-    lay_status st = li_plan_run(p->sub[0], src, src_bytes, tmp, tb, threads, err);
-    if (!st) st = li_plan_run(p->sub[1], tmp, tb, dst, dst_bytes, threads, err);
-    free(tmp);
-    return st;
-  }
   int nt = threads;
   if (nt > LI_MAX_THREADS) nt = LI_MAX_THREADS;
   if ((int64_t)p->dbytes < ((int64_t)1 << 16)) nt = 1;

@@ -541,6 +541,8 @@ typedef struct refdim {
   int64_t ss[LI_MAXR], ds[LI_MAXR];
   int64_t sconst, dconst;        /* element offsets from the pad shifts */
   int64_t off;                   /* q = x + off */
+  int64_t tab;                   /* a table dimension (no common radix):
+                                    li_loop.tab of its one digit, else 0 */
   int npieces;
   piece *pieces;
 } refdim;
@@ -710,8 +712,53 @@ static lay_status nomem(lay_error *err) {
   return fail(err, LAY_E_NOMEM, "out of memory");
 }
 
+/* The element offset that coordinate x of dim i contributes on side s. */
+static int64_t dim_offset(const li_side *s, int i, int64_t x) {
+  const li_sdim *d = &s->dim[i];
+  int64_t q = x + d->off, e = 0;
+  for (int m = 0; m < d->nd; m++) {
+    const li_sax *a = &s->ax[d->dig[m]];
+    int64_t v = q / a->div;
+    e += (a->mod > 0 ? v % a->mod : v) * a->stride;
+  }
+  return e;
+}
+
+/* A dimension whose digits on the two sides have no common radix (c%3
+** against c%4, or pads that shift one side off the other's digits):
+** one table digit over its valid coordinates [lo, hi), each coordinate's
+** offsets on both sides appended to p->tabs, relative to coordinate lo
+** (whose offsets go into the constants). */
+static lay_status tab_dim(li_plan *p, const li_side *S, int i,
+                          const li_side *D, int j, int64_t lo, int64_t hi,
+                          refdim *r, lay_error *err) {
+  memset(r, 0, sizeof *r);
+  r->k = 1;
+  r->unit[0] = 1;
+  int64_t n = hi > lo ? hi - lo : 0, bytes;
+  if (mul64(n, 2 * (int64_t)sizeof(int64_t), &bytes) ||
+      add64(bytes, p->ntabs * (int64_t)sizeof(int64_t), &bytes) ||
+      (size_t)bytes > LI_MAX_TABLE_BYTES)
+    return fail(err, LAY_E_LIMIT, "the plan's index tables exceed %zu bytes",
+                (size_t)LI_MAX_TABLE_BYTES);
+  int64_t *t = realloc(p->tabs, (size_t)bytes ? (size_t)bytes : 1);
+  if (!t) return nomem(err);
+  p->tabs = t;
+  t += p->ntabs;
+  r->sconst = n ? dim_offset(S, i, lo) : 0;
+  r->dconst = n ? dim_offset(D, j, lo) : 0;
+  for (int64_t x = 0; x < n; x++) {
+    t[2 * x] = dim_offset(S, i, lo + x) - r->sconst;
+    t[2 * x + 1] = dim_offset(D, j, lo + x) - r->dconst;
+  }
+  r->tab = p->ntabs + 1;
+  p->ntabs += 2 * n;
+  return LAY_OK;
+}
+
 static int cmp_loop(const void *a, const void *b) {
   const li_loop *x = a, *y = b;
+  if (!x->tab != !y->tab) return x->tab ? 1 : -1; /* table loops inside */
   if (x->ds != y->ds) return x->ds > y->ds ? -1 : 1;
   if (x->ss != y->ss) return x->ss > y->ss ? -1 : 1;
   return 0;
@@ -739,8 +786,9 @@ static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
   for (int i = 0; i < n; i++) {
     if (m > 0) {
       li_loop *o = &L[m - 1];
-      if (o->ss == L[i].ss * L[i].ext && o->ds == L[i].ds * L[i].ext &&
-          o->cs == L[i].cs * L[i].ext && !(i == n - 1 && (pre || post))) {
+      if (!o->tab && !L[i].tab && o->ss == L[i].ss * L[i].ext &&
+          o->ds == L[i].ds * L[i].ext && o->cs == L[i].cs * L[i].ext &&
+          !(i == n - 1 && (pre || post))) {
         o->ext *= L[i].ext;
         o->ss = L[i].ss;
         o->ds = L[i].ds;
@@ -753,7 +801,7 @@ static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
   n = m;
   if (n == 0) {
     L[0].ext = 1;
-    L[0].ss = L[0].ds = L[0].cs = 0;
+    L[0].ss = L[0].ds = L[0].cs = L[0].tab = 0;
     n = 1;
   }
   if (p->nbox == bd->cap) {
@@ -794,6 +842,8 @@ static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
                   ? LI_K_MEMSET : LI_K_FILL;
     if (pat == 1 && (p->s.v.axis >= 0 || p->d.v.axis >= 0))
       b->kern = LI_K_PADCONV; /* the source's pad, converted per channel */
+  } else if (in->tab) {
+    b->kern = LI_K_DIMTAB;
   } else if (p->slow) {
     b->kern = LI_K_CONV;
     /* planes of one source run each, converted then interleaved */
@@ -904,6 +954,7 @@ static lay_status data_boxes(builder *bd, refdim *R, int rank, int chdim,
           L[n].ss = r->ss[k];
           L[n].ds = r->ds[k];
           L[n].cs = i == chdim ? r->unit[k] : 0;
+          L[n].tab = r->tab;
           n++;
         }
       }
@@ -959,7 +1010,7 @@ static lay_status fill_boxes(builder *bd, refdim *V, refdim *O, refdim *F,
           q0 += pc->start[m] * r->unit[m];
           if (pc->cnt[m] > 1) {
             L[n].ext = pc->cnt[m];
-            L[n].ss = 0;
+            L[n].ss = L[n].tab = 0;
             L[n].ds = r->ds[m];
             L[n].cs = k == chdim ? r->unit[m] : 0;
             n++;
@@ -994,16 +1045,16 @@ static lay_status hole_boxes(builder *bd, const li_side *D, int pat) {
       for (int m = k + 1; m < no; m++) {
         L[n].ext = D->ax[ord[m]].ext;
         L[n].ds = D->ax[ord[m]].stride;
-        L[n].ss = L[n].cs = 0;
+        L[n].ss = L[n].cs = L[n].tab = 0;
         n++;
       }
       L[n].ext = a->ext - 1;
       L[n].ds = a->stride;
-      L[n].ss = L[n].cs = 0;
+      L[n].ss = L[n].cs = L[n].tab = 0;
       n++;
       L[n].ext = gap;
       L[n].ds = 1;
-      L[n].ss = L[n].cs = 0;
+      L[n].ss = L[n].cs = L[n].tab = 0;
       n++;
       lay_status st = emit(bd, L, n, 0, span, 0, 1, pat);
       if (st) return st;
@@ -1011,7 +1062,7 @@ static lay_status hole_boxes(builder *bd, const li_side *D, int pat) {
     span += a->stride * (a->ext - 1);
   }
   if (D->nelem > span) {
-    li_loop L[1] = {{D->nelem - span, 0, 1, 0}};
+    li_loop L[1] = {{D->nelem - span, 0, 1, 0, 0}};
     return emit(bd, L, 1, 0, span, 0, 1, pat);
   }
   return LAY_OK;
@@ -1079,23 +1130,19 @@ static lay_status build_boxes(li_plan *p, const int *dmap, lay_error *err) {
     }
     chdim = c;
   }
-  /* data */
+  /* data: a common radix per dimension, or else a table dimension */
   for (int i = 0; i < rank && !st; i++) {
     const li_sdim *a = &S->dim[i], *b = &D->dim[dmap[i]];
-    if (refine(S, i, D, dmap[i], &R[i])) {
-      p->norefine = 1;
-      st = fail(err, LAY_E_LAYOUT,
-                "dimension '%s': the two layouts split it into digits "
-                "with no common refinement (convert through the CPU side)",
-                p->dname[i]);
-      break;
-    }
     int64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
+    if (refine(S, i, D, dmap[i], &R[i]) &&
+        (st = tab_dim(p, S, i, D, dmap[i], lo, hi, &R[i], err)))
+      break;
     if (cut(&R[i], lo + R[i].off, hi + R[i].off)) st = nomem(err);
   }
   /* Fused row padding: D's innermost axis (stride 1, the lowest digit of
   ** its dim, K values) is written whole by the data boxes, pads included,
-  ** when every row meets at most one data piece and S covers D's window. */
+  ** when every row meets at most one data piece, S covers D's window and
+  ** no dimension needs a table loop. */
   int rowdim = -1;
   int64_t K = 0;
   if (!st && !D->v.nplanes) {
@@ -1103,13 +1150,14 @@ static lay_status build_boxes(li_plan *p, const int *dmap, lay_error *err) {
     for (int i = 0; i < rank; i++) {
       const li_sdim *a = &S->dim[i], *b = &D->dim[dmap[i]];
       if (a->lo > b->lo || a->hi < b->hi) ok = 0;
+      if (R[i].tab) ok = 0; /* the table loop is the innermost */
     }
     for (int j = 0; j < D->naxes; j++)
       if (D->ax[j].ext > 1 && D->ax[j].stride == 1) jr = j;
     if (ok && jr >= 0 && D->ax[jr].kind == LG_AX_DIGIT && D->ax[jr].div == 1) {
       K = D->ax[jr].ext;
       for (int i = 0; i < rank; i++)
-        if (dmap[i] == D->ax[jr].dim &&
+        if (dmap[i] == D->ax[jr].dim && !R[i].tab &&
             (R[i].k == 1 || (R[i].rad[0] == K && D->ax[jr].mod == K)))
           rowdim = i;
     }
@@ -1183,12 +1231,12 @@ static lay_status table_box(li_plan *p, lay_error *err) {
   if (!p->pats) return nomem(err);
   make_pats(p);
   const li_side *T = p->s.table ? &p->s : &p->d;
-  li_loop L[1] = {{T->ntable, 1, 1, 0}};
+  li_loop L[1] = {{T->ntable, 1, 1, 0, 0}};
   lay_status st = emit(&bd, L, 1, 0, 0, 0, 0, 0);
   if (!st) p->box[0].kern = LI_K_TABLE;
   /* unpack: CPU elements no table entry names keep the pad */
   if (!st && p->d.is_cpu) {
-    li_loop M[1] = {{p->d.nelem, 0, 1, 0}};
+    li_loop M[1] = {{p->d.nelem, 0, 1, 0, 0}};
     st = emit(&bd, M, 1, 0, 0, 0, 1, 1);
     if (!st) { /* run the fill first */
       li_box t = p->box[0];
@@ -1301,40 +1349,6 @@ lay_status li_plan_build(const lg_ir *ir, const int64_t *shape, int rank,
   return LAY_OK;
 }
 
-/* A convert whose digits have no common refinement (c%3 against c%4):
-** unpack a into a CPU-side buffer, then convert that (a's order) into b. */
-static lay_status two_stage(li_plan *p, const lg_ir *a, const lg_ir *b,
-                            const int64_t *shape, const int64_t *bshape,
-                            int rank, lay_dtype t, const int *dmap,
-                            lay_error *err) {
-  lay_status st;
-  free(p->box);
-  free(p->loops);
-  free(p->pats);
-  p->box = NULL;
-  p->loops = NULL;
-  p->pats = NULL;
-  p->nbox = p->nloops = p->npat = 0;
-  if ((st = li_plan_build(a, shape, rank, t, LAY_UNPACK, &p->sub[0], err)))
-    return st;
-  li_plan *q = calloc(1, sizeof *q);
-  if (!q) return nomem(err);
-  p->sub[1] = q;
-  size_t pn = 0;
-  q->dir = LAY_CONVERT;
-  q->cpu_t = t;
-  if ((st = cpu_side(&q->s, shape, rank, t, err)) ||
-      (st = any_side(&q->d, b, bshape, rank, t, q, &pn, err)))
-    return st;
-  fix_labels(q);
-  q->lay = &q->d;
-  memcpy(q->dmap, dmap, sizeof q->dmap);
-  memcpy(q->dname, p->dname, sizeof q->dname);
-  if ((st = finish(q, dmap, err))) return st;
-  if (err) memset(err, 0, sizeof *err);
-  return LAY_OK;
-}
-
 lay_status li_plan_convert(const lg_ir *a, const lg_ir *b,
                            const int64_t *shape, int rank, lay_dtype dtype,
                            li_plan **out, lay_error *err) {
@@ -1385,11 +1399,8 @@ lay_status li_plan_convert(const lg_ir *a, const lg_ir *b,
     snprintf(p->dname[i], sizeof p->dname[i], "%s",
              a->dim[i].name ? a->dim[i].name : "?");
   if ((st = finish(p, dmap, err))) {
-    if (p->norefine) st = two_stage(p, a, b, shape, bshape, rank, t, dmap, err);
-    if (st) {
-      li_plan_free(p);
-      return st;
-    }
+    li_plan_free(p);
+    return st;
   }
   *out = p;
   return LAY_OK;
@@ -1397,13 +1408,12 @@ lay_status li_plan_convert(const lg_ir *a, const lg_ir *b,
 
 void li_plan_free(li_plan *p) {
   if (!p) return;
-  li_plan_free(p->sub[0]);
-  li_plan_free(p->sub[1]);
   side_free(&p->s);
   side_free(&p->d);
   free(p->box);
   free(p->loops);
   free(p->pats);
+  free(p->tabs);
   free(p->pool);
   free(p);
 }
@@ -1555,6 +1565,7 @@ static const char *kname(li_kern k) {
   case LI_K_FILL: return "fill";
   case LI_K_PADCONV: return "converted pad per channel";
   case LI_K_SPLIT2: return "split into 2 byte planes";
+  case LI_K_DIMTAB: return "element copy through offset pairs";
   }
   return "?";
 }
@@ -1599,17 +1610,6 @@ char *li_plan_describe(const li_plan *p) {
             p->sbytes, p->dbytes);
   describe_side(&b, "source", &p->s);
   describe_side(&b, "destination", &p->d);
-  if (p->sub[0]) {
-    lg_sb_printf(&b, "two stages through a %zu-byte CPU-side buffer (the digits "
-                  "have no common refinement)\n",
-              p->sub[0]->dbytes);
-    for (int k = 0; k < 2; k++) {
-      char *t = li_plan_describe(p->sub[k]);
-      lg_sb_printf(&b, "stage %d:\n%s", k + 1, t ? t : "");
-      free(t);
-    }
-    return lg_sb_take(&b);
-  }
   int ndata = 0;
   int64_t padel = 0, datael = 0;
   for (int i = 0; i < p->nbox; i++) {
@@ -1633,7 +1633,9 @@ char *li_plan_describe(const li_plan *p) {
               (long long)x->db);
     for (int k = 0; k < x->nl; k++) {
       const li_loop *l = &p->loops[x->l0 + k];
-      if (x->fill)
+      if (l->tab)
+        lg_sb_printf(&b, " %lld(table of offset pairs)", (long long)l->ext);
+      else if (x->fill)
         lg_sb_printf(&b, " %lld(dst %lld)", (long long)l->ext, (long long)l->ds);
       else
         lg_sb_printf(&b, " %lld(src %lld, dst %lld)", (long long)l->ext,
@@ -1643,6 +1645,6 @@ char *li_plan_describe(const li_plan *p) {
   }
   lg_sb_printf(&b, "tables: %lld bytes\n",
             (long long)((p->s.table ? p->s.ntable : 0) * 8 +
-                        (p->d.table ? p->d.ntable : 0) * 8));
+                        (p->d.table ? p->d.ntable : 0) * 8 + p->ntabs * 8));
   return lg_sb_take(&b);
 }

@@ -102,6 +102,9 @@ typedef struct li_loop {
   int64_t ext;     /* iterations */
   int64_t ss, ds;  /* source / destination stride, elements */
   int64_t cs;      /* channel stride (per-channel value rules) */
+  int64_t tab;     /* 0, or a table loop: iteration i moves by the offsets
+                      plan->tabs[tab - 1 + 2i] (source) and [tab + 2i]
+                      (destination), relative to iteration 0; ss = ds = 0 */
 } li_loop;
 
 typedef enum li_kern {
@@ -122,8 +125,10 @@ typedef enum li_kern {
   LI_K_MEMSET,   /* fill, contiguous, one byte value */
   LI_K_FILL,     /* fill, strided or multi-byte pattern */
   LI_K_PADCONV,  /* fill with the source's pad converted per channel */
-  LI_K_SPLIT2    /* 2-byte elements split into 2 byte planes, k <= 16
+  LI_K_SPLIT2,   /* 2-byte elements split into 2 byte planes, k <= 16
                     elements per row (blocks of 16 rows x 16 transposed) */
+  LI_K_DIMTAB    /* the innermost loop is a table loop: one element per
+                    (source, destination) offset pair */
 } li_kern;
 
 typedef struct li_box {
@@ -157,10 +162,11 @@ struct li_plan {
   int simd;            /* kernels' instruction sets: LI_SIMD_* */
   int dmap[LG_MAX_RANK]; /* d's dim for each of s's dims */
   char dname[LG_MAX_RANK][32]; /* s's dim names, for messages */
-  int norefine;        /* build_boxes: no common refinement of the digits */
-  li_plan *sub[2];     /* a convert without a common refinement: unpack of
-                          the source, then CPU side -> target (the only
-                          plans that use an intermediate buffer) */
+  int64_t *tabs;       /* offset pairs of the table loops: a dimension
+                          whose digits on the two sides have no common
+                          refinement (c%3 against c%4) gets one pair per
+                          coordinate, its offsets on both sides */
+  int64_t ntabs;       /* entries (2 per coordinate) */
   char *pool;          /* labels */
 };
 

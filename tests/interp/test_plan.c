@@ -255,6 +255,7 @@ static void check_convert(const char *name, const lg_ir *a, const lg_ir *b,
     memset(got, 0x5A, bb);
     li_plan_run(p, abuf, ab, got, bb, 2, &err);
     CHECK(memcmp(got, want, bb) == 0, "%s: convert with 2 threads differs", name);
+    if (memcmp(got, want, bb)) hexdiff(name, got, want, bb);
     if (getenv("LAY_TEST_VERBOSE")) {
       char *d = li_plan_describe(p);
       fprintf(stderr, "== %s\n%s", name, d);
@@ -621,6 +622,23 @@ static void t_values(void) {
   }
 }
 
+/* check_convert, and the plan is one plan whose data go through a table
+** loop of offset pairs (the digits of a dimension have no common radix). */
+static void check_convert_kernel(const char *name, const lg_ir *a,
+                                 const lg_ir *b, const int64_t *shape,
+                                 lay_dtype cpu) {
+  check_convert(name, a, b, shape, cpu);
+  li_plan *p = NULL;
+  lay_error err;
+  if (li_plan_convert(a, b, shape, a->rank, cpu, &p, &err)) return;
+  char *d = li_plan_describe(p);
+  CHECK(d && strstr(d, "element copy through offset pairs") &&
+            strstr(d, "table of offset pairs"),
+        "%s: no table loop in the plan:\n%s", name, d ? d : "");
+  free(d);
+  li_plan_free(p);
+}
+
 static void t_convert(void) {
   lg_ir a, b;
   int64_t s1[] = {1, 11, 5, 7}, s2[] = {2, 6, 3, 5};
@@ -667,11 +685,47 @@ static void t_convert(void) {
   tidl(&b, 1, 1, 0, 0, 0, 0, 0);
   int64_t s6[] = {1, 20, 3, 5};
   check_convert("1w16c8bhl -> tidl int16", &a, &b, s6, LAY_DT_INT16);
-  /* c%3 against c%4: no common refinement, two stages */
+  /* c%3 against c%4: no common radix; still one plan (no intermediate
+  ** buffer), with c as a table loop of offset pairs */
   hcwnc(&a, 4);
   hcwnc(&b, 3);
-  check_convert("hcwnc4 -> hcwnc3 (two stages)", &a, &b, s1, LAY_DT_INT8);
-  check_convert("hcwnc3 -> hcwnc4 (two stages)", &b, &a, s2, LAY_DT_INT16);
+  check_convert_kernel("hcwnc4 -> hcwnc3 (table loop)", &a, &b, s1, LAY_DT_INT8);
+  check_convert_kernel("hcwnc3 -> hcwnc4 (table loop)", &b, &a, s2, LAY_DT_INT16);
+  int64_t sbig[] = {1, 1001, 9, 9}; /* >= 64 KiB: two threads split it */
+  check_convert_kernel("hcwnc3 -> hcwnc4 big (table loop)", &b, &a, sbig, LAY_DT_INT8);
+  int64_t sc[] = {1, 1000, 1, 1}; /* the table loop is the only loop */
+  check_convert_kernel("hcwnc3 -> hcwnc4 one pixel (table loop)", &b, &a, sc, LAY_DT_FP32);
+  /* a pad of 1 before c shifts one side off the other's digits */
+  hcwnc(&b, 4);
+  b.dim[1].before = C(1);
+  b.value.pad_value = 5;
+  check_convert_kernel("hcwnc4 -> hcwnc4 with c shifted by 1 (table loop)", &a, &b,
+                       s1, LAY_DT_UINT8);
+  /* values through a table loop: quantize per channel along c */
+  hcwnc(&a, 4);
+  a.value.cpu = LAY_DT_FP32;
+  hcwnc(&b, 3);
+  quant(&b, 0.25, 2, LG_R_HALF_EVEN, 1, 11, LAY_DT_INT8);
+  check_convert_kernel("fp32 hcwnc4 -> per-channel quantized hcwnc3 (table loop)",
+                       &a, &b, s1, LAY_DT_FP32);
+  /* two table dimensions (c and h), one of them an outer loop */
+  ir_init(&a, "a", "n,c,h,w");
+  ax_digit(&a, 0, 1, 0, "n");
+  ax_digit(&a, 1, 3, 0, "c/3");
+  ax_digit(&a, 2, 5, 0, "h/5");
+  ax_digit(&a, 3, 1, 0, "w");
+  ax_digit(&a, 2, 1, 5, "h%5");
+  ax_digit(&a, 1, 1, 3, "c%3");
+  ir_init(&b, "b", "n,c,h,w");
+  ax_digit(&b, 0, 1, 0, "n");
+  ax_digit(&b, 2, 2, 0, "h/2");
+  ax_digit(&b, 1, 4, 0, "c/4");
+  ax_digit(&b, 3, 1, 0, "w");
+  ax_digit(&b, 1, 1, 4, "c%4");
+  ax_digit(&b, 2, 1, 2, "h%2");
+  int64_t s7[] = {2, 7, 9, 3}, s8[] = {1, 130, 31, 11};
+  check_convert_kernel("two table dimensions", &a, &b, s7, LAY_DT_INT8);
+  check_convert_kernel("two table dimensions, big", &b, &a, s8, LAY_DT_INT16);
   /* name errors */
   plain(&a, "n,c,h,w", ord, 4);
   plain(&b, "n,c,h,x", ord, 4);

@@ -1145,32 +1145,44 @@ static int qilv8(const li_side *S, const li_side *D, const uint8_t *s,
 }
 
 /* ---- Boxes ------------------------------------------------------------------ */
+/* The channel of CPU element c along the per-channel axis of the plan's
+** value rules (0 without one). */
+static int64_t cpu_channel(const li_plan *p, int64_t c) {
+  const li_side *C = p->s.is_cpu ? &p->s : &p->d;
+  int axis = p->s.v.axis >= 0 ? p->s.v.axis : p->d.v.axis;
+  if (axis < 0) return 0;
+  for (int i = C->rank - 1; i > axis; i--) c /= C->dim[i].size;
+  return c % C->dim[axis].size;
+}
+
+/* Hardware elements [from, to) of the gather table's side, run by run: a
+** pack reads each run's consecutive CPU elements (or writes the pad), an
+** unpack writes them. */
 static void table_run(const li_plan *p, const uint8_t *src, uint8_t *dst,
                       int64_t from, int64_t to) {
   const li_side *S = &p->s, *D = &p->d;
-  if (S->table) { /* unpack: hw element e -> CPU element table[e] */
-    for (int64_t e = from; e < to; e++) {
-      int64_t c = S->table[e];
-      if (c < 0) continue;
-      if (p->slow)
-        li_conv_block(S, D, src + e * (int64_t)S->esz, 0, 1,
-                      dst + c * (int64_t)D->esz, 0, 1, 1, 1, 0, 0, 0, 0, 0,
-                      NULL);
-      else
-        memcpy(dst + c * (int64_t)D->esz, src + e * (int64_t)S->esz, D->esz);
+  const int pack = D->table != NULL;
+  const li_gather *g = pack ? D->table : S->table;
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  const int perch = S->v.axis >= 0 || D->v.axis >= 0;
+  for (int64_t e = from, len; e < to; e += len) {
+    int64_t c = li_gather_run(g, e, &len);
+    if (len > to - e) len = to - e;
+    if (c < 0) {
+      if (pack) fill_n(dst + e * de, 1, len, p->pats[0], (size_t)de);
+      continue;
     }
-    return;
-  }
-  for (int64_t e = from; e < to; e++) { /* pack */
-    int64_t c = D->table[e];
-    uint8_t *d = dst + e * (int64_t)D->esz;
-    if (c < 0)
-      memcpy(d, p->pats[0], D->esz);
-    else if (p->slow)
-      li_conv_block(S, D, src + c * (int64_t)S->esz, 0, 1, d, 0, 1, 1, 1, 0,
-                    0, 0, 0, 0, NULL);
-    else
-      memcpy(d, src + c * (int64_t)S->esz, D->esz);
+    const uint8_t *s = src + (pack ? c : e) * se;
+    uint8_t *d = dst + (pack ? e : c) * de;
+    if (!p->slow) {
+      memcpy(d, s, (size_t)(len * de));
+    } else if (!perch) {
+      li_conv_block(S, D, s, 0, 1, d, 0, 1, 1, len, 0, 0, 0, 0, 0, NULL);
+    } else {
+      for (int64_t i = 0; i < len; i++)
+        li_conv_block(S, D, s + i * se, 0, 1, d + i * de, 0, 1, 1, 1,
+                      cpu_channel(p, c + i), 0, 0, 0, 0, NULL);
+    }
   }
 }
 
@@ -1544,8 +1556,9 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
   int nt = threads;
   if (nt > LI_MAX_THREADS) nt = LI_MAX_THREADS;
   if ((int64_t)p->dbytes < ((int64_t)1 << 16)) nt = 1;
-  for (int i = 0; i < p->nbox && nt > 1; i++)
-    if (p->box[i].kern == LI_K_TABLE) nt = 1;
+  /* an unpack through a gather table that does not hold every element
+  ** fills the CPU side first: one thread */
+  if (p->s.table && p->nbox > 1) nt = 1;
   if (nt <= 1) {
     run_part(p, src, dst, 0, 1);
     return LAY_OK;

@@ -499,15 +499,16 @@ static lay_status side_table(li_side *s, const lg_ir *ir, const int64_t *shape,
       (size_t)t > LI_MAX_TABLE_BYTES)
     return fail(err, LAY_E_LIMIT, "the gather table exceeds %zu bytes",
                 (size_t)LI_MAX_TABLE_BYTES);
-  s->table = malloc((size_t)t);
-  if (!s->table) return fail(err, LAY_E_NOMEM, "out of memory");
-  for (int64_t e = 0; e < ir->ntable; e++) {
+  for (int64_t e = 0; e < ir->ntable; e++)
     if (ir->table[e] < -1 || ir->table[e] >= n)
       return fail(err, LAY_E_LAYOUT,
                   "gather table entry %lld is outside the tensor", (long long)e);
-    s->table[e] = ir->table[e];
+  s->table = malloc(sizeof *s->table);
+  if (!s->table || li_gather_build(ir->table, ir->ntable, n, s->table)) {
+    free(s->table);
+    s->table = NULL;
+    return fail(err, LAY_E_NOMEM, "out of memory");
   }
-  s->ntable = ir->ntable;
   s->nelem = ir->ntable;
   for (int i = 0; i < rank; i++) {
     s->dim[i].size = shape[i];
@@ -521,6 +522,7 @@ static lay_status side_table(li_side *s, const lg_ir *ir, const int64_t *shape,
 static void side_free(li_side *s) {
   free(s->v.num);
   s->v.num = NULL;
+  if (s->table) li_gather_free(s->table);
   free(s->table);
   s->table = NULL;
 }
@@ -1231,11 +1233,12 @@ static lay_status table_box(li_plan *p, lay_error *err) {
   if (!p->pats) return nomem(err);
   make_pats(p);
   const li_side *T = p->s.table ? &p->s : &p->d;
-  li_loop L[1] = {{T->ntable, 1, 1, 0, 0}};
+  li_loop L[1] = {{T->table->n, 1, 1, 0, 0}};
   lay_status st = emit(&bd, L, 1, 0, 0, 0, 0, 0);
   if (!st) p->box[0].kern = LI_K_TABLE;
-  /* unpack: CPU elements no table entry names keep the pad */
-  if (!st && p->d.is_cpu) {
+  /* unpack: CPU elements no table entry names keep the pad (filled first,
+  ** so the plan runs on one thread then) */
+  if (!st && p->d.is_cpu && !T->table->full) {
     li_loop M[1] = {{p->d.nelem, 0, 1, 0, 0}};
     st = emit(&bd, M, 1, 0, 0, 0, 1, 1);
     if (!st) { /* run the fill first */
@@ -1438,7 +1441,7 @@ int li_plan_hw_shape(const li_plan *p, int64_t *shape, const char **names,
   const li_side *L = p->lay;
   if (L->table) {
     if (cap > 0) {
-      shape[0] = L->ntable;
+      shape[0] = L->table->n;
       if (names) names[0] = "table";
     }
     return 1;
@@ -1470,8 +1473,8 @@ lay_status li_plan_where(const li_plan *p, const int64_t *coord, int rank,
   if (L->table) {
     int64_t ci = 0;
     for (int i = 0; i < rank; i++) ci = ci * L->dim[i].size + x[i];
-    for (e = 0; e < L->ntable && L->table[e] != ci; e++) {}
-    if (e == L->ntable)
+    e = li_gather_find(L->table, ci);
+    if (e < 0)
       return fail(err, LAY_E_ARG, "the element is not in the layout");
     *offset = (uint64_t)e * L->esz;
     return LAY_OK;
@@ -1507,7 +1510,7 @@ lay_status li_plan_at(const li_plan *p, uint64_t offset, int64_t *coord,
                 (unsigned long long)((uint64_t)L->nelem * L->esz));
   int64_t e = (int64_t)(offset / L->esz);
   if (L->table) {
-    int64_t ci = L->table[e];
+    int64_t len, ci = li_gather_run(L->table, e, &len);
     if (ci < 0) {
       *is_pad = 1;
       for (int i = 0; i < rank; i++) x[i] = -1;
@@ -1580,9 +1583,16 @@ static void describe_side(lg_strbuf *b, const char *what, const li_side *s) {
     return;
   }
   if (s->table) {
-    lg_sb_printf(b, "%s: gather table of %lld %s elements (%lld table bytes)\n",
-              what, (long long)s->ntable, li_dt_name(s->v.hw),
-              (long long)(s->ntable * 8));
+    const li_gather *g = s->table;
+    lg_sb_printf(b, "%s: gather table of %lld %s elements: %lld tile%s of %lld",
+                 what, (long long)g->n, li_dt_name(s->v.hw),
+                 (long long)(g->n / g->period), g->n / g->period == 1 ? "" : "s",
+                 (long long)g->period);
+    if (g->nrun)
+      lg_sb_printf(b, " in %lld run%s", (long long)g->nrun, g->nrun == 1 ? "" : "s");
+    else
+      lg_sb_printf(b, " entries");
+    lg_sb_printf(b, " (%zu table bytes)\n", li_gather_bytes(g));
     return;
   }
   lg_sb_printf(b, "%s: layout %s [", what,
@@ -1643,8 +1653,9 @@ char *li_plan_describe(const li_plan *p) {
     }
     lg_sb_printf(&b, "\n");
   }
-  lg_sb_printf(&b, "tables: %lld bytes\n",
-            (long long)((p->s.table ? p->s.ntable : 0) * 8 +
-                        (p->d.table ? p->d.ntable : 0) * 8 + p->ntabs * 8));
+  lg_sb_printf(&b, "tables: %zu bytes\n",
+               (p->s.table ? li_gather_bytes(p->s.table) : 0) +
+                   (p->d.table ? li_gather_bytes(p->d.table) : 0) +
+                   (size_t)p->ntabs * sizeof *p->tabs);
   return lg_sb_take(&b);
 }

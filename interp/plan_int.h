@@ -64,6 +64,32 @@ int li_quant_fast(const li_vrule *r);
 void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
                const int32_t *ch);
 
+/* ---- Gather tables (gather.c) ------------------------------------------ */
+/* Hardware element e = t * period + r (tile t, offset r) holds CPU element
+** cpu(r) + t * shift, or is pad (-1). The tile is stored as runs (start[j]
+** .. start[j+1], CPU elements consecutive from cpu[j]) when nrun > 0, else
+** entry by entry (cpu[r]). */
+typedef struct li_gather {
+  int64_t n;        /* hardware elements */
+  int64_t period;   /* tile length; n % period == 0 */
+  int64_t shift;    /* CPU element shift from one tile to the next */
+  int64_t nrun;     /* runs of the tile, 0: one entry per element */
+  int64_t *cpu;     /* nrun (or period) entries; malloc'd, with start */
+  int64_t *start;   /* nrun + 1 run starts, start[nrun] = period */
+  int full;         /* every CPU element is held exactly once */
+} li_gather;
+
+/* Compress table t of n entries over ncpu CPU elements into g. */
+lay_status li_gather_build(const int64_t *t, int64_t n, int64_t ncpu,
+                           li_gather *g);
+void li_gather_free(li_gather *g);
+size_t li_gather_bytes(const li_gather *g);
+/* The CPU element of hardware element e (-1: pad) and in *len how many
+** elements from e on continue the run (consecutive, or all pad). */
+int64_t li_gather_run(const li_gather *g, int64_t e, int64_t *len);
+/* The hardware element holding CPU element c, -1 when none does. */
+int64_t li_gather_find(const li_gather *g, int64_t c);
+
 /* ---- Sides ------------------------------------------------------------ */
 typedef struct li_sdim {
   int64_t size;   /* CPU-side size */
@@ -92,8 +118,7 @@ typedef struct li_side {
   int64_t nelem;         /* buffer size in hw elements */
   size_t esz;            /* hw element size */
   li_vrule v;            /* value rule */
-  int64_t *table;        /* gather table (naxes == 0), malloc'd */
-  int64_t ntable;
+  li_gather *table;      /* gather table (naxes == 0), malloc'd */
   int is_cpu;            /* the plain CPU side */
 } li_side;
 
@@ -121,7 +146,7 @@ typedef enum li_kern {
   LI_K_BLOCK,    /* n x k block, dst stride 1 inside (k unrolled for
                     2/3/4/8/16/32, else bk = 0), row pads */
   LI_K_CONV,     /* value conversion through stack tiles */
-  LI_K_TABLE,    /* per-element gather through the full table */
+  LI_K_TABLE,    /* a gather table's runs (plan_int.h li_gather) */
   LI_K_MEMSET,   /* fill, contiguous, one byte value */
   LI_K_FILL,     /* fill, strided or multi-byte pattern */
   LI_K_PADCONV,  /* fill with the source's pad converted per channel */

@@ -776,31 +776,124 @@ static void t_errors(void) {
   CHECK(p == NULL, "plan left on error");
 }
 
-static void t_table(void) {
-  /* a full gather table: 2x3 tensor, hw = transpose with one pad */
-  lg_ir ir;
-  ir_init(&ir, "table", "a,b");
-  static int64_t tab[] = {0, 3, 1, 4, 2, 5, -1};
-  ir.table = tab;
-  ir.ntable = 7;
-  ir.value.pad_value = 7;
-  int64_t s[] = {2, 3};
+/* A gather-table layout on `shape` against the reference (each hardware
+** element e holds CPU element tab[e] through the value rule, or the pad),
+** pack and unpack on one and two threads, and the plan's words for the
+** compressed table must contain `desc`. */
+static void check_table(const char *name, lg_ir *ir, int64_t *tab, int64_t n,
+                        const int64_t *shape, lay_dtype cpu, const char *desc) {
+  ir->table = tab;
+  ir->ntable = n;
+  rlay r;
+  memset(&r, 0, sizeof r);
+  r.ir = ir;
+  r.rank = ir->rank;
+  r.cpu = cpu;
+  r.hw = ir->value.hw ? ir->value.hw : cpu;
+  r.csz = dsz(cpu);
+  r.hsz = dsz(r.hw);
+  int64_t nc = r_count(shape, ir->rank), x[8];
+  int ax = ir->value.axis;
+  uint8_t *in = malloc((size_t)nc * r.csz), *want = malloc((size_t)n * r.hsz),
+          *got = malloc((size_t)n * r.hsz), *wback = malloc((size_t)nc * r.csz),
+          *back = malloc((size_t)nc * r.csz), pad[8];
+  fill_random(in, nc, cpu);
+  r_pad(&r, pad);
+  for (int64_t k = 0; k < nc; k++) { /* elements no entry holds: the pad */
+    r_unravel(k, shape, ir->rank, x);
+    r_decode(&r, pad, 1, wback + k * r.csz, ax >= 0 ? x[ax] : 0);
+  }
+  for (int64_t e = 0; e < n; e++) {
+    if (tab[e] < 0) {
+      memcpy(want + e * r.hsz, pad, r.hsz);
+      continue;
+    }
+    r_unravel(tab[e], shape, ir->rank, x);
+    int64_t ch = ax >= 0 ? x[ax] : 0;
+    r_encode(&r, in + tab[e] * r.csz, want + e * r.hsz, 0, ch);
+    r_decode(&r, want + e * r.hsz, 0, wback + tab[e] * r.csz, ch);
+  }
   li_plan *p = NULL, *u = NULL;
   lay_error err;
-  CHECK(li_plan_build(&ir, s, 2, LAY_DT_INT8, LAY_PACK, &p, &err) == LAY_OK,
-        "table plan: %s", err.message);
-  CHECK(li_plan_build(&ir, s, 2, LAY_DT_INT8, LAY_UNPACK, &u, &err) == LAY_OK,
-        "table unplan: %s", err.message);
-  if (p && u) {
-    int8_t x[6] = {10, 11, 12, 13, 14, 15}, y[7], back[6];
-    li_plan_run(p, x, 6, y, 7, 1, &err);
-    int8_t want[7] = {10, 13, 11, 14, 12, 15, 7};
-    CHECK(memcmp(y, want, 7) == 0, "table pack");
-    li_plan_run(u, y, 7, back, 6, 1, &err);
-    CHECK(memcmp(back, x, 6) == 0, "table unpack");
+  CHECK(li_plan_build(ir, shape, ir->rank, cpu, LAY_PACK, &p, &err) == LAY_OK,
+        "%s: pack plan: %s", name, err.message);
+  CHECK(li_plan_build(ir, shape, ir->rank, cpu, LAY_UNPACK, &u, &err) == LAY_OK,
+        "%s: unpack plan: %s", name, err.message);
+  for (int th = 1; p && u && th <= 2; th++) {
+    memset(got, 0x5A, (size_t)n * r.hsz);
+    li_plan_run(p, in, (size_t)nc * r.csz, got, (size_t)n * r.hsz, th, &err);
+    CHECK(!memcmp(got, want, (size_t)n * r.hsz), "%s: pack on %d thread(s)", name, th);
+    if (memcmp(got, want, (size_t)n * r.hsz)) hexdiff(name, got, want, (size_t)n * r.hsz);
+    memset(back, 0x5A, (size_t)nc * r.csz);
+    li_plan_run(u, want, (size_t)n * r.hsz, back, (size_t)nc * r.csz, th, &err);
+    CHECK(!memcmp(back, wback, (size_t)nc * r.csz), "%s: unpack on %d thread(s)",
+          name, th);
+  }
+  if (p) {
+    char *d = li_plan_describe(p);
+    CHECK(d && strstr(d, desc), "%s: the plan says\n%s\nnot '%s'", name,
+          d ? d : "", desc);
+    free(d);
   }
   li_plan_free(p);
   li_plan_free(u);
+  free(in); free(want); free(got); free(wback); free(back);
+}
+
+static void t_table(void) {
+  lg_ir ir;
+  /* 2x3 tensor, hw = its transpose and one pad */
+  ir_init(&ir, "table", "a,b");
+  ir.value.pad_value = 7;
+  static int64_t t1[] = {0, 3, 1, 4, 2, 5, -1};
+  int64_t s1[] = {2, 3};
+  check_table("transpose + pad", &ir, t1, 7, s1, LAY_DT_INT8,
+              "1 tile of 7 entries (56 table bytes)");
+  /* [A, B, R] -> [B, A, R]: runs of R; tile A*R repeated B times */
+  enum { A = 5, B = 4, R = 1000 };
+  static int64_t t2[A * B * R];
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t a = 0; a < A; a++)
+      for (int64_t k = 0; k < R; k++) t2[(b * A + a) * R + k] = (a * B + b) * R + k;
+  ir_init(&ir, "table", "a,b,r");
+  int64_t s2[] = {A, B, R};
+  check_table("runs, tiles", &ir, t2, A * B * R, s2, LAY_DT_INT16,
+              "4 tiles of 5000 in 5 runs (88 table bytes)");
+  check_table("runs, tiles, fp32", &ir, t2, A * B * R, s2, LAY_DT_FP32,
+              "4 tiles of 5000 in 5 runs");
+  /* no structure: a scrambled order (64 KiB: two threads split it) */
+  static int64_t t3[70000];
+  for (int64_t e = 0; e < 70000; e++) t3[e] = (e * 7919) % 70000;
+  ir_init(&ir, "table", "a,b");
+  int64_t s3[] = {7, 10000};
+  check_table("scrambled", &ir, t3, 70000, s3, LAY_DT_INT8,
+              "1 tile of 70000 entries");
+  /* a scrambled tile repeated per batch, with pads between tiles */
+  static int64_t t4[6 * 40];
+  for (int64_t bt = 0; bt < 6; bt++)
+    for (int64_t r = 0; r < 40; r++)
+      t4[bt * 40 + r] = r < 35 ? bt * 35 + (r * 11) % 35 : -1;
+  ir_init(&ir, "table", "n,c");
+  ir.value.pad_value = -3;
+  int64_t s4[] = {6, 35};
+  check_table("scrambled tiles with pads", &ir, t4, 240, s4, LAY_DT_INT8,
+              "6 tiles of 40 entries");
+  /* a slice: some CPU elements are in no entry (unpack fills them) */
+  static int64_t t5[3000];
+  for (int64_t e = 0; e < 3000; e++) t5[e] = e < 1500 ? e + 500 : e + 1000;
+  ir_init(&ir, "table", "a,b");
+  ir.value.pad_value = 9;
+  int64_t s5[] = {4, 1000};
+  check_table("slice", &ir, t5, 3000, s5, LAY_DT_UINT8, "2 tiles of 1500 in 1 run");
+  /* values: quantized per channel along b, through runs */
+  ir_init(&ir, "table", "a,b,r");
+  quant(&ir, 0.25, 3, LG_R_HALF_EVEN, 1, B, LAY_DT_INT8);
+  check_table("per-channel quantize", &ir, t2, A * B * R, s2, LAY_DT_FP32,
+              "in 5 runs");
+  ir_init(&ir, "table", "a,b,r");
+  quant(&ir, 0.5, -1, LG_R_TRUNC, -1, 1, LAY_DT_INT16);
+  check_table("quantize per tensor", &ir, t2, A * B * R, s2, LAY_DT_FP32,
+              "in 5 runs");
 }
 
 /* Random layouts: digit splits, orders, pads, windows, alignment, unit

@@ -420,6 +420,28 @@ rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
     padb(d - pre, pre, pad);
     padb(d + B, post, pad);
   }
+}
+
+/* Rows of B < 32 bytes followed by post pad bytes, B + post == 32: one
+** 32-byte load, a blend with the pad and one store per row (the load reads
+** up to 32 - B bytes past the row: only while that stays before send, the
+** end of the source buffer; the rows after that take the plain path). */
+__attribute__((target("avx2"))) static void
+rowsblend_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
+               int64_t n, int B, int post, uint8_t pad, const uint8_t *send) {
+  const __m256i padv = _mm256_set1_epi8((char)pad);
+  const __m256i idx = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                       12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+  const __m256i take_pad = /* bytes B..31 are the pad's */
+      _mm256_cmpgt_epi8(idx, _mm256_set1_epi8((char)(B - 1)));
+  int64_t r = 0;
+  for (; r < n && s + 32 <= send; r++, s += sso, d += dso)
+    S32(d, _mm256_blendv_epi8(L32(s), padv, take_pad));
+  for (; r < n; r++, s += sso, d += dso) {
+    cpys(d, s, (size_t)B);
+    padb(d + B, post, pad);
+  }
 #undef L32
 #undef S32
 }
@@ -1279,6 +1301,11 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
 #if defined(LI_HAVE_X86_TARGET)
           if (de == 1 && b->bk >= 32 && b->bk <= 128 && p->simd >= LI_SIMD_AVX2) {
             rowspad_avx2(s, sso, dd, dso, o->ext, b->bk, pb, qb, dpat[0]);
+            continue;
+          }
+          if (de == 1 && pb == 0 && b->bk + qb == 32 && p->simd >= LI_SIMD_AVX2) {
+            rowsblend_avx2(s, sso, dd, dso, o->ext, b->bk, (int)qb, dpat[0],
+                           src + p->sbytes);
             continue;
           }
 #endif

@@ -1029,6 +1029,16 @@ static void t_kernels(void) {
       kernel_case(nm, &ir, sh, LAY_DT_INT8, "row copy", NULL);
     }
   }
+  /* rows of w < 32 bytes padded to 32 (crouton's d%32 on 30 channels):
+  ** one blended 32-byte store per row while the load stays inside the
+  ** source, the plain path for the last rows */
+  for (int64_t w = 16; w < 32; w += 3) {
+    int64_t sh[] = {2, 3, 5, w};
+    tidl(&ir, 0, (int)(32 - w), 0, 1, 0, 0, 0);
+    snprintf(nm, sizeof nm, "kernels rows %lld + pad %lld", (long long)w,
+             (long long)(32 - w));
+    kernel_case(nm, &ir, sh, LAY_DT_INT8, "row copy", NULL);
+  }
   int64_t sw[] = {1, 3, 5, 33};
   tidl(&ir, 1, 1, 1, 1, 0, 0, 0);
   kernel_case("kernels rows 33 pads 1+1 int16", &ir, sw, LAY_DT_INT16, "row copy", NULL);

@@ -198,6 +198,9 @@ LAY_API lay_status lay_plan_at(const lay_plan *plan, uint64_t offset,
 /* A description of the plan in words (loops, tables, kernels, bytes),
 ** several lines. The caller frees it with lay_free. */
 LAY_API char *lay_plan_describe(const lay_plan *plan);
+/* Bytes the plan keeps beyond its fixed header: its loop nests, fill
+** patterns and index tables (what a plan costs per format and shape). */
+LAY_API size_t lay_plan_memory(const lay_plan *plan);
 LAY_API void lay_free(void *p);
 
 #ifdef __cplusplus

@@ -1550,6 +1550,16 @@ lay_status li_plan_at(const li_plan *p, uint64_t offset, int64_t *coord,
   return LAY_OK;
 }
 
+size_t li_plan_memory(const li_plan *p) {
+  size_t n = (size_t)p->nbox * sizeof *p->box +
+             (size_t)p->nloops * sizeof *p->loops +
+             (size_t)p->npat * sizeof *p->pats +
+             (size_t)p->ntabs * sizeof *p->tabs;
+  if (p->s.table) n += li_gather_bytes(p->s.table);
+  if (p->d.table) n += li_gather_bytes(p->d.table);
+  return n;
+}
+
 /* ---- describe ------------------------------------------------------------ */
 static const char *kname(li_kern k) {
   switch (k) {
@@ -1653,9 +1663,10 @@ char *li_plan_describe(const li_plan *p) {
     }
     lg_sb_printf(&b, "\n");
   }
-  lg_sb_printf(&b, "tables: %zu bytes\n",
+  lg_sb_printf(&b, "tables: %zu bytes; the plan holds %zu bytes in all\n",
                (p->s.table ? li_gather_bytes(p->s.table) : 0) +
                    (p->d.table ? li_gather_bytes(p->d.table) : 0) +
-                   (size_t)p->ntabs * sizeof *p->tabs);
+                   (size_t)p->ntabs * sizeof *p->tabs,
+               li_plan_memory(p));
   return lg_sb_take(&b);
 }

@@ -50,5 +50,6 @@ lay_status li_plan_where(const li_plan *p, const int64_t *coord, int rank,
 lay_status li_plan_at(const li_plan *p, uint64_t offset, int64_t *coord,
                       int cap, int *is_pad, int *plane, lay_error *err);
 char *li_plan_describe(const li_plan *p); /* malloc'd */
+size_t li_plan_memory(const li_plan *p);  /* lay_plan_memory */
 
 #endif /* LI_PLAN_H */

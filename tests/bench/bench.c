@@ -625,9 +625,12 @@ typedef struct {
   lay_dir lay_dir;
   int target_kind;
   double target;
+  int mem_target;   /* index tables under 1/16 of the buffer (T1-T4, T6) */
   /* results */
   int done, have[8];
   double med_us[8], xmc[8], lay_hand, lay_handk;
+  size_t plan_mem, tab_mem, buf_bytes; /* lay_plan_memory, its index
+                                          tables, the larger buffer */
 } case_t;
 
 enum { I_MEMCPY, I_NAIVE, I_HAND, I_HANDK, I_DNNL, I_LAY, NI };
@@ -766,6 +769,12 @@ static int setup_lay(ctx_t *x) {
     return 0;
   }
   size_t ls = lay_plan_src_bytes(x->plan), ld = lay_plan_dst_bytes(x->plan);
+  c->plan_mem = lay_plan_memory(x->plan);
+  c->buf_bytes = ls > ld ? ls : ld;
+  char *d = lay_plan_describe(x->plan); /* "tables: N bytes; ..." */
+  const char *tl = d ? strstr(d, "\ntables: ") : NULL;
+  c->tab_mem = tl ? (size_t)strtoull(tl + 9, NULL, 10) : c->plan_mem;
+  lay_free(d);
   if (ls != x->sbytes || ld != x->dbytes) {
     printf("\n  !!!!!!!! MISMATCH !!!!!!!! case %s impl lay: plan reads %zu B and writes %zu B, "
            "the layout has %zu and %zu\n\n", c->name, ls, ld, x->sbytes, x->dbytes);
@@ -1012,7 +1021,9 @@ static void bench_plan_creation(const case_t *c) {
     lay_plan_free(p);
     if (k >= 0) t[k] = dt;
   }
-  printf("plan creation (T1): %.1f us (median of %d)\n", median(t, NCREATE) * 1e6, NCREATE);
+  double us = median(t, NCREATE) * 1e6;
+  printf("plan creation (T1): %.1f us (median of %d); target < 1000 us: %s\n", us,
+         NCREATE, us < 1000 ? "met" : "NOT met");
 }
 
 static void print_describe(const case_t *c) {
@@ -1031,36 +1042,54 @@ static void print_describe(const case_t *c) {
   lay_plan_free(p);
 }
 
+/* The summary: lay against each target of the performance issue, one
+** column per criterion: the x_memcpy (or per-call) target, lay/hand <= 1,
+** lay/hand_k <= 1.25, faster than oneDNN where it runs, and the plan's
+** index tables under 1/16 of the buffer where that is asked (T1-T4, T6);
+** the plan's whole size (loops, boxes, patterns, tables) is shown too. */
 static void print_markdown(case_t *cs, int nc) {
-  printf("\n| case | memcpy us | lay us | lay x_memcpy | hand x_memcpy | hand_k x_memcpy | "
-         "onednn x_memcpy | target | met? |\n");
-  printf("|---|---|---|---|---|---|---|---|---|\n");
+  printf("\n| case | memcpy us | lay us | lay x_memcpy | target | lay/hand (<= 1) | "
+         "lay/hand_k (<= 1.25) | onednn x_memcpy | tables, plan bytes / buffer | all met? |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (int i = 0; i < nc; ++i) {
     case_t *c = &cs[i];
     if (!c->done || !c->have[I_MEMCPY]) continue;
-    char lus[32] = "n/a", lx[32] = "n/a", dx[32] = "-", tg[48], met[32];
-    snprintf(met, sizeof met, "%s", g_no_lay ? "n/a (--no-lay)" : "no (lay failed)");
-    if (c->have[I_LAY]) {
-      snprintf(lus, sizeof lus, "%.3f", c->med_us[I_LAY]);
-      snprintf(lx, sizeof lx, "%.2f", c->xmc[I_LAY]);
+    if (!c->have[I_LAY]) {
+      printf("| %s | %.3f | n/a | n/a | | | | | | %s |\n", c->name, c->med_us[I_MEMCPY],
+             g_no_lay ? "n/a (--no-lay)" : "no (lay failed)");
+      continue;
     }
-    if (c->have[I_DNNL]) snprintf(dx, sizeof dx, "%.2f", c->xmc[I_DNNL]);
-    int m = 0;
+    char tg[64], dx[48] = "-", mem[64];
+    int m = 1, mt;
     if (c->target_kind == TK_XMEMCPY) {
-      snprintf(tg, sizeof tg, "<= %.1f x memcpy", c->target);
-      m = c->xmc[I_LAY] <= c->target;
+      mt = c->xmc[I_LAY] <= c->target;
+      snprintf(tg, sizeof tg, "<= %.1f: %s", c->target, mt ? "yes" : "NO");
     } else if (c->target_kind == TK_XHAND) {
-      snprintf(tg, sizeof tg, "<= %.0fx hand", c->target);
-      if (c->have[I_LAY])
-        snprintf(tg, sizeof tg, "<= %.0fx hand (lay/hand %.2f)", c->target, c->lay_hand);
-      m = c->lay_hand <= c->target;
+      mt = c->lay_hand <= c->target;
+      snprintf(tg, sizeof tg, "lay/hand <= %.0f: %s", c->target, mt ? "yes" : "NO");
     } else {
-      snprintf(tg, sizeof tg, "< %.2f us", c->target);
-      m = c->med_us[I_LAY] < c->target;
+      mt = c->med_us[I_LAY] < c->target;
+      snprintf(tg, sizeof tg, "< %.2f us: %s", c->target, mt ? "yes" : "NO");
     }
-    if (c->have[I_LAY]) snprintf(met, sizeof met, "%s", m ? "yes" : "no");
-    printf("| %s | %.3f | %s | %s | %.2f | %.2f | %s | %s | %s |\n", c->name,
-           c->med_us[I_MEMCPY], lus, lx, c->xmc[I_HAND], c->xmc[I_HANDK], dx, tg, met);
+    m &= mt;
+    int mh = c->lay_hand <= 1.0, mk = c->lay_handk <= 1.25;
+    m &= mh && mk;
+    if (c->have[I_DNNL]) {
+      int md = c->xmc[I_LAY] < c->xmc[I_DNNL];
+      m &= md;
+      snprintf(dx, sizeof dx, "%.2f (lay faster: %s)", c->xmc[I_DNNL], md ? "yes" : "NO");
+    }
+    if (c->mem_target) {
+      int mm = c->tab_mem * 16 < c->buf_bytes;
+      m &= mm;
+      snprintf(mem, sizeof mem, "%zu, %zu / %zu (< 1/16: %s)", c->tab_mem, c->plan_mem,
+               c->buf_bytes, mm ? "yes" : "NO");
+    } else {
+      snprintf(mem, sizeof mem, "%zu, %zu / %zu", c->tab_mem, c->plan_mem, c->buf_bytes);
+    }
+    printf("| %s | %.3f | %.3f | %.2f | %s | %.2f%s | %.2f%s | %s | %s | %s |\n", c->name,
+           c->med_us[I_MEMCPY], c->med_us[I_LAY], c->xmc[I_LAY], tg, c->lay_hand,
+           mh ? "" : " NO", c->lay_handk, mk ? "" : " NO", dx, mem, m ? "yes" : "NO");
   }
 }
 
@@ -1090,8 +1119,10 @@ int main(int argc, char **argv) {
     execv("/proc/self/exe", argv);
   }
 #endif
-  if (g_nb < 1) g_nb = 1;
-  if (g_nb > MAXB) g_nb = MAXB;
+  if (g_nb < 7 || g_nb > MAXB) {
+    fprintf(stderr, "lay_bench: --batches must be 7 to %d (medians over at least 7)\n", MAXB);
+    return 2;
+  }
   if (g_target_s <= 0) g_target_s = 0.3;
   setvbuf(stdout, NULL, _IOLBF, 0);
 
@@ -1115,7 +1146,7 @@ int main(int argc, char **argv) {
 #define DIMS(a, b, cc, d) {a, b, cc, d}
   /* T1 NCHW [1,3,224,224] -> HCWNC4 */
   c = &cs[nc++];
-  *c = (case_t){.name = "T1", .what = "NCHW s8 [1,3,224,224] -> amd.hcwnc4 [224,1,224,1,4]",
+  *c = (case_t){.name = "T1", .mem_target = 1, .what = "NCHW s8 [1,3,224,224] -> amd.hcwnc4 [224,1,224,1,4]",
                 .dims = DIMS(1, 3, 224, 224), .sdt = DT_S8, .ddt = DT_S8,
                 .hand = hand_nchw_to_hcwnc4, .handk = handk_T1, .smd = MD_NCHW,
                 .dmd = MD_HCWNC4, .lay_format = "amd.hcwnc4",
@@ -1125,7 +1156,7 @@ int main(int argc, char **argv) {
   c->dl = lay_hcwnc(c->dims, 4);
   /* T2 NCHW [1,2048,7,7] -> HCWNC8 */
   c = &cs[nc++];
-  *c = (case_t){.name = "T2", .what = "NCHW s8 [1,2048,7,7] -> amd.hcwnc8 [7,256,7,1,8]",
+  *c = (case_t){.name = "T2", .mem_target = 1, .what = "NCHW s8 [1,2048,7,7] -> amd.hcwnc8 [7,256,7,1,8]",
                 .dims = DIMS(1, 2048, 7, 7), .sdt = DT_S8, .ddt = DT_S8,
                 .hand = hand_nchw_to_hcwnc8, .handk = handk_T2, .smd = MD_NCHW,
                 .dmd = MD_HCWNC8, .lay_format = "amd.hcwnc8",
@@ -1135,7 +1166,7 @@ int main(int argc, char **argv) {
   c->dl = lay_hcwnc(c->dims, 8);
   /* T2inv: its unpack */
   c = &cs[nc++];
-  *c = (case_t){.name = "T2inv", .what = "amd.hcwnc8 s8 [7,256,7,1,8] -> NCHW [1,2048,7,7] (unpack)",
+  *c = (case_t){.name = "T2inv", .mem_target = 1, .what = "amd.hcwnc8 s8 [7,256,7,1,8] -> NCHW [1,2048,7,7] (unpack)",
                 .dims = DIMS(1, 2048, 7, 7), .sdt = DT_S8, .ddt = DT_S8,
                 .hand = hand_hcwnc8_to_nchw, .handk = handk_T2inv, .smd = MD_HCWNC8,
                 .dmd = MD_NCHW, .lay_format = "amd.hcwnc8",
@@ -1145,7 +1176,7 @@ int main(int argc, char **argv) {
   c->dl = lay_nchw(c->dims);
   /* T3 NHWC u8 1080p -> HCWNC4, lay: convert core.nhwc -> amd.hcwnc4 */
   c = &cs[nc++];
-  *c = (case_t){.name = "T3",
+  *c = (case_t){.name = "T3", .mem_target = 1,
                 .what = "core.nhwc u8 [1,1080,1920,3] -> amd.hcwnc4 [1080,1,1920,1,4] (convert)",
                 .dims = DIMS(1, 3, 1080, 1920), .sdt = DT_U8, .ddt = DT_U8,
                 .hand = hand_rgb_to_hcwnc4, .handk = handk_T3, .smd = MD_NHWC,
@@ -1156,7 +1187,7 @@ int main(int argc, char **argv) {
   c->dl = lay_hcwnc(c->dims, 4);
   /* T4 crouton: qnn.crouton's CPU side is (b, h, w, d) = NHWC */
   c = &cs[nc++];
-  *c = (case_t){.name = "T4", .what = "NHWC s8 [1,56,56,256] -> qnn.crouton [1,7,7,8,8,8,32]",
+  *c = (case_t){.name = "T4", .mem_target = 1, .what = "NHWC s8 [1,56,56,256] -> qnn.crouton [1,7,7,8,8,8,32]",
                 .dims = DIMS(1, 256, 56, 56), .sdt = DT_S8, .ddt = DT_S8,
                 .hand = hand_nhwc_to_crouton, .handk = handk_T4, .smd = MD_NHWC,
                 .dmd = MD_CROUTON, .lay_format = "qnn.crouton",
@@ -1165,7 +1196,7 @@ int main(int argc, char **argv) {
   c->sl = lay_nhwc(c->dims);
   c->dl = lay_crouton(c->dims);
   c = &cs[nc++];
-  *c = (case_t){.name = "T4tiny", .what = "NHWC s8 [1,3,5,30] -> qnn.crouton padded [1,1,1,1,8,8,32]",
+  *c = (case_t){.name = "T4tiny", .mem_target = 1, .what = "NHWC s8 [1,3,5,30] -> qnn.crouton padded [1,1,1,1,8,8,32]",
                 .dims = DIMS(1, 30, 3, 5), .sdt = DT_S8, .ddt = DT_S8,
                 .hand = hand_nhwc_to_crouton, .handk = handk_T4tiny, .smd = MD_NHWC,
                 .dmd = MD_CROUTON, .lay_format = "qnn.crouton",
@@ -1186,7 +1217,7 @@ int main(int argc, char **argv) {
   c->dl = lay_hcwnc(c->dims, 8);
   /* T6 TIDL with 1-pixel pads */
   c = &cs[nc++];
-  *c = (case_t){.name = "T6", .what = "NCHW s8 [1,64,112,112] -> ti.tidl pad 1 [1,64,114,114]",
+  *c = (case_t){.name = "T6", .mem_target = 1, .what = "NCHW s8 [1,64,112,112] -> ti.tidl pad 1 [1,64,114,114]",
                 .dims = DIMS(1, 64, 112, 112), .sdt = DT_S8, .ddt = DT_S8,
                 .hand = hand_nchw_pad1, .handk = handk_T6, .smd = MD_NCHW, .dmd = MD_TIDL1,
                 .dnnl_border_prezeroed = 1,

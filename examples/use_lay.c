@@ -1,13 +1,18 @@
 /*
 ** use_lay.c: lay.h end to end, the way an application uses it.
 **
-** Packs AMD's RGB example (N=1, C=3, H=2, W=2, int8, NCHW) into HCWNC4
-** with the embedded stdlib, prints the packed bytes (one 4-byte entry R, G,
-** B, 0 per pixel, as in AMD's table), asks where G[1,0] went, unpacks the
-** buffer again and checks that the round trip gives the image back.
+**   1. a context with the embedded stdlib, plus a vendor layout of our own
+**      loaded from a string (and a spec file, when one is given);
+**   2. a pack plan for TI's padded buffer with arguments: its shapes and
+**      byte sizes, where one element goes, pack and unpack, round trip;
+**   3. a convert plan from that buffer to our own layout, checked against
+**      packing our layout directly;
+**   4. the errors: a call with a short buffer, and a spec with a mistake.
 **
-** Build (from the build tree, or see tests/cli/CMakeLists.txt):
-**   cc -I../interp use_lay.c -L. -llay -lcjson -lm -lpthread -o use_lay
+** Build and run from the build folder (CMake builds it too, as use_lay):
+**   cc -I../interp ../examples/use_lay.c liblay.a -lcjson -lm -lpthread \
+**      -o use_lay
+**   ./use_lay [SPEC.lay]          e.g. ./use_lay ../examples/xla_tiled.lay
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,93 +21,131 @@
 
 #include "lay.h"
 
-/* Print a library error the way the lay CLI does, and give up. */
-static int fail(const char *what, const lay_error *err) {
+/* A layout of our own: 8 channels per entry, entries of one row padded to
+** a multiple of 4 pixels, channel blocks outermost. */
+static const char acme_spec[] =
+    "namespace acme\n"
+    "layout c8w4 (n, c, h, w) -> [n, c/8, h, ceil(w, 4), c%8]\n";
+
+/* Print a library error the way the lay CLI does (file:line:col, the
+** source line and a caret when there is a position), and give up. */
+static void die(const char *what, const lay_error *err) {
   char buf[2048];
   lay_error_format(err, buf, sizeof buf);
   fprintf(stderr, "use_lay: %s: %s\n", what, buf);
-  return 1;
+  exit(1);
 }
 
-int main(void) {
-  /* R, G and B planes of a 2x2 image, row-major (NCHW). */
-  const int8_t image[12] = {0x01, 0x02, 0x03, 0x04,  /* R[0,0] .. R[1,1] */
-                            0x11, 0x12, 0x13, 0x14,  /* G */
-                            0x21, 0x22, 0x23, 0x24}; /* B */
-  const int64_t shape[4] = {1, 3, 2, 2};
+/* Print "[1,3,4,5]", or with names "[n=1, c=3, h=6, w=7]". */
+static void print_shape(const int64_t *s, const char **names, int rank) {
+  printf("[");
+  for (int i = 0; i < rank; i++) {
+    if (names)
+      printf("%s%s=%" PRId64, i ? ", " : "", names[i], s[i]);
+    else
+      printf("%s%" PRId64, i ? "," : "", s[i]);
+  }
+  printf("]");
+}
+
+int main(int argc, char **argv) {
   lay_error err;
-  lay_ctx *ctx = NULL;
-  lay_plan *pack = NULL, *unpack = NULL;
-  int rc = 1;
-
+  lay_ctx *ctx;
   printf("lay %s\n", lay_version_string());
-  if (lay_ctx_new(&ctx, &err)) return fail("loading the stdlib", &err);
-  if (lay_plan_create(ctx, "amd.hcwnc4", shape, 4, LAY_DT_INT8, LAY_PACK,
-                      &pack, &err)) {
-    rc = fail("planning the pack", &err);
-    goto done;
-  }
-  if (lay_plan_create(ctx, "amd.hcwnc4", shape, 4, LAY_DT_INT8, LAY_UNPACK,
-                      &unpack, &err)) {
-    rc = fail("planning the unpack", &err);
-    goto done;
-  }
 
-  /* The buffer sizes come from the plan: 12 bytes in, 16 bytes out. */
+  /* 1. The stdlib, our own layout, and a spec file if one is given. */
+  if (lay_ctx_new(&ctx, &err)) die("loading the stdlib", &err);
+  if (lay_ctx_load_string(ctx, "acme.lay", acme_spec, strlen(acme_spec), &err))
+    die("loading acme.lay", &err);
+  if (argc > 1 && lay_ctx_load_file(ctx, argv[1], &err)) die(argv[1], &err);
+  printf("layouts known: %zu (the stdlib, acme.c8w4%s)\n", lay_ctx_count(ctx),
+         argc > 1 ? " and the spec file" : "");
+
+  /* 2. Pack a 3-channel 4x5 int8 image into TIDL's padded planes. */
+  const char *tidl = "ti.tidl(pad_l=1,pad_r=1,pad_t=1,pad_b=1)";
+  const int64_t shape[4] = {1, 3, 4, 5};
+  int8_t image[60], back[60];
+  for (int i = 0; i < 60; i++) image[i] = (int8_t)(i + 1);
+  lay_plan *pack, *unpack;
+  if (lay_plan_create(ctx, tidl, shape, 4, LAY_DT_INT8, LAY_PACK, &pack,
+                      &err) ||
+      lay_plan_create(ctx, tidl, shape, 4, LAY_DT_INT8, LAY_UNPACK, &unpack,
+                      &err))
+    die(tidl, &err);
+
+  int64_t cpu[LAY_MAX_RANK], hw[LAY_MAX_AXES];
+  const char *names[LAY_MAX_AXES];
+  int cpu_rank = lay_plan_cpu_shape(pack, cpu, LAY_MAX_RANK);
+  int hw_rank = lay_plan_hw_shape(pack, hw, names, LAY_MAX_AXES);
   size_t hw_bytes = lay_plan_dst_bytes(pack);
-  unsigned char *hw = malloc(hw_bytes);
-  int8_t back[12];
-  if (!hw) goto done;
-  if (lay_plan_run(pack, image, sizeof image, hw, hw_bytes, 1, &err)) {
-    free(hw);
-    rc = fail("packing", &err);
-    goto done;
-  }
-  printf("amd.hcwnc4 on 1x3x2x2 int8: %zu bytes\n", hw_bytes);
-  for (size_t i = 0; i < hw_bytes; i++)
-    printf("%02x%s", hw[i], i % 4 == 3 ? "\n" : " ");
+  printf("%s\n  CPU side ", tidl);
+  print_shape(cpu, NULL, cpu_rank);
+  printf(" %s, %zu bytes\n  hardware ",
+         lay_dtype_name(lay_plan_src_dtype(pack)), lay_plan_src_bytes(pack));
+  print_shape(hw, names, hw_rank);
+  printf(", %zu bytes\n", hw_bytes);
 
-  /* AMD's table: entry (h, w) holds R[h,w], G[h,w], B[h,w], 0. */
-  int ok = hw_bytes == 16;
-  for (int h = 0; ok && h < 2; h++)
-    for (int w = 0; w < 2; w++)
-      for (int c = 0; c < 4; c++) {
-        unsigned char want =
-            c < 3 ? (unsigned char)image[c * 4 + h * 2 + w] : 0;
-        if (hw[(h * 2 + w) * 4 + c] != want) ok = 0;
-      }
-  printf("matches AMD's table: %s\n", ok ? "yes" : "NO");
+  const int64_t at[4] = {0, 1, 2, 3};
+  uint64_t offset;
+  if (lay_plan_where(pack, at, 4, &offset, &err)) die("where", &err);
+  printf("  element (0,1,2,3) is byte %" PRIu64 "\n", offset);
 
-  /* Where did G[1,0] go, and what is stored at byte 3? */
-  const int64_t g10[4] = {0, 1, 1, 0};
-  uint64_t off = 0;
-  int64_t coord[4];
-  int is_pad = 0, plane = 0;
-  if (lay_plan_where(pack, g10, 4, &off, &err) ||
-      lay_plan_at(pack, 3, coord, 4, &is_pad, &plane, &err)) {
-    free(hw);
-    rc = fail("asking the plan", &err);
-    goto done;
+  uint8_t *buf = malloc(hw_bytes);
+  if (!buf) return 1;
+  if (lay_plan_run(pack, image, sizeof image, buf, hw_bytes, 1, &err))
+    die("pack", &err);
+  printf("  channel 0, row by row (zero border):\n");
+  for (int r = 0; r < 6; r++) {
+    printf("   ");
+    for (int c = 0; c < 7; c++) printf(" %2d", buf[r * 7 + c]);
+    printf("\n");
   }
-  printf("G[1,0] is byte %" PRIu64 "; byte 3 is %s(%" PRId64 ",%" PRId64
-         ",%" PRId64 ",%" PRId64 ")\n",
-         off, is_pad ? "pad " : "", coord[0], coord[1], coord[2], coord[3]);
-  if (off != 9 || is_pad != 1) ok = 0;
-
-  /* Unpack and compare. */
-  if (lay_plan_run(unpack, hw, hw_bytes, back, sizeof back, 1, &err)) {
-    free(hw);
-    rc = fail("unpacking", &err);
-    goto done;
-  }
-  free(hw);
+  if (lay_plan_run(unpack, buf, hw_bytes, back, sizeof back, 1, &err))
+    die("unpack", &err);
   int same = !memcmp(back, image, sizeof image);
-  printf("round trip: %s\n", same ? "identical" : "DIFFERENT");
-  rc = ok && same ? 0 : 1;
+  printf("  unpack gives the image back: %s\n", same ? "yes" : "NO");
 
-done:
+  /* 3. Convert the TIDL buffer into acme.c8w4 in one plan, and compare
+  **    with packing the image into acme.c8w4 directly. */
+  lay_plan *convert, *acme;
+  if (lay_plan_convert(ctx, tidl, "acme.c8w4", shape, 4, LAY_DT_INT8, &convert,
+                       &err) ||
+      lay_plan_create(ctx, "acme.c8w4", shape, 4, LAY_DT_INT8, LAY_PACK, &acme,
+                      &err))
+    die("acme.c8w4", &err);
+  size_t acme_bytes = lay_plan_dst_bytes(acme);
+  uint8_t *conv = malloc(acme_bytes), *direct = malloc(acme_bytes);
+  if (!conv || !direct) return 1;
+  if (lay_plan_run(convert, buf, hw_bytes, conv, acme_bytes, 1, &err) ||
+      lay_plan_run(acme, image, sizeof image, direct, acme_bytes, 1, &err))
+    die("convert", &err);
+  int conv_same = !memcmp(conv, direct, acme_bytes);
+  printf("convert %s -> acme.c8w4: %zu bytes, same as packing directly: %s\n",
+         tidl, acme_bytes, conv_same ? "yes" : "NO");
+
+  /* 4. Errors. A buffer one byte short fails and writes nothing. */
+  lay_status st =
+      lay_plan_run(pack, image, sizeof image, buf, hw_bytes - 1, 1, &err);
+  printf("short output buffer: %s (%s)\n", lay_status_str(st), err.message);
+  int short_ok = st == LAY_E_BUFFER;
+
+  /* A spec with a mistake: the error names file:line:col, with a caret. */
+  const char *bad = "namespace oops\nlayout t (n, c) -> [n, c, h]\n";
+  st = lay_ctx_load_string(ctx, "oops.lay", bad, strlen(bad), &err);
+  char msg[1024];
+  lay_error_format(&err, msg, sizeof msg);
+  printf("loading oops.lay: %s\n%s\n", lay_status_str(st), msg);
+  int bad_ok = st != LAY_OK && err.line == 2;
+
+  free(buf);
+  free(conv);
+  free(direct);
   lay_plan_free(pack);
   lay_plan_free(unpack);
+  lay_plan_free(convert);
+  lay_plan_free(acme);
   lay_ctx_free(ctx);
-  return rc;
+  int ok = same && conv_same && short_ok && bad_ok;
+  printf("%s\n", ok ? "all done" : "SOMETHING WENT WRONG");
+  return ok ? 0 : 1;
 }

@@ -610,6 +610,131 @@ ilv8_off_avx2(const uint8_t *const *pl, uint8_t pad, uint8_t *d,
 }
 #endif
 
+/* Runs of at most 8 blocks of 8 bytes (HCWNC8 on planes 7 wide): one 8x8
+** byte transposition per run, in and out of registers. tr8x8 transposes
+** the rows r0..r7 (8 bytes each, in the low halves) into t[0..3], each
+** holding two rows of the transpose (2j low, 2j + 1 high). */
+#if defined(__SSE2__)
+static inline void tr8x8(__m128i r0, __m128i r1, __m128i r2, __m128i r3,
+                         __m128i r4, __m128i r5, __m128i r6, __m128i r7,
+                         __m128i *t) {
+  __m128i p0 = _mm_unpacklo_epi8(r0, r1), p1 = _mm_unpacklo_epi8(r2, r3);
+  __m128i p2 = _mm_unpacklo_epi8(r4, r5), p3 = _mm_unpacklo_epi8(r6, r7);
+  __m128i q0 = _mm_unpacklo_epi16(p0, p1), q1 = _mm_unpackhi_epi16(p0, p1);
+  __m128i q2 = _mm_unpacklo_epi16(p2, p3), q3 = _mm_unpackhi_epi16(p2, p3);
+  t[0] = _mm_unpacklo_epi32(q0, q2);
+  t[1] = _mm_unpackhi_epi32(q0, q2);
+  t[2] = _mm_unpacklo_epi32(q1, q3);
+  t[3] = _mm_unpackhi_epi32(q1, q3);
+}
+
+/* W <= 8 blocks of 8 bytes from t to d (W - 1 predictable branches). */
+static inline void st_run(uint8_t *d, const __m128i *t, int W) {
+#define ST16(o, v) _mm_storeu_si128((__m128i *)(void *)(d + (o)), v)
+#define ST8(o, v) _mm_storel_epi64((__m128i *)(void *)(d + (o)), v)
+  if (W >= 2) ST16(0, t[0]); else ST8(0, t[0]);
+  if (W >= 4) ST16(16, t[1]); else if (W == 3) ST8(16, t[1]);
+  if (W >= 6) ST16(32, t[2]); else if (W == 5) ST8(32, t[2]);
+  if (W == 8) ST16(48, t[3]); else if (W == 7) ST8(48, t[3]);
+#undef ST16
+#undef ST8
+}
+
+/* cnt tiles (tile c at s + c * sstep, d + c * dstep) of n2 runs of W <= 8
+** blocks: block w of run a gets plane bytes s[(k - pre) * ssi + a * W + w]
+** for planes pre <= k < pre + K, the pad byte elsewhere, at d + a * dso2 +
+** 8w + k. The planes' 8-byte loads read up to 8 - W bytes past a run: the
+** runs whose loads would pass send (the source's end) are copied out
+** first. */
+static void ilv8x8(const uint8_t *s, int64_t ssi, int K, int pre, uint8_t pad,
+                   uint8_t *d, int64_t dso2, int64_t n2, int W,
+                   const uint8_t *send, int64_t cnt, int64_t sstep,
+                   int64_t dstep) {
+  const __m128i padv = _mm_set1_epi8((char)pad);
+  int64_t po[8]; /* plane offsets; -1: a pad plane */
+  for (int k = 0; k < 8; k++) po[k] = k >= pre && k < pre + K ? (k - pre) * ssi : -1;
+  __m128i t[4];
+  for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
+    /* runs whose every load stays before send */
+    int64_t room = send - (s + (int64_t)(K - 1) * ssi) - 8, safe = 0, a = 0;
+    if (room >= 0) safe = room / W + 1 < n2 ? room / W + 1 : n2;
+    uint8_t *dr = d;
+    if (K == 8) { /* all eight planes: no pad rows to choose */
+      const uint8_t *q = s;
+#define LD(k) _mm_loadl_epi64((const __m128i *)(const void *)(q + (k) * ssi))
+      for (; a < safe; a++, dr += dso2, q += W) {
+        tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
+        st_run(dr, t, W);
+      }
+#undef LD
+    }
+#define LD(k) (po[k] >= 0 ? _mm_loadl_epi64((const __m128i *)(const void *)(s + po[k] + a * W)) : padv)
+    for (; a < safe; a++, dr += dso2) {
+      tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
+      st_run(dr, t, W);
+    }
+#undef LD
+    for (; a < n2; a++, dr += dso2) {
+      uint8_t b[8][8];
+      for (int k = 0; k < 8; k++) {
+        memset(b[k], pad, 8);
+        if (po[k] >= 0) memcpy(b[k], s + po[k] + a * W, (size_t)W);
+      }
+#define LB(k) _mm_loadl_epi64((const __m128i *)(const void *)b[k])
+      tr8x8(LB(0), LB(1), LB(2), LB(3), LB(4), LB(5), LB(6), LB(7), t);
+#undef LB
+      st_run(dr, t, W);
+    }
+  }
+}
+
+/* The low n < 8 bytes of v to d, from registers (overlapping stores). */
+static inline void st_low(uint8_t *d, __m128i v, int n) {
+  uint64_t x = (uint64_t)_mm_cvtsi128_si64(v);
+  if (n >= 4) {
+    uint32_t lo = (uint32_t)x, hi = (uint32_t)(x >> (8 * (n - 4)));
+    memcpy(d, &lo, 4);
+    memcpy(d + n - 4, &hi, 4);
+  } else if (n >= 2) {
+    uint16_t lo = (uint16_t)x, hi = (uint16_t)(x >> (8 * (n - 2)));
+    memcpy(d, &lo, 2);
+    memcpy(d + n - 2, &hi, 2);
+  } else {
+    d[0] = (uint8_t)x;
+  }
+}
+
+/* The inverse, cnt tiles (tile c at s + c * sstep, d + c * dstep) of n2
+** runs of n <= 8 blocks of 8 bytes (run a at s + a * sso) into planes: byte
+** p0 + k of block w goes to d[k * dps + a * n + w] for k < K. A plane's n
+** bytes are stored as 8 while the next run follows (it overwrites the
+** overhang), exactly n for the tile's last run. */
+static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n, int p0,
+                     int K, uint8_t *d, int64_t dps, int64_t cnt,
+                     int64_t sstep, int64_t dstep) {
+  __m128i t[4];
+  const __m128i z = _mm_setzero_si128();
+  for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
+    const uint8_t *sr = s;
+    uint8_t *dr = d;
+    for (int64_t a = 0; a < n2; a++, sr += sso, dr += n) {
+#define LD(w) (w < n ? _mm_loadl_epi64((const __m128i *)(const void *)(sr + 8 * w)) : z)
+      tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
+#undef LD
+      const int last = a + 1 == n2;
+      for (int k = 0; k < K; k++) {
+        int q = p0 + k;
+        __m128i v = q & 1 ? _mm_unpackhi_epi64(t[q >> 1], t[q >> 1]) : t[q >> 1];
+        if (!last || n == 8)
+          _mm_storel_epi64((__m128i *)(void *)(dr + k * dps), v);
+        else
+          st_low(dr + k * dps, v, n);
+      }
+    }
+  }
+}
+#endif
+
 static void ilv8_off(const uint8_t *s, int64_t ssi, int K, int pre,
                      uint8_t pad, uint8_t *d, const int64_t *off, int64_t n,
                      int simd) {
@@ -1282,6 +1407,15 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
   const uint8_t *dpat = p->pats[0];
   int64_t off[512]; /* ILV2/DEILV2 row offsets (rows * 8 <= 4096) */
   int64_t noff = -1;
+  /* A kernel that ran the rest of the innermost odometer loop (lj = L[no -
+  ** 1], n more steps): the odometer then stands on that loop's last step. */
+#define ODO_SKIP(lj, n)                                                      \
+  do {                                                                       \
+    sb += (n) * (lj)->ss;                                                    \
+    db += (n) * (lj)->ds;                                                    \
+    cb += (n) * (lj)->cs;                                                    \
+    idx[no - 1] += (n);                                                      \
+  } while (0)
   for (;;) {
     uint8_t *d = dst + db * (int64_t)de;
     switch (b->kern) {
@@ -1364,6 +1498,19 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
       const li_loop *o = &L[nl - 2], *o2 = &L[nl - 3];
       uint8_t tile[4096];
       int64_t rows = o2->ext * o->ext, rb = o->ext * b->bk;
+#if defined(__SSE2__)
+      if (b->bk == 8 && o->ext <= 8 && o->ds == 8 && p->simd >= LI_SIMD_SSE) {
+        /* the rest of the next odometer loop in the same call */
+        const li_loop *lj = no >= 1 && !L[no - 1].tab ? &L[no - 1] : NULL;
+        int64_t cnt = lj ? lj->ext - idx[no - 1] : 1;
+        ilv8x8(src + sb, in->ss, (int)in->ext, (int)pre, dpat[0], d - pre,
+               o2->ds, o2->ext, (int)o->ext, src + p->sbytes, cnt,
+               lj ? lj->ss : 0, lj ? lj->ds : 0);
+        if (lj) ODO_SKIP(lj, cnt - 1);
+        pre = post = 0;
+        break;
+      }
+#endif
       if (b->bk == 8) {
         if (noff != rows) /* the rows' places, the same for every box step */
           for (noff = 0; noff < rows; noff++)
@@ -1387,6 +1534,16 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
       int64_t p0 = sb % W, rb = in->ext * W;
       const uint8_t *s0 = src + (sb - p0);
       int64_t rows = o->ext * in->ext;
+#if defined(__SSE2__)
+      if (W == 8 && in->ext <= 8 && o->ds == in->ext && p->simd >= LI_SIMD_SSE) {
+        const li_loop *lj = no >= 1 && !L[no - 1].tab ? &L[no - 1] : NULL;
+        int64_t cnt = lj ? lj->ext - idx[no - 1] : 1;
+        deilv8x8(s0, o->ss, o->ext, (int)in->ext, (int)p0, (int)pl->ext, d,
+                 pl->ds, cnt, lj ? lj->ss : 0, lj ? lj->ds : 0);
+        if (lj) ODO_SKIP(lj, cnt - 1);
+        break;
+      }
+#endif
       if (W == 8) {
         if (noff != rows)
           for (noff = 0; noff < rows; noff++)
@@ -1514,6 +1671,7 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
     }
     if (j < 0) return;
   }
+#undef ODO_SKIP
 }
 
 /* ---- Run ------------------------------------------------------------------- */

@@ -367,7 +367,10 @@ static lay_status side_ir(li_side *s, const lg_ir *ir, const int64_t *shape,
         return fail(err, LAY_E_LAYOUT, "axis %d names no dimension", j);
       if (a->dim != i) continue;
       int k = d->nd++;
-      while (k > 0 && ir->axis[d->dig[k - 1]].div > a->div) {
+      /* ascending div; on a tie (c/1 with c%1) the bounded digit first */
+      while (k > 0 && (ir->axis[d->dig[k - 1]].div > a->div ||
+                       (ir->axis[d->dig[k - 1]].div == a->div &&
+                        ir->axis[d->dig[k - 1]].mod <= 0 && a->mod > 0))) {
         d->dig[k] = d->dig[k - 1];
         k--;
       }

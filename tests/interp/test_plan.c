@@ -388,6 +388,8 @@ static void t_hcwnc(void) {
   lg_ir ir;
   int64_t s1[] = {1, 3, 5, 7}, s2[] = {2, 11, 3, 5}, s3[] = {1, 3, 224, 224},
           s4[] = {1, 20, 7, 7};
+  hcwnc(&ir, 1); /* c/1 and c%1: equal divisors, the bounded digit inner */
+  check_layout("hcwnc1 2x11x3x5 int8", &ir, s2, LAY_DT_INT8);
   hcwnc(&ir, 4);
   check_layout("hcwnc4 1x3x5x7 int8", &ir, s1, LAY_DT_INT8);
   check_layout("hcwnc4 2x11x3x5 int16", &ir, s2, LAY_DT_INT16);

@@ -708,30 +708,45 @@ static inline void st_low(uint8_t *d, __m128i v, int n) {
 ** runs of n <= 8 blocks of 8 bytes (run a at s + a * sso) into planes: byte
 ** p0 + k of block w goes to d[k * dps + a * n + w] for k < K. A plane's n
 ** bytes are stored as 8 while the next run follows (it overwrites the
-** overhang), exactly n for the tile's last run. */
+** overhang), exactly n for the tile's last run. A run's eight 8-byte loads
+** read 8 - n blocks past it while that stays before send (the source's
+** end); the extra bytes land in the overhang only. */
 static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n, int p0,
                      int K, uint8_t *d, int64_t dps, int64_t cnt,
-                     int64_t sstep, int64_t dstep) {
+                     int64_t sstep, int64_t dstep, const uint8_t *send) {
   __m128i t[4];
   const __m128i z = _mm_setzero_si128();
+#define STK(k, v) _mm_storel_epi64((__m128i *)(void *)(dr + (k) * dps), v)
+#define HI(v) _mm_unpackhi_epi64(v, v)
   for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
     const uint8_t *sr = s;
     uint8_t *dr = d;
-    for (int64_t a = 0; a < n2; a++, sr += sso, dr += n) {
+    int64_t a = 0;
+    if (p0 == 0 && K == 8 && s + (n2 - 1) * sso + 64 <= send) {
+      /* all eight planes, every load inside the source: no branches */
+#define LD(w) _mm_loadl_epi64((const __m128i *)(const void *)(sr + 8 * (w)))
+      for (; a + 1 < n2 || (a < n2 && n == 8); a++, sr += sso, dr += n) {
+        tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
+        STK(0, t[0]); STK(1, HI(t[0])); STK(2, t[1]); STK(3, HI(t[1]));
+        STK(4, t[2]); STK(5, HI(t[2])); STK(6, t[3]); STK(7, HI(t[3]));
+      }
+#undef LD
+    }
+    for (; a < n2; a++, sr += sso, dr += n) {
 #define LD(w) (w < n ? _mm_loadl_epi64((const __m128i *)(const void *)(sr + 8 * w)) : z)
       tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
 #undef LD
-      const int last = a + 1 == n2;
+      const int last = a + 1 == n2 && n < 8;
       for (int k = 0; k < K; k++) {
         int q = p0 + k;
-        __m128i v = q & 1 ? _mm_unpackhi_epi64(t[q >> 1], t[q >> 1]) : t[q >> 1];
-        if (!last || n == 8)
-          _mm_storel_epi64((__m128i *)(void *)(dr + k * dps), v);
-        else
-          st_low(dr + k * dps, v, n);
+        __m128i v = q & 1 ? HI(t[q >> 1]) : t[q >> 1];
+        if (!last) STK(k, v);
+        else st_low(dr + k * dps, v, n);
       }
     }
   }
+#undef STK
+#undef HI
 }
 #endif
 
@@ -1539,7 +1554,7 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
         const li_loop *lj = no >= 1 && !L[no - 1].tab ? &L[no - 1] : NULL;
         int64_t cnt = lj ? lj->ext - idx[no - 1] : 1;
         deilv8x8(s0, o->ss, o->ext, (int)in->ext, (int)p0, (int)pl->ext, d,
-                 pl->ds, cnt, lj ? lj->ss : 0, lj ? lj->ds : 0);
+                 pl->ds, cnt, lj ? lj->ss : 0, lj ? lj->ds : 0, src + p->sbytes);
         if (lj) ODO_SKIP(lj, cnt - 1);
         break;
       }

@@ -730,6 +730,14 @@ static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n, int p0,
         STK(0, t[0]); STK(1, HI(t[0])); STK(2, t[1]); STK(3, HI(t[1]));
         STK(4, t[2]); STK(5, HI(t[2])); STK(6, t[3]); STK(7, HI(t[3]));
       }
+      if (a < n2) { /* the last run: exactly n bytes a plane */
+        tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
+        for (int k = 0; k < 4; k++) {
+          st_low(dr + 2 * k * dps, t[k], n);
+          st_low(dr + (2 * k + 1) * dps, HI(t[k]), n);
+        }
+        a++;
+      }
 #undef LD
     }
     for (; a < n2; a++, sr += sso, dr += n) {

@@ -496,6 +496,30 @@ ilv16_sse(const uint8_t *const *pl, __m128i padv, const int W, uint8_t *d,
 #endif
 
 #if defined(LI_HAVE_X86_TARGET)
+/* The interleave network of 8 planes x 32 bytes (v0..v7): the three unpack
+** rounds on both 128-bit lanes; o[k] holds rows 2k, 2k+1 of the 32 (low
+** lane) and 16+2k, 17+2k (high lane), 8 bytes each. */
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv8x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, __m256i v4, __m256i v5,
+        __m256i v6, __m256i v7, __m256i *o) {
+  __m256i p0 = _mm256_unpacklo_epi8(v0, v1), p1 = _mm256_unpackhi_epi8(v0, v1);
+  __m256i p2 = _mm256_unpacklo_epi8(v2, v3), p3 = _mm256_unpackhi_epi8(v2, v3);
+  __m256i p4 = _mm256_unpacklo_epi8(v4, v5), p5 = _mm256_unpackhi_epi8(v4, v5);
+  __m256i p6 = _mm256_unpacklo_epi8(v6, v7), p7 = _mm256_unpackhi_epi8(v6, v7);
+  __m256i q0 = _mm256_unpacklo_epi16(p0, p2), q1 = _mm256_unpackhi_epi16(p0, p2);
+  __m256i q2 = _mm256_unpacklo_epi16(p1, p3), q3 = _mm256_unpackhi_epi16(p1, p3);
+  __m256i q4 = _mm256_unpacklo_epi16(p4, p6), q5 = _mm256_unpackhi_epi16(p4, p6);
+  __m256i q6 = _mm256_unpacklo_epi16(p5, p7), q7 = _mm256_unpackhi_epi16(p5, p7);
+  o[0] = _mm256_unpacklo_epi32(q0, q4);
+  o[1] = _mm256_unpackhi_epi32(q0, q4);
+  o[2] = _mm256_unpacklo_epi32(q1, q5);
+  o[3] = _mm256_unpackhi_epi32(q1, q5);
+  o[4] = _mm256_unpacklo_epi32(q2, q6);
+  o[5] = _mm256_unpackhi_epi32(q2, q6);
+  o[6] = _mm256_unpacklo_epi32(q3, q7);
+  o[7] = _mm256_unpackhi_epi32(q3, q7);
+}
+
 /* W == 8, 32 rows a step: the SSE2 rounds on both 128-bit lanes (rows
 ** r..r+15 in the low lane, r+16..r+31 in the high one); 16-byte stores
 ** (32-byte ones split cache lines when d is only 16-byte aligned). */
@@ -505,20 +529,8 @@ ilv8_avx2(const uint8_t *const *pl, uint8_t pad, uint8_t *d, int64_t n) {
   int64_t r = 0;
 #define LD(w) (pl[w] ? _mm256_loadu_si256((const __m256i *)(const void *)(pl[w] + r)) : padv)
   for (; r + 32 <= n; r += 32) {
-    __m256i v0 = LD(0), v1 = LD(1), v2 = LD(2), v3 = LD(3), v4 = LD(4),
-            v5 = LD(5), v6 = LD(6), v7 = LD(7);
-    __m256i p0 = _mm256_unpacklo_epi8(v0, v1), p1 = _mm256_unpackhi_epi8(v0, v1);
-    __m256i p2 = _mm256_unpacklo_epi8(v2, v3), p3 = _mm256_unpackhi_epi8(v2, v3);
-    __m256i p4 = _mm256_unpacklo_epi8(v4, v5), p5 = _mm256_unpackhi_epi8(v4, v5);
-    __m256i p6 = _mm256_unpacklo_epi8(v6, v7), p7 = _mm256_unpackhi_epi8(v6, v7);
-    __m256i q0 = _mm256_unpacklo_epi16(p0, p2), q1 = _mm256_unpackhi_epi16(p0, p2);
-    __m256i q2 = _mm256_unpacklo_epi16(p1, p3), q3 = _mm256_unpackhi_epi16(p1, p3);
-    __m256i q4 = _mm256_unpacklo_epi16(p4, p6), q5 = _mm256_unpackhi_epi16(p4, p6);
-    __m256i q6 = _mm256_unpacklo_epi16(p5, p7), q7 = _mm256_unpackhi_epi16(p5, p7);
-    __m256i o[8] = {_mm256_unpacklo_epi32(q0, q4), _mm256_unpackhi_epi32(q0, q4),
-                    _mm256_unpacklo_epi32(q1, q5), _mm256_unpackhi_epi32(q1, q5),
-                    _mm256_unpacklo_epi32(q2, q6), _mm256_unpackhi_epi32(q2, q6),
-                    _mm256_unpacklo_epi32(q3, q7), _mm256_unpackhi_epi32(q3, q7)};
+    __m256i o[8];
+    ilv8x32(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), o);
     __m128i *lo = (__m128i *)(void *)(d + r * 8), *hi = lo + 8;
     for (int k = 0; k < 8; k++) {
       _mm_storeu_si128(lo + k, _mm256_castsi256_si128(o[k]));
@@ -576,20 +588,8 @@ ilv8_off_avx2_(const uint8_t *const *pl, uint8_t pad, uint8_t *d,
       if (r >= n || n < 32) break;
       r = n - 32;
     }
-    __m256i v0 = LD(0), v1 = LD(1), v2 = LD(2), v3 = LD(3), v4 = LD(4),
-            v5 = LD(5), v6 = LD(6), v7 = LD(7);
-    __m256i p0 = _mm256_unpacklo_epi8(v0, v1), p1 = _mm256_unpackhi_epi8(v0, v1);
-    __m256i p2 = _mm256_unpacklo_epi8(v2, v3), p3 = _mm256_unpackhi_epi8(v2, v3);
-    __m256i p4 = _mm256_unpacklo_epi8(v4, v5), p5 = _mm256_unpackhi_epi8(v4, v5);
-    __m256i p6 = _mm256_unpacklo_epi8(v6, v7), p7 = _mm256_unpackhi_epi8(v6, v7);
-    __m256i q0 = _mm256_unpacklo_epi16(p0, p2), q1 = _mm256_unpackhi_epi16(p0, p2);
-    __m256i q2 = _mm256_unpacklo_epi16(p1, p3), q3 = _mm256_unpackhi_epi16(p1, p3);
-    __m256i q4 = _mm256_unpacklo_epi16(p4, p6), q5 = _mm256_unpackhi_epi16(p4, p6);
-    __m256i q6 = _mm256_unpacklo_epi16(p5, p7), q7 = _mm256_unpackhi_epi16(p5, p7);
-    __m256i o[8] = {_mm256_unpacklo_epi32(q0, q4), _mm256_unpackhi_epi32(q0, q4),
-                    _mm256_unpacklo_epi32(q1, q5), _mm256_unpackhi_epi32(q1, q5),
-                    _mm256_unpacklo_epi32(q2, q6), _mm256_unpackhi_epi32(q2, q6),
-                    _mm256_unpacklo_epi32(q3, q7), _mm256_unpackhi_epi32(q3, q7)};
+    __m256i o[8];
+    ilv8x32(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), o);
     for (int k = 0; k < 8; k++) {
       __m128i lo = _mm256_castsi256_si128(o[k]), hi = _mm256_extracti128_si256(o[k], 1);
       _mm_storel_epi64((__m128i *)(void *)(d + off[r + 2 * k]), lo);
@@ -1241,19 +1241,8 @@ int li_simd_level(void) {
 #if defined(LI_HAVE_X86_TARGET)
 __attribute__((target("avx2"), always_inline)) static inline void
 ilv8x32_st(const __m256i *x, uint8_t *d) {
-  __m256i p0 = _mm256_unpacklo_epi8(x[0], x[1]), p1 = _mm256_unpackhi_epi8(x[0], x[1]);
-  __m256i p2 = _mm256_unpacklo_epi8(x[2], x[3]), p3 = _mm256_unpackhi_epi8(x[2], x[3]);
-  __m256i p4 = _mm256_unpacklo_epi8(x[4], x[5]), p5 = _mm256_unpackhi_epi8(x[4], x[5]);
-  __m256i p6 = _mm256_unpacklo_epi8(x[6], x[7]), p7 = _mm256_unpackhi_epi8(x[6], x[7]);
-  __m256i q0 = _mm256_unpacklo_epi16(p0, p2), q1 = _mm256_unpackhi_epi16(p0, p2);
-  __m256i q2 = _mm256_unpacklo_epi16(p1, p3), q3 = _mm256_unpackhi_epi16(p1, p3);
-  __m256i q4 = _mm256_unpacklo_epi16(p4, p6), q5 = _mm256_unpackhi_epi16(p4, p6);
-  __m256i q6 = _mm256_unpacklo_epi16(p5, p7), q7 = _mm256_unpackhi_epi16(p5, p7);
-  __m256i o[8] = {_mm256_unpacklo_epi32(q0, q4), _mm256_unpackhi_epi32(q0, q4),
-                  _mm256_unpacklo_epi32(q1, q5), _mm256_unpackhi_epi32(q1, q5),
-                  _mm256_unpacklo_epi32(q2, q6), _mm256_unpackhi_epi32(q2, q6),
-                  _mm256_unpacklo_epi32(q3, q7), _mm256_unpackhi_epi32(q3, q7)};
-  /* o[k]: rows 2k, 2k+1 (low lane), 16+2k, 17+2k (high lane) */
+  __m256i o[8];
+  ilv8x32(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], o);
   __m128i *dl = (__m128i *)(void *)d, *dh = dl + 8;
   for (int k = 0; k < 8; k++) {
     _mm_storeu_si128(dl + k, _mm256_castsi256_si128(o[k]));

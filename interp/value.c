@@ -267,10 +267,20 @@ static int fast_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
     }
     return 1;
   }
-  if (to == LAY_DT_FP32 && (from == LAY_DT_FP16 || from == LAY_DT_BF16)) {
+  if (to == LAY_DT_FP32 && from == LAY_DT_BF16) {
+    /* the bits moved up, not through a float: a signalling NaN's payload
+    ** stays as it is */
     for (i = 0; i < n; i++) {
       uint16_t h; memcpy(&h, s + 2 * i, 2);
-      float f = from == LAY_DT_FP16 ? li_f16_to_f32(h) : li_bf16_to_f32(h);
+      uint32_t u = (uint32_t)h << 16;
+      memcpy(d + 4 * i, &u, 4);
+    }
+    return 1;
+  }
+  if (to == LAY_DT_FP32 && from == LAY_DT_FP16) {
+    for (i = 0; i < n; i++) {
+      uint16_t h; memcpy(&h, s + 2 * i, 2);
+      float f = li_f16_to_f32(h);
       memcpy(d + 4 * i, &f, 4);
     }
     return 1;

@@ -67,12 +67,15 @@ LAY_API const char *lay_status_str(lay_status s); /* "syntax error", ... */
 /* Where and why something failed. line and col are 1-based; 0 when the
 ** error has no source position. source_line holds the offending line of
 ** the spec (without its newline) when there is one, so that a caller can
-** print it with a caret under column col. */
+** print it with a caret under column col; a line too long for it is a
+** window "...text..." that starts 60 bytes before the column. The caret
+** counts characters (UTF-8), not bytes; tabs stay tabs. */
 typedef struct lay_error {
   lay_status code;        /* what kind of failure */
   char file[256];         /* spec file name, "<string>" name, or "" */
   int line;               /* 1-based line, 0 when unknown */
-  int col;                /* 1-based column (bytes), 0 when unknown */
+  int col;                /* 1-based column, 0 when unknown: bytes into a
+                             spec's line, characters into a JSON report's */
   char message[512];      /* one line, no trailing newline or period */
   char source_line[256];  /* the source line, "" when none */
 } lay_error;

@@ -129,7 +129,7 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
       r->shift[p] = v->plane[p].shift;
       r->mask[p] = v->plane[p].mask;
     }
-    if (v->kind == LG_V_NONE || v->hw == LAY_DT_NONE || v->hw == LAY_DT_UINT8) {
+    if (v->kind == LG_V_NONE || v->hw == LAY_DT_NONE) {
       r->kind = LI_VR_ID;
       r->hw = cpu;
       return LAY_OK;
@@ -1081,28 +1081,35 @@ static void free_refs(refdim *r, int n) {
   }
 }
 
+/* A side's pad element as stored: the pad value in the side's hardware
+** type, and with byte planes that value split into its planes like any
+** element (lang/ir.h: plane k is (u >> shift) & mask of its bits u). */
+static void pad_element(const li_side *x, uint8_t *out) {
+  if (!x->v.nplanes) {
+    li_st(x->v.hw, out, x->v.pad, LG_R_HALF_EVEN, 1);
+    return;
+  }
+  uint8_t el[8] = {0};
+  li_st(x->v.hw, el, x->v.pad, LG_R_HALF_EVEN, 1);
+  uint32_t u = 0;
+  for (size_t i = 0; i < li_dt_size(x->v.hw) && i < 4; i++)
+    u |= (uint32_t)el[i] << (8 * i);
+  for (int k = 0; k < x->v.nplanes; k++)
+    out[k] = (uint8_t)((u >> x->v.shift[k]) & x->v.mask[k]);
+}
+
 /* Pad patterns: 0 = D's pad, 1 = S's pad converted to D. */
 static void make_pats(li_plan *p) {
   li_side *S = &p->s, *D = &p->d;
   memset(p->pats, 0, sizeof(*p->pats) * 3);
   /* D's own pad element */
-  if (D->v.nplanes) {
-    for (int k = 0; k < D->v.nplanes; k++)
-      li_st(LAY_DT_UINT8, &p->pats[0][k], D->v.pad, LG_R_HALF_EVEN, 1);
-  } else {
-    li_st(D->v.hw, p->pats[0], D->v.pad, LG_R_HALF_EVEN, 1);
-  }
+  pad_element(D, p->pats[0]);
   /* S's pad element, as S stores it, converted */
   uint8_t sel[LI_PAT_MAX] = {0}, tmp[LI_PAT_MAX * 4] = {0};
   li_side s1 = *S, d1 = *D;
   s1.pstride = 1;
   d1.pstride = 1;
-  if (S->v.nplanes) {
-    for (int k = 0; k < S->v.nplanes; k++)
-      li_st(LAY_DT_UINT8, &sel[k], S->v.pad, LG_R_HALF_EVEN, 1);
-  } else {
-    li_st(S->v.hw, sel, S->v.pad, LG_R_HALF_EVEN, 1);
-  }
+  pad_element(S, sel);
   li_conv_block(&s1, &d1, sel, 0, 1, tmp, 0, 1, 1, 1, 0, 0, 0, 0, 0, NULL);
   memcpy(p->pats[1], tmp, LI_PAT_MAX);
   memcpy(p->pats[2], sel, LI_PAT_MAX); /* S's pad element as stored */

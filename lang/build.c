@@ -62,8 +62,16 @@ static lg_expr *node(lg_parse *p, lg_expr_kind kind, uint32_t pos,
                      uint32_t end, int depth) {
   if (p->status) return NULL;
   if (depth > LG_MAX_DEPTH) {
-    lg_b_error(p, LAY_E_LIMIT, pos, "nesting deeper than %d levels",
-               LG_MAX_DEPTH);
+    /* An operator's depth counts the operators on its deepest path: a flat
+    ** chain a + b + c + ... nests one level per operator. */
+    if (kind == LG_X_BINARY || kind == LG_X_UNARY)
+      lg_b_error(p, LAY_E_LIMIT, pos,
+                 "more than %d operators nested in one expression (each "
+                 "operator of a chain a + b + ... is one level)",
+                 LG_MAX_DEPTH);
+    else
+      lg_b_error(p, LAY_E_LIMIT, pos, "nesting deeper than %d levels",
+                 LG_MAX_DEPTH);
     return NULL;
   }
   lg_expr *e = alloc(p, sizeof *e);

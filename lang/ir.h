@@ -112,7 +112,11 @@ typedef enum lg_round {
 typedef struct lg_ir_value {
   lg_value_kind kind; /* which rule */
   lay_dtype cpu;      /* CPU element type; LAY_DT_NONE = open */
-  lay_dtype hw;       /* hardware element type; LAY_DT_NONE = same as cpu */
+  lay_dtype hw;       /* hardware element type, LAY_DT_NONE = same as cpu:
+                         the type of the value the rule produces. With byte
+                         planes it is the type whose bits the planes split
+                         (the cpu type without a rule, else the rule's
+                         target type); the stored elements are then uint8 */
   int dequant;        /* 1: pack applies the dequantizing formula */
   int axis;           /* per-channel dimension, -1 for per-tensor */
   int n;              /* entries in num/den/zp/xoff (1 or the axis size) */
@@ -121,14 +125,16 @@ typedef struct lg_ir_value {
   int saturate;       /* 1 (default): clamp to the hw type's range */
   int nplanes;        /* 0, or the number of byte planes; each stored
                          element is then one uint8 plane of the hw-typed
-                         value (hw is the type whose bits are split: the
-                         cpu type, or the value rule's target type) */
+                         value (see hw) */
   struct {
     const char *name; /* "lo", "hi" */
     int shift;        /* plane = (u >> shift) & mask */
     uint32_t mask;
   } plane[LG_MAX_PLANES];
-  double pad_value;   /* stored in every pad element (in the hw type) */
+  double pad_value;   /* the value of every pad element, in the hw type;
+                         with planes it is split like any element: plane
+                         p of a pad element is (u >> shift) & mask of the
+                         hw-typed pad value's bit pattern u */
 } lg_ir_value;
 
 /* ---- A layout instance --------------------------------------------------- */

@@ -38,6 +38,19 @@ lay_status lg_load_string(lg_module *m, const char *name, const char *src,
 lay_status lg_load_file(lg_module *m, const char *path, lay_error *err);
 void lg_module_set_path(lg_module *m, const char *lay_path);
 
+/* Where lg_check_file reports each error. */
+typedef void (*lg_report_fn)(void *ud, const lay_error *err);
+
+/* Load a file as lg_load_file does, but when a definition fails its static
+** checks go on with the others and report every failing one through
+** `report`, in source order (an error equal to one already reported is
+** not repeated). An error that stops the load (syntax, a failing import,
+** a name defined twice) is reported alone. Returns the number of errors
+** reported: 0 when the file loaded (it stays in the module), else nothing
+** of it stays. */
+size_t lg_check_file(lg_module *m, const char *path, lg_report_fn report,
+                     void *ud);
+
 /* Names defined so far (layouts and transforms), qualified. */
 size_t lg_module_count(const lg_module *m);
 const char *lg_module_name(const lg_module *m, size_t i);

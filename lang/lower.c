@@ -12,14 +12,16 @@
 **   4. each memory-order item is classified (dimension, digit, padded or
 **      sliced dimension, ceil, unit, plane) and becomes an axis; the
 **      digits of each dimension must chain;
-**   5. with explicit strides, the layout is checked to be a bijection at a
-**      small representative shape;
+**   5. with explicit strides, a definition being checked is enumerated at
+**      a ladder of shapes, and must map no two elements to one offset
+**      (an instance for a concrete shape is left to the planner's check);
 **   6. transforms track the tensor as axes of source-dimension digits
 **      through the chain; when the chain loses the affine structure the
 **      IR is a full gather table instead.
-** In partial mode (lg_check_def of a layout whose parameters have no
-** defaults) missing arguments are "unknown" and the checks that need them
-** are skipped.
+** In partial mode (lg_check_def, the load-time check) missing arguments
+** are "unknown" and the checks that need them are skipped. Errors inside
+** a template instantiated with arguments (`h8 = h(8)`, or a format
+** reference) are reported at the outermost use (see fail()).
 */
 #include <math.h>
 #include <stdarg.h>
@@ -35,7 +37,8 @@
 #define LW_MAX_PARAMS 64   /* parameters of one layout */
 #define LW_MAX_ALIAS 64    /* alias chain depth */
 #define LW_MAX_TABLE (1 << 24) /* gather table entries */
-#define LW_MAX_CHECK (1 << 20) /* elements of the bijectivity check */
+#define LW_MAX_CHECK (1 << 18)    /* elements of one bijectivity check shape */
+#define LW_CHECK_BUDGET (1 << 20) /* elements of all its shapes together */
 
 /* Where an expression's text lives, for positioned errors. */
 typedef struct srcref {
@@ -63,6 +66,12 @@ typedef struct val {
   int n;
   lg_iexpr *ie;
   const char *name;
+  /* V_NAME bound to a parameter by an argument: the argument, where it is
+  ** written and the parameter's name, so that an unknown name is reported
+  ** there (arg NULL otherwise). */
+  const lg_expr *arg;
+  srcref arg_sr;
+  const char *param;
 } val;
 
 typedef struct param {
@@ -91,6 +100,14 @@ typedef struct lw {
   int unk_used;               /* an unknown value was used */
   const lg_def *stack[LW_MAX_ALIAS]; /* the alias chain */
   int depth;
+  /* The outermost instantiation with arguments (`h8 = h(8)` in a file, or
+  ** a format reference such as "ti.tidl(pad_l=1)"): an error inside the
+  ** template is reported there, naming the template's own position. */
+  int use_set;             /* 1 once a use is recorded */
+  srcref use_sr;           /* the text holding the use */
+  uint32_t use_pos, use_end; /* its span in that text */
+  const char *use_text;    /* the use as written, blanks squeezed out */
+  int use_plain;           /* a format reference: no source position */
 } lw;
 
 /* ---- Errors -------------------------------------------------------------- */
@@ -111,11 +128,45 @@ static int fail(lw *w, const srcref *sr, uint32_t pos, lay_status code,
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   w->st = code;
+  if (w->use_set && code != LAY_E_NOMEM) {
+    /* Inside a template: at the use, "REF: message (file:line:col)", the
+    ** template's position left out when the error is in the use itself. A
+    ** format reference has no position: its text is the error's "file",
+    ** so that the CLI prints "lay: REF: message". */
+    const srcref *u = &w->use_sr;
+    char where[300] = "";
+    if (sr && sr->src &&
+        !(sr->src == u->src && pos >= w->use_pos && pos < w->use_end)) {
+      int line, col;
+      lg_linecol(sr->src, sr->len, pos, &line, &col);
+      snprintf(where, sizeof where, " (%s:%d:%d)", sr->file, line, col);
+    }
+    if (w->use_plain)
+      lg_error_plain(w->err, code, w->use_text, "%s%s", msg, where);
+    else if (*where || !sr || !sr->src)
+      lg_error_at(w->err, code, u->file, u->src, u->len, w->use_pos,
+                  "%s: %s%s", w->use_text, msg, where);
+    else
+      lg_error_at(w->err, code, sr->file, sr->src, sr->len, pos, "%s", msg);
+    return -1;
+  }
   if (sr && sr->src)
     lg_error_at(w->err, code, sr->file, sr->src, sr->len, pos, "%s", msg);
   else
     lg_error_plain(w->err, code, sr ? sr->file : "", "%s", msg);
   return -1;
+}
+
+/* Record the outermost use of a template (see lw.use_set). */
+static void set_use(lw *w, const srcref *sr, uint32_t pos, uint32_t end,
+                    const char *text, int plain) {
+  if (w->use_set) return;
+  w->use_set = 1;
+  w->use_sr = *sr;
+  w->use_pos = pos;
+  w->use_end = end;
+  w->use_text = text;
+  w->use_plain = plain;
 }
 
 static int nomem(lw *w) {
@@ -185,9 +236,13 @@ static int lookup(lw *w, const env *en, const lg_expr *e, val *out) {
   return 0;
 }
 
-/* "unknown name 'b'" for a V_NAME value. */
+/* "unknown name 'b'" for a V_NAME value; at the argument that bound it to
+** a parameter, when it came from one. */
 static int unknown_name(lw *w, const env *en, const lg_expr *e,
                         const val *v) {
+  if (v->arg)
+    return fail(w, &v->arg_sr, v->arg->pos, LAY_E_NAME,
+                "argument '%s': unknown name '%s'", v->param, v->name);
   return fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown name '%s'", v->name);
 }
 
@@ -380,7 +435,11 @@ static int eval(lw *w, const env *en, const lg_expr *e, val *out) {
   case LG_X_BINARY: return eval_binary(w, en, e, out);
   case LG_X_CALL: {
     const char *fn = e->u.call.fn->u.str.s;
-    if (!strcmp(fn, "ceil") && e->u.call.args.n == 2) {
+    if (!strcmp(fn, "ceil") && e->u.call.args.n != 2)
+      return fail(w, &en->sr, e->pos, LAY_E_ARG,
+                  "ceil takes 2 arguments (ceil(x, k)), got %d",
+                  e->u.call.args.n);
+    if (!strcmp(fn, "ceil")) {
       val a, b;
       if (eval(w, en, e->u.call.args.v[0], &a) ||
           eval(w, en, e->u.call.args.v[1], &b))
@@ -553,6 +612,11 @@ static int bind(lw *w, const lg_def *def, const lg_layout *L,
                   "argument '%s' is given twice", ps[i].name);
     set[i] = 1;
     if (eval(w, caller, ve, &ps[i].v)) return -1;
+    if (ps[i].v.k == V_NAME && !ps[i].v.arg) {
+      ps[i].v.arg = ve;
+      ps[i].v.arg_sr = caller->sr;
+      ps[i].v.param = ps[i].name;
+    }
   }
   const char *dims[LG_MAX_RANK];
   int rank = L->dims.n < LG_MAX_RANK ? L->dims.n : LG_MAX_RANK;
@@ -673,10 +737,62 @@ static double nums_at(const nums *x, int i, double dflt, int given) {
   return x->n ? x->v[i] : x->s;
 }
 
+/* The tensor a value operation sees, for an integer `axis`: its rank and,
+** for each of its axes, the CPU-side dimension it is, AX_COMPOSITE when it
+** is not one whole dimension (after a reshape), AX_PADDED when that
+** dimension is padded or sliced at this point. NULL amap: the CPU side. */
+enum { AX_COMPOSITE = -1, AX_PADDED = -2 };
+
+/* axis = NAME (a CPU-side dimension, followed through transposes) or an
+** integer (numpy: an axis of the tensor at this point of the chain,
+** negative from the end). Sets *out to the dimension; -1 when unknown. */
+static int axis_arg(lw *w, const env *en, const lg_expr *e, const int *amap,
+                    int arank, int *out) {
+  *out = -1;
+  if (e->kind == LG_X_NAME && dim_index(en, e->u.str.s) >= 0) {
+    *out = dim_index(en, e->u.str.s);
+    return 0;
+  }
+  val v;
+  if (eval(w, en, e, &v)) return -1;
+  if (v.k == V_UNK) return 0;
+  if (v.k == V_NAME) {
+    *out = dim_index(en, v.name);
+    if (*out < 0)
+      return fail(w, &en->sr, e->pos, LAY_E_NAME, "'%s' is not a dimension",
+                  v.name);
+    return 0;
+  }
+  if (v.k != V_INT)
+    return fail(w, &en->sr, e->pos, LAY_E_ARG,
+                "axis is a dimension name or an integer, not '%s'",
+                etext(w, &en->sr, e));
+  if (v.i < -arank || v.i >= arank)
+    return fail(w, &en->sr, e->pos, LAY_E_SHAPE,
+                "axis %lld is out of range for a tensor of rank %d",
+                (long long)v.i, arank);
+  int k = (int)(v.i < 0 ? v.i + arank : v.i);
+  int d = amap ? amap[k] : k;
+  if (d == AX_COMPOSITE)
+    return fail(w, &en->sr, e->pos, LAY_E_SHAPE,
+                "axis %lld is not one input dimension at this point of the "
+                "chain (a reshape merged or split it)",
+                (long long)v.i);
+  if (d == AX_PADDED)
+    return fail(w, &en->sr, e->pos, LAY_E_SHAPE,
+                "axis %lld is padded or sliced at this point of the chain "
+                "(quantize before pad or slice)",
+                (long long)v.i);
+  *out = d;
+  return 0;
+}
+
 /* Lower quantize/dequantize/fixed/affine/cast(args) into ir->value. fixed
-** holds the dimension sizes when the spec fixes them (transforms). */
+** holds the dimension sizes when the spec fixes them (transforms); amap and
+** arank describe the tensor at this point of the chain (see axis_arg). */
 static int value_op(lw *w, const env *en, const char *op,
-                    const lg_expr *call, lg_ir *ir, const int64_t *fixed) {
+                    const lg_expr *call, lg_ir *ir, const int64_t *fixed,
+                    const int *amap, int arank) {
   enum { OP_Q, OP_DQ, OP_FIXED, OP_AFFINE, OP_CAST } kind;
   static const unsigned allowed[] = {
       1u << K_SCALE | 1u << K_ZP | 1u << K_TO | 1u << K_AXIS |
@@ -688,6 +804,13 @@ static int value_op(lw *w, const env *en, const char *op,
       1u << K_NUM | 1u << K_DEN | 1u << K_ZP | 1u << K_XOFF | 1u << K_TO |
           1u << K_AXIS | 1u << K_ROUND | 1u << K_SAT,
       1u << K_TO | 1u << K_ROUND | 1u << K_SAT};
+  /* The named form of each, for "takes named arguments". */
+  static const char *const forms[] = {
+      "scale = ..., zero_point = ..., to = ...",
+      "scale = ..., zero_point = ..., to = ...",
+      "scale = ..., radix = ..., to = ...",
+      "num = ..., den = ..., zero_point = ..., xoff = ..., to = ...",
+      "to = ..."};
   if (!strcmp(op, "quantize")) kind = OP_Q;
   else if (!strcmp(op, "dequantize")) kind = OP_DQ;
   else if (!strcmp(op, "fixed")) kind = OP_FIXED;
@@ -705,7 +828,7 @@ static int value_op(lw *w, const env *en, const char *op,
     const lg_expr *a = args->v[i];
     if (a->kind != LG_X_NAMED)
       return fail(w, &en->sr, a->pos, LAY_E_ARG,
-                  "%s takes named arguments (scale = ..., to = ...)", op);
+                  "%s takes named arguments (%s)", op, forms[kind]);
     int k = key_of(a->u.named.name.s);
     if (k < 0 || !(allowed[kind] & (1u << k)))
       return fail(w, &en->sr, a->pos, LAY_E_ARG,
@@ -754,16 +877,8 @@ static int value_op(lw *w, const env *en, const char *op,
                   "saturate is 1 or 0");
     if (!unk) v->saturate = (int)s;
   }
-  if (arg[K_AXIS]) {
-    const char *s;
-    if (name_arg(w, en, arg[K_AXIS], &s)) return -1;
-    if (s) {
-      v->axis = dim_index(en, s);
-      if (v->axis < 0)
-        return fail(w, &en->sr, arg[K_AXIS]->pos, LAY_E_NAME,
-                    "'%s' is not a dimension", s);
-    }
-  }
+  if (arg[K_AXIS] && axis_arg(w, en, arg[K_AXIS], amap, arank, &v->axis))
+    return -1;
   if (kind == OP_CAST) {
     v->kind = LG_V_CAST;
     return 0;
@@ -780,21 +895,22 @@ static int value_op(lw *w, const env *en, const char *op,
     if (!x[k].n) continue;
     if (listkey >= 0 && x[k].n != n)
       return fail(w, &en->sr, arg[k]->pos, LAY_E_ARG,
-                  "%s has %d values, %s has %d", key_names[k], x[k].n,
-                  key_names[listkey], n);
+                  "%s has %d value%s, %s has %d", key_names[k], x[k].n,
+                  x[k].n == 1 ? "" : "s", key_names[listkey], n);
     n = x[k].n;
     listkey = k;
   }
   if (listkey >= 0) {
     if (!arg[K_AXIS] && v->axis < 0)
       return fail(w, &en->sr, arg[listkey]->pos, LAY_E_ARG,
-                  "per-channel %s needs 'axis = DIMENSION'",
+                  "per-channel %s needs an axis (axis = DIMENSION or an "
+                  "integer)",
                   key_names[listkey]);
     if (v->axis >= 0 && fixed && fixed[v->axis] > 0 && fixed[v->axis] != n)
       return fail(w, &en->sr, arg[listkey]->pos, LAY_E_SHAPE,
-                  "%s has %d values for axis '%s' of size %lld",
-                  key_names[listkey], n, ir->dim[v->axis].name,
-                  (long long)fixed[v->axis]);
+                  "%s has %d value%s for axis '%s' of size %lld",
+                  key_names[listkey], n, n == 1 ? "" : "s",
+                  ir->dim[v->axis].name, (long long)fixed[v->axis]);
   }
   v->kind = LG_V_AFFINE;
   v->dequant = kind == OP_DQ;
@@ -833,6 +949,24 @@ static int value_op(lw *w, const env *en, const char *op,
         return fail(w, &en->sr, pos, LAY_E_ARG,
                     "affine: num and den must not be 0");
       break;
+    }
+  }
+  /* The zero point is a value of the integer side: the target type when
+  ** quantizing, the CPU type when dequantizing. */
+  lay_dtype zt = kind == OP_DQ ? v->cpu : to;
+  if (arg[K_ZP] && !unknown && zt != LAY_DT_NONE && !is_float_type(zt)) {
+    double lo, hi;
+    int_range(zt, &lo, &hi);
+    for (int i = 0; i < n; i++) {
+      char buf[64];
+      snprintf(buf, sizeof buf, "%g", v->zp[i]);
+      if (v->zp[i] != floor(v->zp[i]))
+        return fail(w, &en->sr, arg[K_ZP]->pos, LAY_E_ARG,
+                    "zero_point %s is not an integer", buf);
+      if (v->zp[i] < lo || v->zp[i] > hi)
+        return fail(w, &en->sr, arg[K_ZP]->pos, LAY_E_ARG,
+                    "zero_point %s does not fit %s (%g to %g)", buf,
+                    lay_dtype_name(zt), lo, hi);
     }
   }
   if (kind == OP_Q && to != LAY_DT_NONE && is_float_type(to))
@@ -939,7 +1073,7 @@ static int clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
                (!strcmp(nm, "quantize") || !strcmp(nm, "dequantize") ||
                 !strcmp(nm, "fixed") || !strcmp(nm, "affine") ||
                 !strcmp(nm, "cast"))) {
-      if (value_op(w, en, nm, c->value, ir, NULL)) return -1;
+      if (value_op(w, en, nm, c->value, ir, NULL, NULL, ir->rank)) return -1;
     } else {
       return fail(w, &en->sr, c->pos, LAY_E_NAME, "unknown clause '%s'", nm);
     }
@@ -947,15 +1081,12 @@ static int clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
   return 0;
 }
 
-/* Final value checks: planes make the hardware type uint8; the pad value
-** must fit the hardware type. */
+/* Final value checks: the pad value must fit the hardware type, which with
+** byte planes is the type whose bits the planes split (ir.h): the pad is an
+** element value, split into planes like any element. */
 static int finish_value(lw *w, const srcref *sr, const lg_clause *pad,
                         lg_ir *ir) {
   lg_ir_value *v = &ir->value;
-  /* With byte planes the stored element is uint8 (ir.h). A value rule's
-  ** target type (fixed(..., to = int16)) is kept in hw instead, since it is
-  ** the type whose bits the planes split; see the report to the planner. */
-  if (v->nplanes && v->kind == LG_V_NONE) v->hw = LAY_DT_UINT8;
   lay_dtype t = v->hw != LAY_DT_NONE ? v->hw : v->cpu;
   double lo, hi;
   int_range(t, &lo, &hi);
@@ -980,7 +1111,6 @@ typedef struct item {
   int dim;           /* IT_DIGIT */
   int64_t div, mod;  /* IT_DIGIT */
   int unk;           /* a divisor or modulus is unknown (partial mode) */
-  int has_pad;       /* lo/hi/before/after/ceil were written */
   lg_iexpr *lo, *hi, *before, *after;
   int64_t ceil;      /* ceil(d, k): k, else 0 */
   uint32_t pos;      /* the item's position */
@@ -1114,7 +1244,6 @@ static int classify(lw *w, const env *en, const lg_expr *e,
         return fail(w, &en->sr, core->pos, LAY_E_LAYOUT,
                     "only a whole dimension or a slice can be padded");
       it->pos = e->pos;
-      it->has_pad = 1;
       it->unk |= unk;
       it->before = before;
       it->after = after;
@@ -1132,7 +1261,6 @@ static int classify(lw *w, const env *en, const lg_expr *e,
     it->kind = IT_DIGIT;
     it->dim = dim_index(en, b->u.str.s);
     it->div = 1;
-    it->has_pad = 1;
     if (e->u.slice.lo && eval_ie(w, en, e->u.slice.lo, &it->lo)) return -1;
     if (e->u.slice.hi && eval_ie(w, en, e->u.slice.hi, &it->hi)) return -1;
     if ((e->u.slice.lo && !it->lo) || (e->u.slice.hi && !it->hi)) it->unk = 1;
@@ -1147,9 +1275,13 @@ static int classify(lw *w, const env *en, const lg_expr *e,
   }
   case LG_X_CALL: {
     const char *fn = e->u.call.fn->u.str.s;
-    if (strcmp(fn, "ceil") || e->u.call.args.n != 2)
+    if (strcmp(fn, "ceil"))
       return fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
                   "unknown function '%s' in a memory order (ceil(d, k))", fn);
+    if (e->u.call.args.n != 2)
+      return fail(w, &en->sr, e->pos, LAY_E_ARG,
+                  "ceil takes 2 arguments (ceil(d, k)), got %d",
+                  e->u.call.args.n);
     if (classify(w, en, e->u.call.args.v[0], plane, it)) return -1;
     if (it->kind != IT_DIGIT || it->div != 1 || it->mod != 0 || it->ceil)
       return fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
@@ -1158,7 +1290,6 @@ static int classify(lw *w, const env *en, const lg_expr *e,
     int unk;
     if (eval_int(w, en, e->u.call.args.v[1], &k, &unk)) return -1;
     it->pos = e->pos;
-    it->has_pad = 1;
     if (unk) {
       it->unk = 1;
       return 0;
@@ -1191,9 +1322,11 @@ static const char *digit_label(lw *w, const char *dim, int64_t div,
   return s;
 }
 
-/* Pads of one dimension, as written on its items. */
+/* Pads of one dimension, as written on its first item (every other item
+** must carry the same: none, or the same pad and slice). */
 typedef struct dpad {
-  int set;          /* an item wrote pads */
+  int set;          /* the dimension's first item was seen */
+  int unk;          /* its pads are unknown (partial mode) */
   lg_iexpr *lo, *hi, *before, *after;
   int64_t ceil;
 } dpad;
@@ -1272,119 +1405,264 @@ static int check_chains(lw *w, const env *en, const item *its, int n,
   return 0;
 }
 
-/* ---- Bijectivity at a representative shape ------------------------------- */
+/* ---- Bijectivity over a ladder of shapes ------------------------------------ */
 
-/* Offsets of every element at the shape `size`; fails with the first two
-** coordinates that share an offset. */
-static int check_bijection(lw *w, const srcref *sr, uint32_t pos,
-                           const lg_ir *ir, const int64_t *chunk) {
-  int64_t size[LG_MAX_RANK], lo[LG_MAX_RANK], hi[LG_MAX_RANK],
-      before[LG_MAX_RANK], P[LG_MAX_RANK];
-  int rank = ir->rank;
-  for (int d = 0; d < rank; d++) {
-    size[d] = 2 * chunk[d];
-    int64_t c;
-    if (lg_ie_is_const(ir->dim[d].hi, &c) && c > size[d]) size[d] = c;
-  }
-  int64_t total = 1;
-  for (int d = 0; d < rank; d++) {
+/* With explicit strides a layout may map two elements to one offset, and
+** whether it does depends on the shape: `[a @ 4, b]` is fine while b <= 4.
+** The check enumerates the offsets of every element at a series of
+** shapes: a base shape (two chunks per dimension), then each dimension in
+** turn, and all of them together, on a ladder of sizes (multiples of the
+** chunk and one more, 1c..4c, then doubling) that reaches past the largest
+** constant stride, within an element budget. The first collision found
+** names the shape and the two coordinates. */
+
+static void fmt_list(char *buf, size_t cap, const int64_t *v, int n);
+
+/* The geometry of a layout at one shape. */
+typedef struct bgeo {
+  int64_t lo[LG_MAX_RANK], hi[LG_MAX_RANK], before[LG_MAX_RANK];
+  int64_t str[LG_MAX_AXES];
+  int64_t total; /* valid elements */
+} bgeo;
+
+/* A collision: two row-major element indices of the shape's box and the
+** offset they share. */
+typedef struct bhit {
+  int64_t a, b, off;
+} bhit;
+
+/* The geometry at `size`; 0 when the shape is valid and small enough,
+** 1 to skip it (an expression does not evaluate, a slice does not fit, or
+** the offsets could overflow). */
+static int bij_geometry(const lg_ir *ir, const int64_t *chunk,
+                        const int64_t *size, bgeo *g) {
+  int64_t P[LG_MAX_RANK];
+  g->total = 1;
+  for (int d = 0; d < ir->rank; d++) {
     const lg_ir_dim *m = &ir->dim[d];
-    int64_t after;
-    lo[d] = 0;
-    hi[d] = size[d];
-    before[d] = after = 0;
-    if ((m->lo && lg_iexpr_eval(m->lo, size, &lo[d])) ||
-        (m->hi && lg_iexpr_eval(m->hi, size, &hi[d])) ||
-        (m->before && lg_iexpr_eval(m->before, size, &before[d])) ||
+    int64_t after = 0;
+    g->lo[d] = 0;
+    g->hi[d] = size[d];
+    g->before[d] = 0;
+    if ((m->lo && lg_iexpr_eval(m->lo, size, &g->lo[d])) ||
+        (m->hi && lg_iexpr_eval(m->hi, size, &g->hi[d])) ||
+        (m->before && lg_iexpr_eval(m->before, size, &g->before[d])) ||
         (m->after && lg_iexpr_eval(m->after, size, &after)))
-      return 0; /* the planner reports it for real shapes */
-    if (lo[d] < 0 || hi[d] <= lo[d] || hi[d] > size[d] || before[d] < 0 ||
-        after < 0)
-      return 0;
-    P[d] = before[d] + (hi[d] - lo[d]) + after;
+      return 1;
+    if (g->lo[d] < 0 || g->hi[d] <= g->lo[d] || g->hi[d] > size[d] ||
+        g->before[d] < 0 || after < 0 || g->before[d] > (INT64_C(1) << 30) ||
+        after > (INT64_C(1) << 30))
+      return 1;
+    P[d] = g->before[d] + (g->hi[d] - g->lo[d]) + after;
     if (P[d] % chunk[d]) P[d] += chunk[d] - P[d] % chunk[d];
-    total *= hi[d] - lo[d];
-    if (total > LW_MAX_CHECK) return 0;
+    g->total *= g->hi[d] - g->lo[d];
+    if (g->total > LW_MAX_CHECK) return 1;
   }
-  int na = ir->naxes;
-  int64_t ext[LG_MAX_AXES], str[LG_MAX_AXES];
   int64_t inner = 1;
-  for (int i = na - 1; i >= 0; i--) {
+  for (int i = ir->naxes - 1; i >= 0; i--) {
     const lg_ir_axis *a = &ir->axis[i];
+    int64_t ext, s = inner, al;
     switch (a->kind) {
     case LG_AX_DIGIT:
-      ext[i] = a->mod ? a->mod : (P[a->dim] + a->div - 1) / a->div;
+      ext = a->mod ? a->mod : (P[a->dim] + a->div - 1) / a->div;
       break;
-    case LG_AX_UNIT: ext[i] = 1; break;
-    default: ext[i] = ir->value.nplanes; break;
+    case LG_AX_UNIT: ext = 1; break;
+    default: ext = ir->value.nplanes; break;
     }
-    int64_t s = inner, al;
-    if (a->stride && lg_iexpr_eval(a->stride, size, &s)) return 0;
-    if (a->align && (lg_iexpr_eval(a->align, size, &al) || al <= 0)) return 0;
+    if (a->stride && lg_iexpr_eval(a->stride, size, &s)) return 1;
+    if (a->align && (lg_iexpr_eval(a->align, size, &al) || al <= 0)) return 1;
     if (a->align && s % al) s += al - s % al;
-    if (s < 0 || s > (INT64_C(1) << 40) || ext[i] > (INT64_C(1) << 20))
-      return 0;
-    str[i] = s;
-    if (__builtin_mul_overflow(ext[i], s, &inner)) return 0;
+    if (s < 0 || s > (INT64_C(1) << 40) || ext > (INT64_C(1) << 20))
+      return 1;
+    g->str[i] = s;
+    if (__builtin_mul_overflow(ext, s, &inner) || inner > (INT64_C(1) << 56))
+      return 1;
   }
+  return 0;
+}
+
+/* The hardware offset of element x (plane 0). */
+static int64_t bij_offset(const lg_ir *ir, const bgeo *g, const int64_t *x) {
+  int64_t off = 0;
+  for (int i = 0; i < ir->naxes; i++) {
+    const lg_ir_axis *a = &ir->axis[i];
+    if (a->kind != LG_AX_DIGIT) continue;
+    int64_t dg = (x[a->dim] - g->lo[a->dim] + g->before[a->dim]) / a->div;
+    if (a->mod) dg %= a->mod;
+    off += dg * g->str[i];
+  }
+  return off;
+}
+
+/* The coordinate of the n-th element (row-major over the windows). */
+static void bij_coord(const lg_ir *ir, const bgeo *g, int64_t n,
+                      int64_t *x) {
+  for (int d = ir->rank - 1; d >= 0; d--) {
+    int64_t e = g->hi[d] - g->lo[d];
+    x[d] = g->lo[d] + n % e;
+    n /= e;
+  }
+}
+
+/* Enumerate the offsets of every element and plane at geometry g, with a
+** hash table of `cap` slots (a power of two, > 2 * total * planes).
+** Returns 1 and fills *hit at the first collision, else 0. */
+static int bij_scan(const lg_ir *ir, const bgeo *g, int64_t *key,
+                    int64_t *who, size_t cap, bhit *hit) {
   int nplanes = ir->value.nplanes ? ir->value.nplanes : 1;
   int64_t pstride = 0;
-  for (int i = 0; i < na; i++)
-    if (ir->axis[i].kind == LG_AX_PLANE) pstride = str[i];
-  size_t cap = 1;
-  while (cap < (size_t)(total * nplanes) * 2) cap *= 2;
-  int64_t *key = malloc(cap * sizeof *key), *who = malloc(cap * sizeof *who);
-  if (!key || !who) {
-    free(key);
-    free(who);
-    return nomem(w);
-  }
+  for (int i = 0; i < ir->naxes; i++)
+    if (ir->axis[i].kind == LG_AX_PLANE) pstride = g->str[i];
   for (size_t i = 0; i < cap; i++) key[i] = -1;
   int64_t x[LG_MAX_RANK];
-  for (int d = 0; d < rank; d++) x[d] = lo[d];
-  int rc = 0;
-  for (int64_t n = 0; n < total && !rc; n++) {
-    int64_t off = 0;
-    for (int i = 0; i < na; i++) {
-      const lg_ir_axis *a = &ir->axis[i];
-      if (a->kind != LG_AX_DIGIT) continue;
-      int64_t p = x[a->dim] - lo[a->dim] + before[a->dim];
-      int64_t dg = p / a->div;
-      if (a->mod) dg %= a->mod;
-      off += dg * str[i];
-    }
-    for (int k = 0; k < nplanes && !rc; k++) {
+  bij_coord(ir, g, 0, x);
+  for (int64_t n = 0; n < g->total; n++) {
+    int64_t off = bij_offset(ir, g, x);
+    for (int k = 0; k < nplanes; k++) {
       int64_t o = off + k * pstride;
       size_t h = (size_t)((uint64_t)o * 0x9E3779B97F4A7C15ull) & (cap - 1);
       while (key[h] >= 0 && key[h] != o) h = (h + 1) & (cap - 1);
-      if (key[h] < 0) {
-        key[h] = o;
-        who[h] = n;
+      if (key[h] >= 0) {
+        hit->a = who[h];
+        hit->b = n;
+        hit->off = o;
+        return 1;
+      }
+      key[h] = o;
+      who[h] = n;
+    }
+    for (int d = ir->rank - 1; d >= 0; d--) {
+      if (++x[d] < g->hi[d]) break;
+      x[d] = g->lo[d];
+    }
+  }
+  return 0;
+}
+
+/* The ladder of sizes for a dimension with chunk c, up to `limit`:
+** c, c+1, 2c, 2c+1, 3c, 3c+1, 4c, 4c+1, then 8c, 8c+1, 16c, ... Returns
+** how many (at most cap). */
+static int bij_ladder(int64_t c, int64_t limit, int64_t *v, int cap) {
+  int n = 0;
+  for (int64_t k = 1; n + 2 <= cap; k = k < 4 ? k + 1 : 2 * k) {
+    int64_t s;
+    if (__builtin_mul_overflow(c, k, &s) || s > limit) break;
+    for (int64_t t = s; t <= s + 1; t++)
+      if (!n || t > v[n - 1]) v[n++] = t;
+  }
+  return n;
+}
+
+/* Report a collision: the shape, both coordinates, the offset; the caret
+** goes to the largest explicit stride among the axes on which the two
+** elements differ (the stride that is too small for what lies inside it). */
+static int bij_report(lw *w, const srcref *sr, const lg_layout *L,
+                      const lg_ir *ir, const int64_t *size, const bgeo *g,
+                      const bhit *hit) {
+  int64_t x[LG_MAX_RANK], y[LG_MAX_RANK];
+  bij_coord(ir, g, hit->a, x);
+  bij_coord(ir, g, hit->b, y);
+  int best = -1, first = -1;
+  for (int i = 0; i < ir->naxes; i++) {
+    const lg_ir_axis *a = &ir->axis[i];
+    if (!a->stride || i >= L->n_items || !L->items[i].stride) continue;
+    if (first < 0) first = i;
+    int differ = a->kind != LG_AX_DIGIT;
+    if (a->kind == LG_AX_DIGIT) {
+      int64_t p = (x[a->dim] - g->lo[a->dim] + g->before[a->dim]) / a->div;
+      int64_t q = (y[a->dim] - g->lo[a->dim] + g->before[a->dim]) / a->div;
+      if (a->mod) {
+        p %= a->mod;
+        q %= a->mod;
+      }
+      differ = p != q;
+    }
+    if (differ && (best < 0 || g->str[i] > g->str[best])) best = i;
+  }
+  if (best < 0) best = first;
+  uint32_t pos = best >= 0 ? L->items[best].stride->pos : L->order_pos;
+  char sh[256], a[256], b[256];
+  fmt_list(sh, sizeof sh, size, ir->rank);
+  int la = 0, lb = 0;
+  for (int d = 0; d < ir->rank; d++) {
+    la += snprintf(a + la, sizeof a - (size_t)la, "%s%lld", d ? "," : "(",
+                   (long long)x[d]);
+    lb += snprintf(b + lb, sizeof b - (size_t)lb, "%s%lld", d ? "," : "(",
+                   (long long)y[d]);
+  }
+  return fail(w, sr, pos, LAY_E_LAYOUT,
+              "layout is not a bijection for shape %s: %s) and %s) both map "
+              "to offset %lld",
+              sh, a, b, (long long)hit->off);
+}
+
+/* Run the check over the ladder of shapes. */
+static int check_bijection(lw *w, const srcref *sr, const lg_layout *L,
+                           const lg_ir *ir, const int64_t *chunk) {
+  enum { LADDER = 48 };
+  int rank = ir->rank;
+  /* The largest constant stride: the ladder reaches past it. */
+  int64_t kmax = 0;
+  for (int i = 0; i < ir->naxes; i++) {
+    int64_t c;
+    if (ir->axis[i].stride && lg_ie_is_const(ir->axis[i].stride, &c) &&
+        c > kmax)
+      kmax = c;
+  }
+  int64_t ladder[LG_MAX_RANK][LADDER], base[LG_MAX_RANK];
+  int nl[LG_MAX_RANK], steps = 0;
+  int64_t basecount = 1;
+  for (int d = 0; d < rank; d++) {
+    int64_t k = kmax + 2 > 8 ? kmax + 2 : 8, limit;
+    if (__builtin_mul_overflow(chunk[d], k, &limit)) limit = INT64_MAX;
+    nl[d] = bij_ladder(chunk[d], limit, ladder[d], LADDER);
+    if (nl[d] > steps) steps = nl[d];
+    base[d] = 2 * chunk[d];
+    if (basecount < LW_MAX_CHECK) basecount *= base[d];
+  }
+  /* A base shape too large to enumerate keeps one chunk per dimension. */
+  if (basecount > LW_MAX_CHECK / 16)
+    for (int d = 0; d < rank; d++) base[d] = chunk[d];
+  size_t cap = 0;
+  int64_t *key = NULL, *who = NULL, spent = 0;
+  int nplanes = ir->value.nplanes ? ir->value.nplanes : 1, rc = 0;
+  /* Shape 0 is the base; then, for each step of the ladder, each
+  ** dimension alone and then all of them together. */
+  for (int s = -1; s < steps && !rc && spent < LW_CHECK_BUDGET; s++) {
+    for (int d = 0; d <= rank && !rc; d++) {
+      int64_t size[LG_MAX_RANK];
+      memcpy(size, base, sizeof(int64_t) * (size_t)rank);
+      if (s >= 0 && d < rank) {
+        if (s >= nl[d]) continue;
+        size[d] = ladder[d][s];
+      } else if (s >= 0) {
+        if (rank == 1) continue;
+        for (int e = 0; e < rank; e++)
+          size[e] = ladder[e][s < nl[e] ? s : nl[e] - 1];
+      } else if (d > 0) {
         continue;
       }
-      /* Decode the earlier element's coordinate. */
-      int64_t y[LG_MAX_RANK], r = who[h];
-      for (int d = rank - 1; d >= 0; d--) {
-        int64_t e = hi[d] - lo[d];
-        y[d] = lo[d] + r % e;
-        r /= e;
+      bgeo g;
+      if (bij_geometry(ir, chunk, size, &g)) continue;
+      int64_t n = g.total * nplanes;
+      if (spent + n > LW_CHECK_BUDGET) continue;
+      spent += n;
+      if (cap < (size_t)n * 2 + 1) {
+        size_t ncap = cap ? cap : 64;
+        while (ncap < (size_t)n * 2 + 1) ncap *= 2;
+        int64_t *nk = realloc(key, ncap * sizeof *nk);
+        if (nk) key = nk;
+        int64_t *nw = nk ? realloc(who, ncap * sizeof *nw) : NULL;
+        if (nw) who = nw;
+        if (!nk || !nw) {
+          rc = nomem(w);
+          break;
+        }
+        cap = ncap;
       }
-      char a[256], b[256];
-      int la = 0, lb = 0;
-      for (int d = 0; d < rank; d++) {
-        la += snprintf(a + la, sizeof a - (size_t)la, "%s%lld", d ? "," : "(",
-                       (long long)y[d]);
-        lb += snprintf(b + lb, sizeof b - (size_t)lb, "%s%lld", d ? "," : "(",
-                       (long long)x[d]);
-      }
-      rc = fail(w, sr, pos, LAY_E_LAYOUT,
-                "layout is not a bijection: %s) and %s) both map to offset "
-                "%lld",
-                a, b, (long long)o);
-    }
-    for (int d = rank - 1; d >= 0; d--) {
-      if (++x[d] < hi[d]) break;
-      x[d] = lo[d];
+      bhit hit;
+      if (bij_scan(ir, &g, key, who, cap, &hit))
+        rc = bij_report(w, sr, L, ir, size, &g, &hit);
     }
   }
   free(key);
@@ -1441,24 +1719,23 @@ static int lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
       ax->div = it->div;
       ax->mod = it->mod;
       ax->label = digit_label(w, en->dims[d], it->div, it->mod);
-      if (it->has_pad) {
-        dpad *p = &pad[d];
-        if (!p->set) {
-          p->set = 1;
-          p->lo = it->lo;
-          p->hi = it->hi;
-          p->before = it->before;
-          p->after = it->after;
-          p->ceil = it->ceil;
-        } else if (!it->unk &&
-                   (!lg_ie_equal(p->lo, it->lo) || !lg_ie_equal(p->hi, it->hi) ||
-                    !lg_ie_equal(p->before, it->before) ||
-                    !lg_ie_equal(p->after, it->after) || p->ceil != it->ceil)) {
-          return fail(w, &en->sr, li->e->pos, LAY_E_LAYOUT,
-                      "inconsistent padding of '%s' (all items of a "
-                      "dimension carry the same pad and slice)",
-                      en->dims[d]);
-        }
+      dpad *p = &pad[d];
+      if (!p->set) {
+        p->set = 1;
+        p->unk = it->unk;
+        p->lo = it->lo;
+        p->hi = it->hi;
+        p->before = it->before;
+        p->after = it->after;
+        p->ceil = it->ceil;
+      } else if (!it->unk && !p->unk &&
+                 (!lg_ie_equal(p->lo, it->lo) || !lg_ie_equal(p->hi, it->hi) ||
+                  !lg_ie_equal(p->before, it->before) ||
+                  !lg_ie_equal(p->after, it->after) || p->ceil != it->ceil)) {
+        return fail(w, &en->sr, li->e->pos, LAY_E_LAYOUT,
+                    "inconsistent padding of '%s' (all items of a "
+                    "dimension carry the same pad and slice)",
+                    en->dims[d]);
       }
     }
     if (li->stride) {
@@ -1705,7 +1982,8 @@ static int get_targs(lw *w, const env *en, const lg_expr *op, const char *nm,
       k = i;
       if (k >= nkeys)
         return fail(w, &en->sr, a->pos, LAY_E_ARG,
-                    "%s takes at most %d arguments", nm, nkeys);
+                    "%s takes at most %d argument%s", nm, nkeys,
+                    nkeys == 1 ? "" : "s");
     }
     if (t->v[k])
       return fail(w, &en->sr, a->pos, LAY_E_ARG,
@@ -1786,7 +2064,7 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
       if (int_list(w, en, a.v[k], nm, k ? "end" : "start", &v, &n)) return -1;
       if (n != r)
         return fail(w, &en->sr, a.v[k]->pos, LAY_E_SHAPE,
-                    "pad: %d values for rank %d", n, r);
+                    "pad: %d value%s for rank %d", n, n == 1 ? "" : "s", r);
       for (int i = 0; i < n; i++) {
         if (v[i] < 0)
           return fail(w, &en->sr, a.v[k]->pos, LAY_E_SHAPE,
@@ -1854,7 +2132,7 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
       if (int_list(w, en, a.v[0], nm, "start", &v, &n)) return -1;
       if (n != r)
         return fail(w, &en->sr, a.v[0]->pos, LAY_E_SHAPE,
-                    "slice: %d values for rank %d", n, r);
+                    "slice: %d value%s for rank %d", n, n == 1 ? "" : "s", r);
       memcpy(st, v, sizeof(int64_t) * (size_t)r);
       for (int i = 0; i < r; i++) sz[i] = shape[i] - st[i];
     }
@@ -1864,7 +2142,7 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
         return -1;
       if (n != r)
         return fail(w, &en->sr, a.v[k]->pos, LAY_E_SHAPE,
-                    "slice: %d values for rank %d", n, r);
+                    "slice: %d value%s for rank %d", n, n == 1 ? "" : "s", r);
       for (int i = 0; i < r; i++) sz[i] = k == 1 ? v[i] : v[i] - st[i];
     }
     for (int i = 0; i < r; i++)
@@ -2062,8 +2340,19 @@ static int run_chain(lw *w, const env *en, const lg_transform *T, tstate *t,
         !strcmp(nm, "cast")) {
       if (values) {
         int64_t fixed[LG_MAX_RANK];
+        int amap[LG_MAX_AXES];
         for (int d = 0; d < ir->rank; d++) fixed[d] = ir->dim[d].fixed;
-        if (value_op(w, en, nm, op, ir, fixed)) return -1;
+        /* Which input dimension each axis of the tensor is, here. */
+        for (int k = 0; k < *rank; k++) {
+          int d = t->affine ? whole_dim(t, k) : -1;
+          if (d < 0)
+            amap[k] = AX_COMPOSITE;
+          else if (t->pext[d] != fixed[d] || t->lo[d] || t->hi[d] != fixed[d])
+            amap[k] = AX_PADDED;
+          else
+            amap[k] = d;
+        }
+        if (value_op(w, en, nm, op, ir, fixed, amap, *rank)) return -1;
       }
       continue;
     }
@@ -2227,7 +2516,10 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
   }
   int rc = lower_order(w, &en, L, ir, plane);
   if (rc < 0) return -1;
-  if (rc == 1) {
+  /* The shape ladder runs when a definition is checked (it must hold for
+  ** every shape); an instance is planned for one concrete shape, where
+  ** the planner checks the offsets itself. */
+  if (rc == 1 && w->partial) {
     int64_t chunk[LG_MAX_RANK];
     for (int d = 0; d < ir->rank; d++) {
       chunk[d] = 1;
@@ -2238,7 +2530,7 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
           chunk[d] = a->div * a->mod;
       }
     }
-    if (check_bijection(w, &sr, L->pos, ir, chunk)) return -1;
+    if (check_bijection(w, &sr, L, ir, chunk)) return -1;
   }
   return 0;
 }
@@ -2274,6 +2566,7 @@ static int lower_alias(lw *w, const lg_def *def, const lg_list *args,
   if (t->kind == LG_X_NAME)
     return lower_def(w, target, args, caller, call_pos, ir);
   env en = {sr, NULL, 0, 0, -1, dims, rank};
+  set_use(w, &sr, t->pos, t->end, etext(w, &sr, t), 0);
   return lower_def(w, target, &t->u.call.args, &en, t->pos, ir);
 }
 
@@ -2352,6 +2645,8 @@ static lay_status run(const lg_module *m, const lg_def *def,
     caller.dims = dims;
     caller.rank = r;
   }
+  if (ref_text)
+    set_use(&w, &caller.sr, 0, (uint32_t)caller.sr.len, ref_text, 1);
   if (!ir->name) nomem(&w);
   else lower_def(&w, def, args, &caller, 0, ir);
   if (w.st) {

@@ -5,7 +5,8 @@
 ** real path once; cycles are errors), keeps each file's source and AST
 ** alive, runs the load-time checks of the lowering, and instantiates
 ** references into IR. Loading is transactional: on error the module is
-** rolled back to what it held before.
+** rolled back to what it held before. lg_check_file loads a file the same
+** way but reports every failing definition, not only the first.
 */
 #define _XOPEN_SOURCE 700
 
@@ -54,6 +55,12 @@ struct lg_module {
   char *path;         /* LAY_PATH, ':'-separated; NULL for none */
   lg_loading loading[LG_MAX_IMPORTS + 1]; /* the import chain */
   int nloading;
+  /* lg_check_file: where the failing definitions of the file it checks go,
+  ** and those reported so far (to report an error once). */
+  lg_report_fn report;
+  void *report_ud;
+  lay_error *reported;
+  size_t nreported, capreported;
 };
 
 static lay_status load_file(lg_module *m, const char *path, lay_error *err);
@@ -135,6 +142,7 @@ void lg_module_free(lg_module *m) {
   free(m->tests);
   free(m->slots);
   free(m->path);
+  free(m->reported);
   free(m);
 }
 
@@ -342,6 +350,23 @@ static lay_status define(lg_module *m, lg_file *f, const char *ns,
   return LAY_OK;
 }
 
+/* Report err through m->report unless an equal error was reported; -1
+** when out of memory. */
+static int report_once(lg_module *m, const lay_error *err) {
+  for (size_t i = 0; i < m->nreported; i++) {
+    const lay_error *r = &m->reported[i];
+    if (r->line == err->line && r->col == err->col &&
+        !strcmp(r->file, err->file) && !strcmp(r->message, err->message))
+      return 0;
+  }
+  if (reserve((void **)&m->reported, m->nreported, &m->capreported,
+              sizeof *m->reported))
+    return -1;
+  m->reported[m->nreported++] = *err;
+  m->report(m->report_ud, err);
+  return 0;
+}
+
 /* Parse and define one text; the caller rolls back on error. */
 static lay_status load_body(lg_module *m, lg_file *f, lay_error *err) {
   lg_parse p;
@@ -376,9 +401,16 @@ static lay_status load_body(lg_module *m, lg_file *f, lay_error *err) {
     }
   }
   /* The static checks, once every name of the text is known. Definitions
-  ** of imported files were checked when those were loaded. */
-  for (size_t i = first_def; i < m->ndefs && !st; i++)
-    if (m->defs[i]->src == f->src) st = lg_check_def(m, m->defs[i], err);
+  ** of imported files were checked when those were loaded. The file that
+  ** lg_check_file checks goes on after a failing definition. */
+  int all = m->report && m->nloading == 1;
+  for (size_t i = first_def; i < m->ndefs && (!st || all); i++) {
+    if (m->defs[i]->src != f->src) continue;
+    lay_error e;
+    lay_status s2 = lg_check_def(m, m->defs[i], st ? &e : err);
+    if (s2 && all && report_once(m, st ? &e : err)) return nomem(err);
+    if (!st) st = s2;
+  }
   return st;
 }
 
@@ -513,6 +545,28 @@ lay_status lg_load_file(lg_module *m, const char *path, lay_error *err) {
     return LAY_E_ARG;
   }
   return load_file(m, path, err);
+}
+
+size_t lg_check_file(lg_module *m, const char *path, lg_report_fn report,
+                     void *ud) {
+  lay_error err;
+  if (!m || !path || !report) {
+    lg_error_plain(&err, LAY_E_ARG, "", "no module, path or report function");
+    if (report) report(ud, &err);
+    return 1;
+  }
+  m->report = report;
+  m->report_ud = ud;
+  m->nreported = 0;
+  lay_status st = load_file(m, path, &err);
+  /* A failure that stopped the load (syntax, import, a clash) is reported
+  ** here; failing definitions were reported as they were checked. */
+  if (st && !m->nreported) report(ud, &err);
+  size_t n = st ? (m->nreported ? m->nreported : 1) : 0;
+  m->report = NULL;
+  m->report_ud = NULL;
+  m->nreported = 0;
+  return n;
 }
 
 /* ---- Instances ---------------------------------------------------------------- */

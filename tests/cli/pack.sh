@@ -136,6 +136,37 @@ bad "kneron.1w16c8bhl: --dtype int8 contradicts the layout's int16" \
 bad "bad --threads 'two': expected a non-negative integer" \
   pack amd.hcwnc4 --shape 1,3,2,2 --threads two -i "$T/rgb.bin"
 
+# A format reference whose instantiation fails: one line quoting the
+# argument as given, the template's own position in parentheses.
+bad "ti.tidl(pad_l=-1): a pad must not be negative, 'pad_l' is -1 (stdlib/ti.lay:26:54)" \
+  pack 'ti.tidl(pad_l=-1)' --shape 1,3,2,2 -i "$T/rgb.bin"
+bad "amd.hcwnc(0): digit c/x: 0 is not a positive integer (stdlib/amd.lay:13:39)" \
+  pack 'amd.hcwnc(0)' --shape 1,3,2,2 -i "$T/rgb.bin"
+bad "ti.tidl(pad_l=abc): argument 'pad_l': unknown name 'abc'" \
+  pack 'ti.tidl(pad_l=abc)' --shape 1,3,2,2 -i "$T/rgb.bin"
+bad "ti.tidl(pad_q=1): unknown parameter 'pad_q' of 'ti.tidl'" \
+  pack 'ti.tidl(pad_q=1)' --shape 1,3,2,2 -i "$T/rgb.bin"
+bad "amd.hcwnc(0): digit c/x: 0 is not a positive integer (stdlib/amd.lay:13:39)" \
+  convert 'amd.hcwnc(0)' amd.hcwnc4 --shape 1,3,2,2 -i "$T/rgb.bin"
+
+# Per-channel quantize along an integer axis, numpy style: the axis of the
+# tensor at that point of the chain, here after a transpose (axis 0 of the
+# 3x2 transposed tensor is the input's columns, scales 1, 2, 4).
+# x = [[1,2,3],[4,5,6]] -> transposed [[1,4],[2,5],[3,6]] / [1,2,4] per row.
+cat >"$T/q.lay" <<'X'
+transform t0 (x: fp32[2,3]) =
+    transpose([1,0]) | quantize(scale = [1,2,4], zero_point = 0, to = int8, axis = 0)
+transform t1 (x: fp32[2,3]) =
+    transpose([1,0]) | quantize(scale = [1,2,4], zero_point = 0, to = int8, axis = -2)
+X
+printf '\000\000\200\077\000\000\000\100\000\000\100\100\000\000\200\100\000\000\240\100\000\000\300\100' >"$T/x6.bin"
+for t in t0 t1; do
+  run -f "$T/q.lay" pack $t --shape 2,3 -i "$T/x6.bin" -o "$T/q.bin"
+  expect_rc 0 "pack $t"
+  # 1/1 4/1; 2/2 5/2 (2.5 rounds half to even); 3/4 6/4 (0.75, 1.5)
+  [ "$(hex "$T/q.bin")" = "01 04 01 02 01 02" ] || fail "pack $t: $(hex "$T/q.bin")"
+done
+
 # An output path in a missing folder fails cleanly.
 run pack amd.hcwnc4 --shape 1,3,2,2 -i "$T/rgb.bin" -o "$T/no/such/dir/o.bin"
 expect_rc 1 "-o in a missing folder"

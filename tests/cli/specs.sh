@@ -40,6 +40,30 @@ grep -q "missing.lay" "$T/err" || fail "check missing.lay: $(cat "$T/err")"
 run check clash.lay
 expect_rc 1 "check clash.lay"
 grep -q "hcwnc4" "$T/err" || fail "check clash.lay: $(cat "$T/err")"
+# After a failing definition the others are checked too: every failing
+# one is reported, and the exit status is 1.
+cat >multi.lay <<'X'
+layout bad1 (a) -> [b]
+layout good (a, b) -> [b, a]
+layout bad2 (n, c) -> [n, c/8, c%4]
+X
+run check multi.lay good.lay
+expect_rc 1 "check multi.lay good.lay"
+expect_out "good.lay: ok" "check multi.lay good.lay"
+expect_err "multi.lay:1:21: error: unknown name 'b'
+    layout bad1 (a) -> [b]
+                        ^
+multi.lay:3:32: error: inconsistent splits of 'c': 'c/8' and 'c%4'
+    layout bad2 (n, c) -> [n, c/8, c%4]
+                                   ^" "check multi.lay"
+
+# An error inside a template is reported where the file instantiates it.
+printf 'layout z = amd.hcwnc(0)\n' >tmpl.lay
+run check tmpl.lay
+expect_rc 1 "check tmpl.lay"
+expect_err "tmpl.lay:1:12: error: amd.hcwnc(0): digit c/x: 0 is not a positive integer (stdlib/amd.lay:13:39)
+    layout z = amd.hcwnc(0)
+               ^" "check tmpl.lay"
 
 # The stdlib's own files check in place of their embedded copies; the
 # same text outside a stdlib folder clashes with the embedded names.

@@ -3,10 +3,12 @@
 **
 **   langtest [-s] check FILE...       load each file into a fresh module;
 **                                     print "ok" or the formatted error
-**   langtest [-s] expect FILE         FILE's first line is "# expect: TEXT";
+**   langtest [-s] expect FILE         FILE starts with "# expect: TEXT",
+**                                     maybe followed by lines "#    ..."
+**                                     (the source and caret lines);
 **                                     loading it must fail with an error
-**                                     whose first formatted line, minus the
-**                                     "FILE:" prefix, is exactly TEXT
+**                                     whose whole formatted text, minus
+**                                     the "FILE:" prefix, is exactly that
 **   langtest ast FILE [EXPECTED]      parse FILE and print its syntax tree,
 **                                     one statement per line; with
 **                                     EXPECTED, compare byte for byte
@@ -15,6 +17,9 @@
 **                                     parameters all have defaults, then of
 **                                     every "#@ ir REF" comment line; with
 **                                     IR, compare that output byte for byte
+**   langtest [-s] checkall FILE [OUT]  every error lg_check_file reports
+**                                     for FILE and their count; with OUT,
+**                                     compare byte for byte
 **
 ** -s loads the embedded stdlib into the module first.
 */
@@ -120,6 +125,25 @@ static int cmd_check(int argc, char **argv) {
   return bad;
 }
 
+/* The expected error of an error test: the text after "# expect: " on
+** the first line, then one line per following line that starts with "#"
+** and four blanks (the source line and the caret line of the formatted
+** error, each without its "#"). Returns a malloc'd string. */
+static char *expected_error(const char *text) {
+  static const char tag[] = "# expect: ";
+  if (strncmp(text, tag, sizeof tag - 1)) return NULL;
+  out o = {0};
+  const char *line = text + sizeof tag - 1;
+  for (int first = 1;; first = 0) {
+    size_t n = strcspn(line, "\n");
+    if (!first) out_str(&o, "\n");
+    out_add(&o, line + (first ? 0 : 1), n - (first ? 0 : 1));
+    if (!line[n] || strncmp(line + n + 1, "#    ", 5)) break;
+    line += n + 1;
+  }
+  return o.s;
+}
+
 static int cmd_expect(const char *path) {
   size_t len;
   char *text = read_all(path, &len);
@@ -127,36 +151,35 @@ static int cmd_expect(const char *path) {
     fprintf(stderr, "%s: cannot read\n", path);
     return 1;
   }
-  static const char tag[] = "# expect: ";
-  if (strncmp(text, tag, sizeof tag - 1)) {
+  char *want = expected_error(text);
+  if (!want) {
     fprintf(stderr, "%s: the first line must be '# expect: ...'\n", path);
     free(text);
     return 1;
   }
-  char *want = text + sizeof tag - 1;
-  want[strcspn(want, "\r\n")] = '\0';
 
   lg_module *m = new_module();
   lay_error e;
   int rc = 1;
   if (!lg_load_file(m, path, &e)) {
-    printf("%s: loaded without error, expected: %s\n", path, want);
+    printf("%s: loaded without error, expected:\n%s\n", path, want);
   } else {
-    out o = {0};
-    out_error(&o, &e);
-    fputs(o.s, stdout);
-    char *got = o.s;
-    got[strcspn(got, "\n")] = '\0';
+    /* The whole formatted error (message, source line, caret line),
+    ** without the "FILE:" prefix of the message. */
+    char buf[2048];
+    lay_error_format(&e, buf, sizeof buf);
+    printf("%s\n", buf);
+    char *got = buf;
     size_t pl = strlen(path);
     if (!strncmp(got, path, pl) && got[pl] == ':') got += pl + 1;
     if (!strcmp(got, want)) {
       rc = 0;
     } else {
-      printf("MISMATCH\n  expected: %s\n  got:      %s\n", want, got);
+      printf("MISMATCH\nexpected:\n%s\ngot:\n%s\n", want, got);
     }
-    free(o.s);
   }
   lg_module_free(m);
+  free(want);
   free(text);
   return rc;
 }
@@ -183,6 +206,23 @@ static int compare_or_print(const out *o, const char *expected) {
     }
     free(want);
   }
+  return rc;
+}
+
+/* checkall: every error lg_check_file reports, formatted, then a count. */
+static void report_error(void *ud, const lay_error *e) { out_error(ud, e); }
+
+static int cmd_checkall(const char *path, const char *expected) {
+  out o = {0};
+  out_add(&o, "", 0);
+  lg_module *m = new_module();
+  size_t n = lg_check_file(m, path, report_error, &o);
+  char buf[64];
+  snprintf(buf, sizeof buf, "%zu error%s\n", n, n == 1 ? "" : "s");
+  out_str(&o, buf);
+  lg_module_free(m);
+  int rc = compare_or_print(&o, expected);
+  free(o.s);
   return rc;
 }
 
@@ -483,10 +523,13 @@ int main(int argc, char **argv) {
     return cmd_ast(argv[i + 1], i + 3 == argc ? argv[i + 2] : NULL);
   if ((i + 2 == argc || i + 3 == argc) && !strcmp(argv[i], "golden"))
     return cmd_golden(argv[i + 1], i + 3 == argc ? argv[i + 2] : NULL);
+  if ((i + 2 == argc || i + 3 == argc) && !strcmp(argv[i], "checkall"))
+    return cmd_checkall(argv[i + 1], i + 3 == argc ? argv[i + 2] : NULL);
   fprintf(stderr,
           "usage: langtest [-s] check FILE...\n"
           "       langtest [-s] expect FILE\n"
           "       langtest ast FILE [EXPECTED.ast]\n"
-          "       langtest [-s] golden FILE [EXPECTED.ir]\n");
+          "       langtest [-s] golden FILE [EXPECTED.ir]\n"
+          "       langtest [-s] checkall FILE [EXPECTED.out]\n");
   return 2;
 }

@@ -219,12 +219,30 @@ static void big(void) {
   s[len - 1] = ']';
   CHECK(load(s, len, line, sizeof line) == LAY_E_LIMIT, "1 MB expr: %s",
         line);
+  lay_status st;
+  /* A flat chain: LG_MAX_DEPTH operators load, one more is the limit,
+  ** named as such. */
+  for (int extra = 0; extra <= 1; extra++) {
+    k = sprintf(s, "layout x (a) -> [a");
+    for (int i = 0; i < LG_MAX_DEPTH + extra; i++)
+      k += sprintf(s + k, " + 0");
+    k += sprintf(s + k, "]");
+    st = load(s, (size_t)k, line, sizeof line);
+    if (!extra)
+      CHECK(st == LAY_OK, "%d operators: %s", LG_MAX_DEPTH, line);
+    else
+      CHECK(st == LAY_E_LIMIT &&
+                !strcmp(line, "<r>:1:18: error: more than 256 operators "
+                              "nested in one expression (each operator of "
+                              "a chain a + b + ... is one level)"),
+            "%d operators: %s", LG_MAX_DEPTH + 1, line);
+  }
   /* A 1 MB name. */
   k = sprintf(s, "layout ");
   memset(s + k, 'n', n);
   len = (size_t)k + n;
   len += (size_t)sprintf(s + len, " (a) -> [a]");
-  lay_status st = load(s, len, line, sizeof line);
+  st = load(s, len, line, sizeof line);
   CHECK(st == LAY_OK || st != LAY_E_SYNTAX, "1 MB name: %s", line);
   /* 10,000 nested brackets of every kind, and prefix operators. */
   static const char *open[] = {"[", "(", "{", "-", "~", "f(", "- (", "a["};
@@ -266,7 +284,7 @@ static const char *valid =
     "layout c4 = chunked<4, 0,0, 1,0, 2,0, 3,0, 1,8, 2,2, 3,32, 2,4>\n"
     "layout hl (n, c, h, w) : int16 -> [n, c/16, h, w, byte, c%16]\n"
     "  where byte = bytes(lo = (u >> 1) & 0x7f, hi = (u >> 8) & 0xff)\n"
-    "layout t(pl = 0, pr = 0) (n, c, h, w) -> [n, c @ 64 align 16,\n"
+    "layout t(pl = 0, pr = 0) (n, c, h, w) -> [n, c @ h * 64 align 16,\n"
     "  h, pl + w + pr] pad_value = -1 cast(to = fp16)\n"
     "layout s (n, w) -> [n, w[1:3]]\n"
     "transform tin (x: fp32[n=1, c=3, h=4, w=4]) =\n"

@@ -163,15 +163,11 @@ int cli_cmd_show(const cli_args *a) {
   int rank, rc = CLI_FAIL;
   lay_plan *p = make_plan(ctx, a, LAY_PACK, shape, &rank);
   if (p) {
-    char *s = li_listing(p, (size_t)limit);
-    if (!s) {
+    if (cli_show_plan(stdout, p, (size_t)limit, cli_color_enabled(stdout)) < 0)
       cli_fail("cannot list the memory order of %s (out of memory)",
                a->pos[0]);
-    } else {
-      cli_show_print(stdout, s, cli_color_enabled(stdout));
+    else
       rc = fflush(stdout) ? CLI_FAIL : CLI_OK;
-      free(s);
-    }
   }
   lay_plan_free(p);
   lay_ctx_free(ctx);
@@ -182,22 +178,28 @@ int cli_cmd_info(const cli_args *a) {
   lay_ctx *ctx = cli_context(a);
   if (!ctx) return CLI_FAIL;
   int64_t shape[LAY_MAX_RANK];
-  int rank;
-  lay_plan *p = make_plan(ctx, a, LAY_PACK, shape, &rank);
+  int rank, conv = a->npos == 2; /* info FROM TO: the convert plan */
+  lay_plan *p = make_plan(ctx, a, conv ? LAY_CONVERT : LAY_PACK, shape, &rank);
   if (!p) {
     lay_ctx_free(ctx);
     return CLI_FAIL;
   }
   char s[LAY_MAX_RANK * 24];
   cli_shape_str(shape, rank, s, sizeof s);
-  printf("format:    %s\n", a->pos[0]);
-  printf("cpu side:  %s %s, %zu bytes\n", s,
-         lay_dtype_name(lay_plan_src_dtype(p)), lay_plan_src_bytes(p));
+  if (conv) {
+    printf("convert:   %s -> %s\n", a->pos[0], a->pos[1]);
+    printf("source:    %s on %s, %s, %zu bytes\n", a->pos[0], s,
+           lay_dtype_name(lay_plan_src_dtype(p)), lay_plan_src_bytes(p));
+  } else {
+    printf("format:    %s\n", a->pos[0]);
+    printf("cpu side:  %s %s, %zu bytes\n", s,
+           lay_dtype_name(lay_plan_src_dtype(p)), lay_plan_src_bytes(p));
+  }
   int64_t hw[LAY_MAX_AXES];
   const char *names[LAY_MAX_AXES];
   int naxes = lay_plan_hw_shape(p, hw, names, LAY_MAX_AXES);
   if (naxes > LAY_MAX_AXES) naxes = LAY_MAX_AXES;
-  printf("layout:    [");
+  printf(conv ? "target:    [" : "layout:    [");
   for (int i = 0; i < naxes; i++)
     printf("%s%s=%" PRId64, i ? ", " : "", names[i] ? names[i] : "?", hw[i]);
   printf("] %s, %zu bytes\n", lay_dtype_name(lay_plan_dst_dtype(p)),
@@ -298,21 +300,31 @@ static const char *stdlib_twin(const char *path) {
   return NULL;
 }
 
+/* Print one problem of `lay check`: positioned with its source line and
+** caret when it has a position, else "FILE: error: message". */
+static void check_problem(void *ud, const lay_error *err) {
+  char buf[2048];
+  if (err->line > 0) {
+    lay_error_format(err, buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
+  } else {
+    fprintf(stderr, "%s: error: %s\n", (const char *)ud, err->message);
+  }
+}
+
 int cli_cmd_check(const cli_args *a) {
   int rc = CLI_OK;
   for (int i = 0; i < a->npos; i++) {
-    /* Each file is checked on its own, against the stdlib and -f files. */
+    /* Each file is checked on its own, against the stdlib and -f files:
+    ** its definitions (every failing one is reported), then, when it
+    ** loaded, its test blocks, without running them. */
     lay_ctx *ctx = cli_context_except(a, stdlib_twin(a->pos[i]));
     if (!ctx) return CLI_FAIL;
-    lay_error err;
-    if (lay_ctx_load_file(ctx, a->pos[i], &err)) {
-      char buf[2048];
-      if (err.line > 0) {
-        lay_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "%s\n", buf);
-      } else {
-        fprintf(stderr, "%s: error: %s\n", a->pos[i], err.message);
-      }
+    if (lg_check_file(li_ctx_module(ctx), a->pos[i], check_problem,
+                      (void *)a->pos[i]) > 0) {
+      rc = CLI_FAIL;
+    } else if (li_test_check(ctx, a->pos[i], check_problem,
+                             (void *)a->pos[i]) > 0) {
       rc = CLI_FAIL;
     } else {
       printf("%s: ok\n", a->pos[i]);

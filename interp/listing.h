@@ -6,7 +6,7 @@
 ** its CPU-side coordinate, runs compressed with an ellipsis:
 **   (0,0,0,0), (0,0,0,1) ... (0,0,0,29), pad x2
 **   (0,0,1,0), (0,0,1,1) ... (0,0,1,29), pad x2
-** Both functions only read the plan (lay_plan_at and the layout facts of
+** The functions only read the plan (lay_plan_at and the layout facts of
 ** ctx.h); they never print.
 */
 #ifndef LI_LISTING_H
@@ -30,20 +30,40 @@
 char *li_listing(const lay_plan *p, size_t limit_elems);
 
 /* Check `expected` (len bytes, pasted verbatim from a vendor doc) against
-** the memory order of `p`. Tokens: coordinates `(a,b,c,d)` (spaces
-** allowed, optionally prefixed by a plane name of the layout: `lo(...)`),
-** `...` or `…` (any number of elements), `pad xN`, `hole xN`; everything
-** else is ignored (commas, newlines, prose words, and from `>` to the end
-** of a line: "> end of chunk"). A coordinate matches a data element with
-** that coordinate, or a pad element whose padded coordinate it is.
-** The first token is the buffer's first element unless the listing opens
-** with an ellipsis; tokens not separated by an ellipsis must be adjacent
-** in memory; after an ellipsis the next token is searched forward. The
-** listing may stop before the end of the buffer. Returns 0 on a match; otherwise the
-** 1-based index of the first token that does not match, with `why` (at
-** most whycap bytes, NUL-terminated) saying so:
-**   element 31 (byte 31): expected (0,0,1,0), found pad (0,0,0,31) */
+** the memory order of `p`. A listing holds only:
+**   (a, b, c, d)        a coordinate, as many integers as p has dimensions
+**                       (blanks allowed inside); `lo(...)` names the byte
+**                       plane `lo` of a byte-plane layout
+**   ... or …            an ellipsis: any number of elements
+**   pad xN, hole xN     N pad elements / stride holes (`pad` alone: one)
+**   commas, blanks, newlines
+**   > text              a remark, up to the end of the line
+**   Copy to clipboard   a line holding only that (the doc pages' button)
+** Anything else, or a malformed coordinate such as (9,9,l,29) or
+** (0,0,4,29 ,), makes the listing malformed.
+** A coordinate matches a data element with that coordinate, or a pad
+** element whose padded coordinate it is; without a plane it matches
+** either plane. The first token is the buffer's first element unless the
+** listing opens with an ellipsis; tokens not separated by an ellipsis must
+** be adjacent in memory; after an ellipsis the next token is searched
+** forward. The listing may stop before the end of the buffer.
+** Returns 0 on a match; -1 when the listing is malformed (or the plan
+** cannot be walked); otherwise the 1-based index of the first token that
+** does not match. `why` (at most whycap bytes, NUL-terminated) then says
+** what went wrong, opening with the place in the listing:
+**   listing line 2, column 1: element 31 (byte 31): expected (0,0,1,0),
+**   found pad (0,0,0,31)
+**   listing line 1, column 64: malformed coordinate '(9,9,l,29)': 'l'
+**   where a number should be
+** and *at (when `at` is not NULL) receives the byte offset in `expected`
+** of the token or character at fault. */
 int li_listing_match(const lay_plan *p, const char *expected, size_t len,
-                     char *why, size_t whycap);
+                     char *why, size_t whycap, size_t *at);
+
+/* Only read `expected` as above (its syntax, coordinate ranks and plane
+** names against p), without matching it: 0 when well formed, -1 with
+** why and *at otherwise. For `lay check`. */
+int li_listing_check(const lay_plan *p, const char *expected, size_t len,
+                     char *why, size_t whycap, size_t *at);
 
 #endif /* LI_LISTING_H */

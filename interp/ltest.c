@@ -1,21 +1,34 @@
 /*
-** ltest.c: the conformance-test runner behind `lay test FILE...`.
+** ltest.c: the conformance-test runner behind `lay test FILE...`, and the
+** static check of test blocks behind `lay check`.
 **
-** For each file: load it into the context (its layouts become available),
-** then run each of its test blocks statement by statement:
+** For each file named: load it into the context (a no-op when something
+** loaded it already), then run every test block of that file, whoever
+** loaded it, statement by statement:
 **   use REF shape [..] [: T]   compile pack (and, when needed, unpack) plans
 **   load "spec"                compile spec text into the context
-**   error == "msg"             the preceding use/load failed, saying msg
+**   error == "msg"             the use, load or order just before failed,
+**                              and its whole message is msg
 **   where [coord] == N         coordinate -> byte offset
-**   at N == [coord] | pad      byte offset -> coordinate, or padding
+**   where hw_shape == [..]     the layout's axes: extents [224, 1, ...] or
+**                              names and extents "[h=224, c/4=1, ...]"
+**   where bytes == N           the layout buffer's size in bytes
+**   at N == [coord] | pad      byte offset -> coordinate, or padding;
+**                              PLANE(coord) on a byte-plane layout
 **   order == "listing"         memory order in the docs' notation
 **   pack [IN] == EXPECTED      IN defaults to iota (element i holds i)
 **   unpack IN == EXPECTED
 **   roundtrip                  pack, check every pad, unpack, compare
 ** IN and EXPECTED are hex("00 01 ..."), file("path") (relative to the test
 ** file) or a list of numbers in the element type of that side. A test
-** stops at its first failing statement, which is reported with its
-** position and the first differing place.
+** stops at its first failing statement, reported with the test's name and
+** line, the statement's position and the first differing place.
+**
+** The static check (li_test_check) walks the same statements "dry": it
+** compiles every use and load and checks every operand (types, literals,
+** coordinate ranks and ranges, byte planes, listing syntax, data sizes)
+** without running a plan or comparing a result, and reports each problem
+** at the operand at fault.
 */
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700 /* realpath, PATH_MAX */
@@ -30,14 +43,25 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "diag.h"
 #include "lang.h"
 #include "lay.h"
 #include "listing.h"
+#include "lower.h"
 #include "ltest.h"
 
 #define LT_WHY 1024          /* room for one failure message */
 #define LT_MAX_FILE (64u << 20)  /* largest file("...") read */
 #define LT_MAX_CHECK ((uint64_t)1 << 24) /* elements a roundtrip inspects */
+
+/* What a statement returns. */
+enum {
+  LT_OK = 0,     /* passed (or, dry, well formed) */
+  LT_FAIL = -1,  /* failed: r->why says why, r->at where */
+  LT_ERRED = 1,  /* a use, load or order failed with r->last_msg; only an
+                 ** `error ==` right after it may expect that */
+  LT_SKIP = 2    /* dry: nothing to check (the last use failed) */
+};
 
 /* The state of one running test block. */
 typedef struct lt_run {
@@ -45,32 +69,58 @@ typedef struct lt_run {
   const char *file;      /* the test's file, as the module names it */
   const char *src;       /* that file's text */
   size_t src_len;        /* its length */
+  int dry;               /* 1: check operands, compile, never run */
   char *ref;             /* the current `use` reference text, malloc'd */
   int64_t shape[LAY_MAX_RANK]; /* its CPU-side shape */
   int rank;              /* its rank */
   lay_dtype dtype;       /* the type asked for (NONE: the spec's own) */
   lay_plan *pack;        /* pack plan of the current use, or NULL */
   lay_plan *unpack;      /* unpack plan, made on first need */
-  int last_failed;       /* 1 when the last use/load failed */
-  int have_last;         /* 1 after any use/load */
-  char last_msg[512];    /* its error message */
+  int use_failed;        /* 1 when the last use failed */
+  const lg_tstmt *prev;  /* the statement before the current one */
+  int prev_erred;        /* 1 when that one returned LT_ERRED */
+  char last_msg[LT_WHY]; /* the message of the last LT_ERRED */
+  uint32_t at;           /* source position of the fault */
   char why[LT_WHY];      /* the failure message */
 } lt_run;
 
 /* ---- Small helpers ------------------------------------------------------ */
 
-/* Set the failure message (always returns -1, for `return fail(...)`). */
 static int fail(lt_run *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+static int fail_at(lt_run *r, uint32_t pos, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Set the failure message (always returns LT_FAIL). */
 static int fail(lt_run *r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(r->why, sizeof r->why, fmt, ap);
   va_end(ap);
-  return -1;
+  return LT_FAIL;
+}
+
+/* The same, with the source position of the operand at fault. */
+static int fail_at(lt_run *r, uint32_t pos, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->why, sizeof r->why, fmt, ap);
+  va_end(ap);
+  r->at = pos;
+  return LT_FAIL;
+}
+
+/* Record the failure of a use, load or order (returns LT_ERRED). */
+static int erred(lt_run *r, uint32_t pos, const char *msg) {
+  snprintf(r->last_msg, sizeof r->last_msg, "%s", msg);
+  r->at = pos;
+  return LT_ERRED;
 }
 
 static void emitf(void (*out)(void *, const char *), void *ud,
@@ -113,6 +163,17 @@ static void plans_free(lt_run *r) {
   r->ref = NULL;
 }
 
+/* The source position of byte k of the decoded string literal e (escapes
+** take two source bytes). */
+static uint32_t str_pos(const lt_run *r, const lg_expr *e, size_t k) {
+  size_t i = (size_t)e->pos + 1, j = 0;
+  while (j < k && i < e->end && i < r->src_len) {
+    i += r->src[i] == '\\' ? 2 : 1;
+    j++;
+  }
+  return (uint32_t)i;
+}
+
 /* A constant number: integer or floating. */
 typedef struct lt_num {
   int isf;   /* 1: f holds it; 0: i holds it */
@@ -131,14 +192,15 @@ static int eval_num(lt_run *r, const lg_expr *e, lt_num *out) {
     case LG_X_FLOAT: out->isf = 1; out->f = e->u.f; out->i = 0; return 0;
     case LG_X_UNARY:
       if (eval_num(r, e->u.op.a, &a)) return -1;
-      if (e->u.op.op == LG_OP_NEG || (int)e->u.op.op == '-') {
+      if (e->u.op.op == LG_OP_NEG) {
         if (a.isf) a.f = -a.f;
-        else if (a.i == INT64_MIN) return fail(r, "number out of range");
+        else if (a.i == INT64_MIN)
+          return fail_at(r, e->pos, "number out of range");
         else a.i = -a.i;
         *out = a;
         return 0;
       }
-      return fail(r, "not a number");
+      return fail_at(r, e->pos, "not a number");
     case LG_X_BINARY:
       if (eval_num(r, e->u.op.a, &a) || eval_num(r, e->u.op.b, &b)) return -1;
       if (!a.isf && !b.isf && e->u.op.op != LG_OP_DIV) {
@@ -148,9 +210,9 @@ static int eval_num(lt_run *r, const lg_expr *e, lt_num *out) {
           case LG_OP_ADD: ovf = __builtin_add_overflow(a.i, b.i, &v); break;
           case LG_OP_SUB: ovf = __builtin_sub_overflow(a.i, b.i, &v); break;
           case LG_OP_MUL: ovf = __builtin_mul_overflow(a.i, b.i, &v); break;
-          default: return fail(r, "not a number");
+          default: return fail_at(r, e->pos, "not a number");
         }
-        if (ovf) return fail(r, "number out of range");
+        if (ovf) return fail_at(r, e->pos, "number out of range");
         out->isf = 0; out->i = v; out->f = 0;
         return 0;
       }
@@ -160,33 +222,40 @@ static int eval_num(lt_run *r, const lg_expr *e, lt_num *out) {
         case LG_OP_SUB: out->f = num_d(a) - num_d(b); return 0;
         case LG_OP_MUL: out->f = num_d(a) * num_d(b); return 0;
         case LG_OP_DIV:
-          if (num_d(b) == 0) return fail(r, "division by zero");
+          if (num_d(b) == 0) return fail_at(r, e->pos, "division by zero");
           out->f = num_d(a) / num_d(b);
           return 0;
-        default: return fail(r, "not a number");
+        default: return fail_at(r, e->pos, "not a number");
       }
-    default: return fail(r, "not a number");
+    default: return fail_at(r, e->pos, "not a number");
   }
 }
 
 static int eval_int(lt_run *r, const lg_expr *e, int64_t *out) {
   lt_num v = {0, 0, 0};
   if (eval_num(r, e, &v)) return -1;
-  if (v.isf) return fail(r, "expected an integer");
+  if (v.isf) return fail_at(r, e->pos, "expected an integer");
   *out = v.i;
+  return 0;
+}
+
+/* The integers of a list [..] or of a call's arguments PLANE(..). */
+static int eval_ints_of(lt_run *r, const lg_list *l, uint32_t pos,
+                        int64_t *v, int cap, int *n) {
+  if (l->n > cap)
+    return fail_at(r, pos, "list of %d values, at most %d allowed", l->n, cap);
+  for (int i = 0; i < l->n; i++)
+    if (eval_int(r, l->v[i], &v[i])) return -1;
+  *n = l->n;
   return 0;
 }
 
 /* A list of integers (a coordinate or a shape). */
 static int eval_ints(lt_run *r, const lg_expr *e, int64_t *v, int cap,
                      int *n) {
-  if (!e || e->kind != LG_X_LIST) return fail(r, "expected a list [..]");
-  if (e->u.list.n > cap)
-    return fail(r, "list of %d values, at most %d allowed", e->u.list.n, cap);
-  for (int i = 0; i < e->u.list.n; i++)
-    if (eval_int(r, e->u.list.v[i], &v[i])) return -1;
-  *n = e->u.list.n;
-  return 0;
+  if (!e || e->kind != LG_X_LIST)
+    return fail_at(r, e ? e->pos : r->at, "expected a list [..]");
+  return eval_ints_of(r, &e->u.list, e->pos, v, cap, n);
 }
 
 static void fmt_coord(char *buf, size_t cap, const int64_t *c, int n) {
@@ -198,7 +267,15 @@ static void fmt_coord(char *buf, size_t cap, const int64_t *c, int n) {
   if (k < cap) snprintf(buf + k, cap - k, ")");
 }
 
-/* ---- Element encoding ------------------------------------------------------ */
+/* "lo(0,1,0,1)" when the plan has byte planes, else "(0,1,0,1)". */
+static void fmt_plane_coord(const lay_plan *p, int plane, char *buf,
+                            size_t cap, const int64_t *c, int n) {
+  const char *pn = li_plane_count(p) > 0 ? li_plane_name(p, plane) : NULL;
+  size_t k = (size_t)snprintf(buf, cap, "%s", pn ? pn : "");
+  if (k < cap) fmt_coord(buf + k, cap - k, c, n);
+}
+
+/* ---- Element encoding ---------------------------------------------------- */
 
 static uint16_t f32_to_bf16(float f) {
   uint32_t u;
@@ -228,6 +305,15 @@ static uint16_t f32_to_f16(float f) {
   uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fffu;
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
   return (uint16_t)(sign | h);
+}
+
+/* The value of an fp16 bit pattern (exact in a double). */
+static double f16_value(uint16_t h) {
+  int ex = (h >> 10) & 0x1f, man = h & 0x3ff;
+  double sign = (h & 0x8000u) ? -1.0 : 1.0;
+  if (ex == 0x1f) return man ? NAN : sign * INFINITY;
+  if (ex == 0) return sign * ldexp(man, -24);
+  return sign * ldexp(man | 0x400, ex - 25);
 }
 
 /* Store `v` as one element of type t at p (little-endian). Integers must
@@ -268,6 +354,59 @@ static int put_elem(lt_run *r, lay_dtype t, lt_num v, unsigned char *p) {
   return 0;
 }
 
+/* One element of type t at p as text: its value and its bits,
+** "-2 (0xfffe)", "1.5 (0x3fc00000)". */
+static void fmt_value(lay_dtype t, const unsigned char *p, char *buf,
+                      size_t cap) {
+  size_t sz = lay_dtype_size(t);
+  uint64_t u = 0;
+  for (size_t k = 0; k < sz && k < 8; k++) u |= (uint64_t)p[k] << (8 * k);
+  int digits = (int)sz * 2;
+  switch (t) {
+    case LAY_DT_INT8: case LAY_DT_INT16: case LAY_DT_INT32: {
+      int bits = (int)sz * 8;
+      int64_t v = (u & ((uint64_t)1 << (bits - 1)))
+                      ? (int64_t)(u | ~(((uint64_t)1 << bits) - 1))
+                      : (int64_t)u;
+      snprintf(buf, cap, "%lld (0x%0*llx)", (long long)v, digits,
+               (unsigned long long)u);
+      return;
+    }
+    case LAY_DT_FP32: {
+      float f;
+      uint32_t b = (uint32_t)u;
+      memcpy(&f, &b, 4);
+      snprintf(buf, cap, "%.9g (0x%08x)", (double)f, (unsigned)b);
+      return;
+    }
+    case LAY_DT_BF16: {
+      float f;
+      uint32_t b = (uint32_t)u << 16;
+      memcpy(&f, &b, 4);
+      snprintf(buf, cap, "%.9g (0x%04x)", (double)f, (unsigned)u);
+      return;
+    }
+    case LAY_DT_FP16:
+      snprintf(buf, cap, "%.9g (0x%04x)", f16_value((uint16_t)u), (unsigned)u);
+      return;
+    default:
+      snprintf(buf, cap, "%llu (0x%0*llx)", (unsigned long long)u, digits,
+               (unsigned long long)u);
+      return;
+  }
+}
+
+/* "12 bytes (6 int16 elements)". */
+static void fmt_size(size_t bytes, lay_dtype t, char *buf, size_t cap) {
+  size_t es = lay_dtype_size(t);
+  if (es && bytes % es == 0)
+    snprintf(buf, cap, "%zu bytes (%zu %s element%s)", bytes, bytes / es,
+             lay_dtype_name(t), bytes / es == 1 ? "" : "s");
+  else
+    snprintf(buf, cap, "%zu bytes (not a whole number of %s elements)",
+             bytes, lay_dtype_name(t));
+}
+
 /* Element i of the default input: i, as the element type holds it
 ** (integers wrap: int8 holds (int8_t)(i & 0xff)). */
 static void iota_elem(lay_dtype t, uint64_t i, unsigned char *p) {
@@ -296,10 +435,10 @@ static int hexval(int ch) {
 }
 
 /* Read a whole file into a malloc'd buffer. */
-static int read_file(lt_run *r, const char *path, unsigned char **out,
-                     size_t *len) {
+static int read_file(lt_run *r, uint32_t pos, const char *path,
+                     unsigned char **out, size_t *len) {
   FILE *f = fopen(path, "rb");
-  if (!f) return fail(r, "cannot open '%s': %s", path, strerror(errno));
+  if (!f) return fail_at(r, pos, "cannot open '%s': %s", path, strerror(errno));
   size_t cap = 4096, n = 0;
   unsigned char *b = malloc(cap);
   if (!b) { fclose(f); return fail(r, "out of memory"); }
@@ -307,7 +446,8 @@ static int read_file(lt_run *r, const char *path, unsigned char **out,
     if (n == cap) {
       if (cap >= LT_MAX_FILE) {
         free(b); fclose(f);
-        return fail(r, "'%s' is larger than %u bytes", path, LT_MAX_FILE);
+        return fail_at(r, pos, "'%s' is larger than %u bytes", path,
+                       LT_MAX_FILE);
       }
       unsigned char *nb = realloc(b, cap * 2);
       if (!nb) { free(b); fclose(f); return fail(r, "out of memory"); }
@@ -320,7 +460,45 @@ static int read_file(lt_run *r, const char *path, unsigned char **out,
   }
   int bad = ferror(f);
   fclose(f);
-  if (bad) { free(b); return fail(r, "cannot read '%s'", path); }
+  if (bad) { free(b); return fail_at(r, pos, "cannot read '%s'", path); }
+  *out = b;
+  *len = n;
+  return 0;
+}
+
+/* hex("..."): the bytes of the hex digits (blanks between them ignored). */
+static int hex_bytes(lt_run *r, const lg_expr *arg, unsigned char **out,
+                     size_t *len) {
+  const lg_str *s = &arg->u.str;
+  unsigned char *b = malloc(s->n / 2 + 1);
+  size_t n = 0, first = 0;
+  int hi = -1;
+  if (!b) return fail(r, "out of memory");
+  for (size_t i = 0; i < s->n; i++) {
+    unsigned char ch = (unsigned char)s->s[i];
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') continue;
+    int v = hexval(ch);
+    if (v < 0) {
+      free(b);
+      if (ch < 0x20 || ch >= 0x7f)
+        return fail_at(r, str_pos(r, arg, i),
+                       "hex(): byte 0x%02x is not a hex digit", ch);
+      return fail_at(r, str_pos(r, arg, i), "hex(): '%c' is not a hex digit",
+                     ch);
+    }
+    if (hi < 0) {
+      hi = v;
+      first = i;
+    } else {
+      b[n++] = (unsigned char)(hi << 4 | v);
+      hi = -1;
+    }
+  }
+  if (hi >= 0) {
+    free(b);
+    return fail_at(r, str_pos(r, arg, first),
+                   "hex(): odd number of digits (this one has no pair)");
+  }
   *out = b;
   *len = n;
   return 0;
@@ -338,11 +516,13 @@ static int data_bytes(lt_run *r, const lg_expr *e, lay_dtype t,
     if (!b) return fail(r, "out of memory");
     for (size_t i = 0; i < n; i++) {
       lt_num v;
-      if (eval_num(r, e->u.list.v[i], &v) || put_elem(r, t, v, b + i * sz)) {
+      const lg_expr *item = e->u.list.v[i];
+      r->at = item->pos;
+      if (eval_num(r, item, &v) || put_elem(r, t, v, b + i * sz)) {
         char tmp[LT_WHY];
         snprintf(tmp, sizeof tmp, "%s", r->why);
         free(b);
-        return fail(r, "list item %zu: %s", i, tmp);
+        return fail_at(r, r->at, "list item %zu: %s", i, tmp);
       }
     }
     *out = b;
@@ -353,32 +533,9 @@ static int data_bytes(lt_run *r, const lg_expr *e, lay_dtype t,
       e->u.call.fn->kind == LG_X_NAME && e->u.call.args.n == 1 &&
       e->u.call.args.v[0]->kind == LG_X_STR) {
     const char *fn = e->u.call.fn->u.str.s;
-    const lg_str *s = &e->u.call.args.v[0]->u.str;
-    if (strcmp(fn, "hex") == 0) {
-      unsigned char *b = malloc(s->n / 2 + 1);
-      size_t n = 0;
-      int hi = -1;
-      if (!b) return fail(r, "out of memory");
-      for (size_t i = 0; i < s->n; i++) {
-        unsigned char ch = (unsigned char)s->s[i];
-        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') continue;
-        int v = hexval(ch);
-        if (v < 0) {
-          free(b);
-          return fail(r, "hex(): '%c' is not a hex digit", ch);
-        }
-        if (hi < 0) {
-          hi = v;
-        } else {
-          b[n++] = (unsigned char)(hi << 4 | v);
-          hi = -1;
-        }
-      }
-      if (hi >= 0) { free(b); return fail(r, "hex(): odd number of digits"); }
-      *out = b;
-      *len = n;
-      return 0;
-    }
+    const lg_expr *arg = e->u.call.args.v[0];
+    const lg_str *s = &arg->u.str;
+    if (strcmp(fn, "hex") == 0) return hex_bytes(r, arg, out, len);
     if (strcmp(fn, "file") == 0) {
       char path[4096];
       const char *slash = strrchr(r->file, '/');
@@ -387,50 +544,92 @@ static int data_bytes(lt_run *r, const lg_expr *e, lay_dtype t,
       else
         snprintf(path, sizeof path, "%.*s/%s", (int)(slash - r->file),
                  r->file, s->s);
-      return read_file(r, path, out, len);
+      return read_file(r, arg->pos, path, out, len);
     }
   }
-  return fail(r, "expected hex(\"..\"), file(\"..\") or a list [..]");
+  return fail_at(r, e ? e->pos : r->at,
+                 "expected hex(\"..\"), file(\"..\") or a list [..]");
 }
 
-/* Compare a produced buffer with the expected bytes. */
-static int compare(lt_run *r, const char *what, const unsigned char *exp,
-                   size_t elen, const unsigned char *got, size_t glen) {
-  size_t n = elen < glen ? elen : glen;
-  for (size_t i = 0; i < n; i++)
-    if (exp[i] != got[i])
-      return fail(r, "%sbyte %zu: expected 0x%02x, got 0x%02x", what, i,
-                  exp[i], got[i]);
-  if (elen != glen)
-    return fail(r, "%sexpected %zu bytes, got %zu", what, elen, glen);
+/* The place of element k of a buffer, for a message: on the CPU side its
+** coordinate, on the layout side its byte offset and what lay_plan_at
+** finds there. */
+static void fmt_place(const lt_run *r, int layout_side, size_t k,
+                      size_t esize, char *buf, size_t cap) {
+  int64_t c[LAY_MAX_RANK];
+  char cs[LAY_MAX_RANK * 24 + 40];
+  if (!layout_side) {
+    size_t rest = k;
+    for (int i = r->rank - 1; i >= 0; i--) {
+      uint64_t ext = r->shape[i] > 0 ? (uint64_t)r->shape[i] : 1;
+      c[i] = (int64_t)(rest % ext);
+      rest /= ext;
+    }
+    fmt_coord(cs, sizeof cs, c, r->rank);
+    snprintf(buf, cap, "element %zu %s", k, cs);
+    return;
+  }
+  int is_pad = 0, plane = 0;
+  for (int i = 0; i < LAY_MAX_RANK; i++) c[i] = -1;
+  if (!r->pack || lay_plan_at(r->pack, (uint64_t)(k * esize), c, LAY_MAX_RANK,
+                              &is_pad, &plane, NULL) != LAY_OK)
+    snprintf(cs, sizeof cs, "?");
+  else if (is_pad == 2)
+    snprintf(cs, sizeof cs, "hole");
+  else if (is_pad) {
+    memcpy(cs, "pad ", 4);
+    fmt_coord(cs + 4, sizeof cs - 4, c, r->rank);
+  } else {
+    fmt_plane_coord(r->pack, plane, cs, sizeof cs, c, r->rank);
+  }
+  snprintf(buf, cap, "element %zu (byte %zu) = %s", k, k * esize, cs);
+}
+
+/* Compare a produced buffer of n bytes of type t with the expected one,
+** element by element; the first difference names the element (see
+** fmt_place) and both values. */
+static int compare(lt_run *r, const char *what, int layout_side, lay_dtype t,
+                   const unsigned char *exp, const unsigned char *got,
+                   size_t n) {
+  size_t es = lay_dtype_size(t);
+  if (es == 0) es = 1;
+  for (size_t k = 0; k * es < n; k++) {
+    size_t m = n - k * es < es ? n - k * es : es;
+    if (memcmp(exp + k * es, got + k * es, m) == 0) continue;
+    char place[LAY_MAX_RANK * 24 + 96], a[64], b[64];
+    fmt_place(r, layout_side, k, es, place, sizeof place);
+    fmt_value(t, exp + k * es, a, sizeof a);
+    fmt_value(t, got + k * es, b, sizeof b);
+    return fail(r, "%s%s: expected %s, got %s", what, place, a, b);
+  }
   return 0;
 }
 
-/* ---- Statements ------------------------------------------------------------ */
+/* ---- Statements ---------------------------------------------------------- */
 
 static int need_plan(lt_run *r) {
-  if (r->pack) return 0;
-  if (r->have_last && r->last_failed)
+  if (r->pack) return LT_OK;
+  if (r->use_failed && r->dry) return LT_SKIP;
+  if (r->use_failed)
     return fail(r, "no layout in use (the last use failed: %s)", r->last_msg);
   return fail(r, "no layout in use (write `use NAME shape [..]` first)");
 }
 
 static int need_unpack(lt_run *r) {
   lay_error err;
-  if (need_plan(r)) return -1;
-  if (r->unpack) return 0;
+  int k = need_plan(r);
+  if (k) return k;
+  if (r->unpack) return LT_OK;
   if (lay_plan_create(r->ctx, r->ref, r->shape, r->rank, r->dtype,
                       LAY_UNPACK, &r->unpack, &err) != LAY_OK)
     return fail(r, "cannot make the unpack plan: %s", err.message);
-  return 0;
+  return LT_OK;
 }
 
 static int st_use(lt_run *r, const lg_tstmt *s) {
   lay_error err;
   plans_free(r);
-  r->have_last = 1;
-  r->last_failed = 0;
-  r->last_msg[0] = '\0';
+  r->use_failed = 1;
   if (!s->a || s->a->end < s->a->pos || s->a->end > r->src_len)
     return fail(r, "use: bad reference");
   size_t n = s->a->end - s->a->pos;
@@ -438,136 +637,342 @@ static int st_use(lt_run *r, const lg_tstmt *s) {
   if (!r->ref) return fail(r, "out of memory");
   memcpy(r->ref, r->src + s->a->pos, n);
   r->ref[n] = '\0';
-  if (eval_ints(r, s->b, r->shape, LAY_MAX_RANK, &r->rank)) return -1;
+  if (eval_ints(r, s->b, r->shape, LAY_MAX_RANK, &r->rank)) return LT_FAIL;
   r->dtype = LAY_DT_NONE;
   if (s->c) {
-    if (s->c->kind != LG_X_NAME) return fail(r, "use: expected a type name");
+    char msg[300];
+    if (s->c->kind != LG_X_NAME)
+      return fail_at(r, s->c->pos, "use: expected a type name");
     r->dtype = lay_dtype_parse(s->c->u.str.s);
     if (r->dtype == LAY_DT_NONE) {
-      r->last_failed = 1;
-      snprintf(r->last_msg, sizeof r->last_msg, "unknown type '%s'",
-               s->c->u.str.s);
-      return 1;
+      snprintf(msg, sizeof msg, "unknown type '%.200s'", s->c->u.str.s);
+      return erred(r, s->c->pos, msg);
     }
   }
   if (lay_plan_create(r->ctx, r->ref, r->shape, r->rank, r->dtype, LAY_PACK,
                       &r->pack, &err) != LAY_OK) {
     r->pack = NULL;
-    r->last_failed = 1;
-    snprintf(r->last_msg, sizeof r->last_msg, "%s", err.message);
-    return 1;
+    uint32_t pos = err.code == LAY_E_SHAPE || err.code == LAY_E_OVERFLOW
+                       ? s->b->pos
+                   : err.code == LAY_E_TYPE && s->c ? s->c->pos
+                                                    : s->a->pos;
+    return erred(r, pos, err.message);
+  }
+  r->use_failed = 0;
+  return LT_OK;
+}
+
+/* Did an earlier run of this very `load` (same name, same text) define
+** what it defines already? (The REPL may run a file's tests twice.) */
+static int loaded_before(lt_run *r, const char *name, const lg_str *text) {
+  lg_module *m = li_ctx_module(r->ctx);
+  size_t n = lg_module_count(m);
+  for (size_t i = 0; i < n; i++) {
+    const lg_def *d = lg_module_find(m, lg_module_name(m, i), NULL);
+    if (d && d->file && !strcmp(d->file, name) && d->src_len == text->n &&
+        !memcmp(d->src, text->s, text->n))
+      return 1;
   }
   return 0;
+}
+
+/* The source position of line:col of a loaded string literal e. */
+static uint32_t load_pos(const lt_run *r, const lg_expr *e, int line,
+                         int col) {
+  const lg_str *s = &e->u.str;
+  size_t k = 0;
+  for (int l = 1; l < line && k < s->n; k++)
+    if (s->s[k] == '\n') l++;
+  if (col > 0) k += (size_t)col - 1;
+  if (k > s->n) k = s->n;
+  return str_pos(r, e, k);
 }
 
 static int st_load(lt_run *r, const lg_tstmt *s) {
   lay_error err;
   char name[300];
-  r->have_last = 1;
-  r->last_failed = 0;
-  r->last_msg[0] = '\0';
-  if (!s->a || s->a->kind != LG_X_STR) return fail(r, "load: expected a string");
-  lg_error_at(&err, LAY_OK, r->file, r->src, r->src_len, s->pos, "load");
-  snprintf(name, sizeof name, "<load at %s:%d>", r->file, err.line);
+  int line, col;
+  if (!s->a || s->a->kind != LG_X_STR)
+    return fail(r, "load: expected a string");
+  lg_linecol(r->src, r->src_len, s->pos, &line, &col);
+  snprintf(name, sizeof name, "<load at %s:%d>", r->file, line);
+  if (loaded_before(r, name, &s->a->u.str)) return LT_OK;
   if (lay_ctx_load_string(r->ctx, name, s->a->u.str.s, s->a->u.str.n, &err) !=
-      LAY_OK) {
-    r->last_failed = 1;
-    snprintf(r->last_msg, sizeof r->last_msg, "%s", err.message);
-    return 1;
-  }
-  return 0;
+      LAY_OK)
+    return erred(r, err.line > 0 ? load_pos(r, s->a, err.line, err.col)
+                                 : s->a->pos,
+                 err.message);
+  return LT_OK;
 }
 
 static int st_error(lt_run *r, const lg_tstmt *s) {
+  static const char *const kw[] = {"use", "load", "order"};
   if (!s->b || s->b->kind != LG_X_STR)
     return fail(r, "error: expected a string");
-  if (!r->have_last)
-    return fail(r, "error == \"%s\": no use or load before it", s->b->u.str.s);
-  if (!r->last_failed)
-    return fail(r, "expected an error containing \"%s\", but it succeeded",
-                s->b->u.str.s);
-  if (!strstr(r->last_msg, s->b->u.str.s))
-    return fail(r, "expected an error containing \"%s\", got \"%s\"",
-                s->b->u.str.s, r->last_msg);
-  return 0;
+  const lg_tstmt *p = r->prev;
+  if (!p || (p->kind != LG_T_USE && p->kind != LG_T_LOAD &&
+             p->kind != LG_T_ORDER))
+    return fail_at(r, s->pos, "error == must follow a use, load or order "
+                   "statement");
+  if (r->dry) return LT_OK;
+  if (!r->prev_erred)
+    return fail(r, "expected the error \"%s\", but the %s succeeded",
+                s->b->u.str.s,
+                kw[p->kind == LG_T_USE ? 0 : p->kind == LG_T_LOAD ? 1 : 2]);
+  if (strcmp(r->last_msg, s->b->u.str.s) != 0)
+    return fail(r, "expected the error \"%s\", got \"%s\"", s->b->u.str.s,
+                r->last_msg);
+  return LT_OK;
+}
+
+/* A coordinate operand: [a, b, ..] or, where planes are allowed and the
+** layout has them, PLANE(a, b, ..). Checks its rank and range; *plane is
+** -1 when none is named. */
+static int coord_operand(lt_run *r, const char *what, const lg_expr *e,
+                         int planes_ok, int64_t *c, int *plane) {
+  int n = 0;
+  *plane = -1;
+  if (e && e->kind == LG_X_CALL && planes_ok && e->u.call.fn &&
+      e->u.call.fn->kind == LG_X_NAME) {
+    const char *pn = e->u.call.fn->u.str.s;
+    int np = li_plane_count(r->pack);
+    for (int i = 0; i < np; i++)
+      if (li_plane_name(r->pack, i) && !strcmp(li_plane_name(r->pack, i), pn))
+        *plane = i;
+    if (*plane < 0) {
+      char names[128];
+      size_t k = 0;
+      names[0] = '\0';
+      for (int i = 0; i < np && k < sizeof names; i++)
+        k += (size_t)snprintf(names + k, sizeof names - k, "%s%s",
+                              i ? ", " : "", li_plane_name(r->pack, i));
+      if (!np)
+        return fail_at(r, e->pos, "%s: '%s(..)': the layout has no byte "
+                       "planes", what, pn);
+      return fail_at(r, e->pos, "%s: '%s' is not a byte plane of the layout "
+                     "(its planes: %s)", what, pn, names);
+    }
+    if (eval_ints_of(r, &e->u.call.args, e->pos, c, LAY_MAX_RANK, &n))
+      return LT_FAIL;
+  } else if (!e || e->kind != LG_X_LIST) {
+    return fail_at(r, e ? e->pos : r->at, "%s: expected a coordinate [..]%s",
+                   what, planes_ok ? ", PLANE(..) or pad" : "");
+  } else if (eval_ints(r, e, c, LAY_MAX_RANK, &n)) {
+    return LT_FAIL;
+  }
+  if (n != r->rank)
+    return fail_at(r, e->pos, "%s: the coordinate has %d value%s, the layout "
+                   "has %d dimension%s", what, n, n == 1 ? "" : "s", r->rank,
+                   r->rank == 1 ? "" : "s");
+  const lg_list *items = e->kind == LG_X_LIST ? &e->u.list : &e->u.call.args;
+  for (int i = 0; i < n; i++)
+    if (c[i] < 0 || c[i] >= r->shape[i])
+      return fail_at(r, items->v[i]->pos, "%s: value %lld is out of range "
+                     "for dimension %d of extent %lld", what,
+                     (long long)c[i], i, (long long)r->shape[i]);
+  return LT_OK;
+}
+
+/* where hw_shape == [extents] | "[name=extent, ...]" */
+static int st_hw_shape(lt_run *r, const lg_tstmt *s) {
+  int64_t want[LAY_MAX_AXES], hw[LAY_MAX_AXES];
+  const char *names[LAY_MAX_AXES];
+  char got[LAY_MAX_AXES * 40 + 4];
+  int nw = 0;
+  const lg_expr *e = s->b;
+  if (e && e->kind == LG_X_LIST) {
+    if (eval_ints(r, e, want, LAY_MAX_AXES, &nw)) return LT_FAIL;
+  } else if (!e || e->kind != LG_X_STR) {
+    return fail_at(r, e ? e->pos : s->pos, "where hw_shape: expected a list "
+                   "of extents [..] or a string \"[name=extent, ...]\"");
+  }
+  if (r->dry) return LT_OK;
+  int n = lay_plan_hw_shape(r->pack, hw, names, LAY_MAX_AXES);
+  if (n > LAY_MAX_AXES) n = LAY_MAX_AXES;
+  size_t k = 0;
+  k += (size_t)snprintf(got + k, sizeof got - k, "[");
+  for (int i = 0; i < n && k < sizeof got; i++)
+    k += (size_t)snprintf(got + k, sizeof got - k, "%s%s=%lld", i ? ", " : "",
+                          names[i] ? names[i] : "?", (long long)hw[i]);
+  if (k < sizeof got) snprintf(got + k, sizeof got - k, "]");
+  if (e->kind == LG_X_LIST) {
+    int same = nw == n;
+    for (int i = 0; same && i < n; i++) same = want[i] == hw[i];
+    if (!same) {
+      char ws[LAY_MAX_AXES * 24 + 4];
+      size_t m = (size_t)snprintf(ws, sizeof ws, "[");
+      for (int i = 0; i < nw && m < sizeof ws; i++)
+        m += (size_t)snprintf(ws + m, sizeof ws - m, "%s%lld", i ? ", " : "",
+                              (long long)want[i]);
+      if (m < sizeof ws) snprintf(ws + m, sizeof ws - m, "]");
+      return fail(r, "where hw_shape: expected %s, got %s", ws, got);
+    }
+    return LT_OK;
+  }
+  /* The string form: blanks aside, the text of `lay info`, brackets
+  ** optional. */
+  char a[sizeof got], b[sizeof got];
+  size_t na = 0, nb = 0;
+  for (size_t i = 0; i < e->u.str.n && na + 1 < sizeof a; i++)
+    if (e->u.str.s[i] != ' ' && e->u.str.s[i] != '\t') a[na++] = e->u.str.s[i];
+  for (size_t i = 1; got[i + 1] && nb + 1 < sizeof b; i++)
+    if (got[i] != ' ') b[nb++] = got[i];
+  a[na] = b[nb] = '\0';
+  const char *pa = a;
+  if (na >= 2 && a[0] == '[' && a[na - 1] == ']') {
+    a[na - 1] = '\0';
+    pa = a + 1;
+  }
+  if (strcmp(pa, b) != 0)
+    return fail(r, "where hw_shape: expected \"%s\", got \"%s\"",
+                e->u.str.s, got);
+  return LT_OK;
 }
 
 static int st_where(lt_run *r, const lg_tstmt *s) {
   int64_t c[LAY_MAX_RANK] = {0}, want = 0;
-  int n = 0;
+  int plane = -1, k = need_plan(r);
   uint64_t off = 0;
   lay_error err;
   char cs[256];
-  if (need_plan(r) || eval_ints(r, s->a, c, LAY_MAX_RANK, &n) ||
-      eval_int(r, s->b, &want))
-    return -1;
-  fmt_coord(cs, sizeof cs, c, n);
-  if (lay_plan_where(r->pack, c, n, &off, &err) != LAY_OK)
+  if (k) return k;
+  if (s->a && s->a->kind == LG_X_NAME) {
+    const char *what = s->a->u.str.s;
+    if (!strcmp(what, "hw_shape")) return st_hw_shape(r, s);
+    if (strcmp(what, "bytes") != 0)
+      return fail_at(r, s->a->pos, "where: expected a coordinate [..], "
+                     "hw_shape or bytes, not '%s'", what);
+    if (eval_int(r, s->b, &want)) return LT_FAIL;
+    if (r->dry) return LT_OK;
+    size_t have = li_layout_bytes(r->pack);
+    if (want < 0 || have != (uint64_t)want)
+      return fail(r, "where bytes: expected %lld, the layout buffer has %zu "
+                  "bytes", (long long)want, have);
+    return LT_OK;
+  }
+  if (coord_operand(r, "where", s->a, 0, c, &plane) || eval_int(r, s->b, &want))
+    return LT_FAIL;
+  if (want < 0)
+    return fail_at(r, s->b->pos, "where: a byte offset is not negative");
+  if (r->dry) return LT_OK;
+  fmt_coord(cs, sizeof cs, c, r->rank);
+  if (lay_plan_where(r->pack, c, r->rank, &off, &err) != LAY_OK)
     return fail(r, "where %s: %s", cs, err.message);
-  if (want < 0 || off != (uint64_t)want)
+  if (off != (uint64_t)want)
     return fail(r, "where %s: expected %lld, got %llu", cs, (long long)want,
                 (unsigned long long)off);
-  return 0;
+  return LT_OK;
 }
 
 static int st_at(lt_run *r, const lg_tstmt *s) {
   int64_t off = 0, c[LAY_MAX_RANK], want[LAY_MAX_RANK] = {0};
-  int n = 0, is_pad = 0, plane = 0, want_pad = 0;
+  int is_pad = 0, plane = 0, want_plane = -1, want_pad = 0;
+  int k = need_plan(r);
   lay_error err;
-  char got[300], ws[256];
-  if (need_plan(r) || eval_int(r, s->a, &off)) return -1;
+  char got[300], ws[300];
+  if (k) return k;
+  if (eval_int(r, s->a, &off)) return LT_FAIL;
+  size_t size = li_layout_bytes(r->pack);
+  if (off < 0 || (uint64_t)off >= size)
+    return fail_at(r, s->a->pos, "at %lld: outside the layout buffer of %zu "
+                   "bytes", (long long)off, size);
   if (s->b && s->b->kind == LG_X_NAME && strcmp(s->b->u.str.s, "pad") == 0)
     want_pad = 1;
-  else if (eval_ints(r, s->b, want, LAY_MAX_RANK, &n))
-    return -1;
-  if (off < 0) return fail(r, "at %lld: negative offset", (long long)off);
+  else if (coord_operand(r, "at", s->b, 1, want, &want_plane))
+    return LT_FAIL;
+  int planes = li_plane_count(r->pack);
+  if (r->dry) {
+    if (planes > 0 && !want_pad && want_plane < 0)
+      return fail_at(r, s->b->pos, "at %lld: the layout has byte planes: name "
+                     "the plane, as in %s(..)", (long long)off,
+                     li_plane_name(r->pack, 0));
+    return LT_OK;
+  }
   for (int i = 0; i < LAY_MAX_RANK; i++) c[i] = -1;
   if (lay_plan_at(r->pack, (uint64_t)off, c, LAY_MAX_RANK, &is_pad, &plane,
                   &err) != LAY_OK)
     return fail(r, "at %lld: %s", (long long)off, err.message);
-  fmt_coord(got, sizeof got, c, r->rank);
-  if (want_pad) {
-    if (!is_pad)
-      return fail(r, "at %lld: expected pad, got %s", (long long)off, got);
-    return 0;
+  if (is_pad == 2) snprintf(got, sizeof got, "a stride hole");
+  else if (is_pad) {
+    memcpy(got, "pad ", 4);
+    fmt_coord(got + 4, sizeof got - 4, c, r->rank);
+  } else {
+    fmt_plane_coord(r->pack, plane, got, sizeof got, c, r->rank);
   }
-  fmt_coord(ws, sizeof ws, want, n);
-  if (is_pad)
-    return fail(r, "at %lld: expected %s, got pad %s", (long long)off, ws,
-                is_pad == 2 ? "(a stride hole)" : got);
-  if (n != r->rank || memcmp(c, want, (size_t)n * sizeof *c) != 0)
+  if (want_pad) {
+    if (!is_pad) return fail(r, "at %lld: expected pad, got %s", (long long)off,
+                             got);
+    return LT_OK;
+  }
+  if (planes > 0 && want_plane < 0)
+    return fail(r, "at %lld: the layout has byte planes: name the plane "
+                "(it holds %s)", (long long)off, got);
+  if (want_plane >= 0) fmt_plane_coord(r->pack, want_plane, ws, sizeof ws,
+                                       want, r->rank);
+  else fmt_coord(ws, sizeof ws, want, r->rank);
+  if (is_pad || memcmp(c, want, (size_t)r->rank * sizeof *c) != 0 ||
+      (want_plane >= 0 && plane != want_plane))
     return fail(r, "at %lld: expected %s, got %s", (long long)off, ws, got);
-  return 0;
+  return LT_OK;
 }
 
 static int st_order(lt_run *r, const lg_tstmt *s) {
-  char why[512];
-  if (need_plan(r)) return -1;
-  if (!s->b || s->b->kind != LG_X_STR) return fail(r, "order: expected a string");
+  char why[LT_WHY];
+  size_t at = 0;
+  int k = need_plan(r);
+  if (k) return k;
+  if (!s->b || s->b->kind != LG_X_STR)
+    return fail(r, "order: expected a string");
   why[0] = '\0';
-  if (li_listing_match(r->pack, s->b->u.str.s, s->b->u.str.n, why,
-                       sizeof why) != 0)
-    return fail(r, "order: %s", why[0] ? why : "the listing differs");
-  return 0;
+  int rc = r->dry ? li_listing_check(r->pack, s->b->u.str.s, s->b->u.str.n,
+                                     why, sizeof why, &at)
+                  : li_listing_match(r->pack, s->b->u.str.s, s->b->u.str.n,
+                                     why, sizeof why, &at);
+  if (rc != 0)
+    return erred(r, str_pos(r, s->b, at), why[0] ? why : "the listing differs");
+  return LT_OK;
 }
 
-/* pack / unpack: run `plan` on the input (default iota) and compare. */
-static int st_run(lt_run *r, const lg_tstmt *s, lay_plan *plan,
-                  const char *what) {
+/* pack / unpack: run the plan on the input (default iota) and compare. */
+static int st_run(lt_run *r, const lg_tstmt *s, int unpacking) {
   unsigned char *in = NULL, *exp = NULL, *got = NULL;
   size_t inlen = 0, elen = 0;
+  const char *what = unpacking ? "unpack" : "pack";
+  const char *in_side = unpacking ? "layout buffer" : "CPU-side tensor";
+  const char *out_side = unpacking ? "CPU-side tensor" : "layout buffer";
+  lay_plan *plan;
+  lay_error err;
+  char sa[128], sb_[128];
+  int rc = unpacking ? need_unpack(r) : need_plan(r);
+  if (rc) return rc;
+  rc = LT_FAIL;
+  plan = unpacking ? r->unpack : r->pack;
   size_t sb = lay_plan_src_bytes(plan), db = lay_plan_dst_bytes(plan);
   lay_dtype st = lay_plan_src_dtype(plan), dt = lay_plan_dst_dtype(plan);
-  lay_error err;
-  int rc = -1;
+  if (unpacking && !s->a) return fail(r, "unpack: the input is missing");
   if (s->a) {
     if (data_bytes(r, s->a, st, &in, &inlen)) goto done;
     if (inlen != sb) {
-      fail(r, "%s: the input has %zu bytes, the plan reads %zu", what, inlen,
-           sb);
+      fmt_size(inlen, st, sa, sizeof sa);
+      fmt_size(sb, st, sb_, sizeof sb_);
+      fail_at(r, s->a->pos, "%s: the input (the %s) has %s, the plan reads %s",
+              what, in_side, sa, sb_);
       goto done;
     }
-  } else {
+  }
+  if (data_bytes(r, s->b, dt, &exp, &elen)) goto done;
+  if (elen != db) {
+    fmt_size(elen, dt, sa, sizeof sa);
+    fmt_size(db, dt, sb_, sizeof sb_);
+    fail_at(r, s->b->pos, "%s: the expected %s has %s, the plan writes %s",
+            what, out_side, sa, sb_);
+    goto done;
+  }
+  if (r->dry) {
+    rc = LT_OK;
+    goto done;
+  }
+  if (!s->a) {
     size_t es = lay_dtype_size(st);
     if (es == 0) { fail(r, "%s: no element type", what); goto done; }
     in = malloc(sb ? sb : 1);
@@ -575,7 +980,6 @@ static int st_run(lt_run *r, const lg_tstmt *s, lay_plan *plan,
     for (size_t i = 0; i + es <= sb; i += es) iota_elem(st, i / es, in + i);
     inlen = sb;
   }
-  if (data_bytes(r, s->b, dt, &exp, &elen)) goto done;
   got = malloc(db ? db : 1);
   if (!got) { fail(r, "out of memory"); goto done; }
   memset(got, 0xa5, db);
@@ -583,7 +987,8 @@ static int st_run(lt_run *r, const lg_tstmt *s, lay_plan *plan,
     fail(r, "%s failed: %s", what, err.message);
     goto done;
   }
-  rc = compare(r, "", exp, elen, got, db);
+  rc = compare(r, unpacking ? "unpack: " : "pack: ", !unpacking, dt, exp, got,
+               db);
 done:
   free(in);
   free(exp);
@@ -621,18 +1026,54 @@ static void rnd_fill(lay_dtype t, unsigned char *p, size_t bytes) {
   }
 }
 
-/* roundtrip: pack pseudo-random data, check that every element of the
-** buffer is either reached by exactly its coordinate (at/where agree) or
-** is padding holding the pad value, unpack, and compare with the input.
-** When the value rule loses information (quantization, byte planes), the
+/* Check that every element of the packed buffer `buf` is either reached by
+** exactly its coordinate (at and where agree) or is padding holding the
+** pad value `padv` (hs bytes; with byte planes, padv[k] is plane k's byte
+** of the pad element). */
+static int check_cover(lt_run *r, const unsigned char *buf, size_t db,
+                       const unsigned char *padv, size_t hs, int planes) {
+  lay_error err;
+  if (db / hs > LT_MAX_CHECK) return 0;
+  for (uint64_t off = 0; off + hs <= db; off += hs) {
+    int64_t c[LAY_MAX_RANK];
+    int is_pad = 0, plane = 0;
+    uint64_t back_off;
+    char cs[256];
+    if (lay_plan_at(r->pack, off, c, LAY_MAX_RANK, &is_pad, &plane, &err) !=
+        LAY_OK)
+      return fail(r, "roundtrip: at %llu: %s", (unsigned long long)off,
+                  err.message);
+    if (is_pad) {
+      if (planes ? buf[off] != padv[plane] : memcmp(buf + off, padv, hs) != 0)
+        return fail(r, "roundtrip: byte %llu is padding but holds 0x%02x, "
+                    "not the pad value", (unsigned long long)off, buf[off]);
+      continue;
+    }
+    if (plane != 0) continue;
+    fmt_coord(cs, sizeof cs, c, r->rank);
+    if (lay_plan_where(r->pack, c, r->rank, &back_off, &err) != LAY_OK)
+      return fail(r, "roundtrip: at %llu is %s, but where %s fails: %s",
+                  (unsigned long long)off, cs, cs, err.message);
+    if (back_off != off)
+      return fail(r, "roundtrip: at %llu is %s, but where %s is %llu",
+                  (unsigned long long)off, cs, cs,
+                  (unsigned long long)back_off);
+  }
+  return 0;
+}
+
+/* roundtrip: pack pseudo-random data, check the buffer's coverage and
+** padding (check_cover), unpack, and compare with the input. When the
+** value rule loses information (quantization, byte planes), the
 ** comparison is pack(unpack(pack(x))) == pack(x) instead. */
 static int st_roundtrip(lt_run *r) {
   lg_ir *ir = NULL;
   lay_error err;
   unsigned char *x = NULL, *buf = NULL, *back = NULL, *buf2 = NULL;
   unsigned char padv[8];
-  int rc = -1, exact;
-  if (need_unpack(r)) return -1;
+  int rc = need_unpack(r), exact;
+  if (rc || r->dry) return rc;
+  rc = LT_FAIL;
   size_t sb = lay_plan_src_bytes(r->pack), db = lay_plan_dst_bytes(r->pack);
   lay_dtype st = lay_plan_src_dtype(r->pack), ht = lay_plan_dst_dtype(r->pack);
   size_t hs = lay_dtype_size(ht);
@@ -642,11 +1083,22 @@ static int st_roundtrip(lt_run *r) {
           (ir->value.kind == LG_V_NONE ||
            (ir->value.kind == LG_V_CAST && st == ht));
   {
-    lt_num pv = {1, 0, ir->value.pad_value};
-    if (hs == 0 || hs > sizeof padv || put_elem(r, ht, pv, padv)) {
-      fail(r, "roundtrip: cannot encode the pad value %g as %s",
-           ir->value.pad_value, lay_dtype_name(ht));
+    /* the pad element as stored: with byte planes, the pad value in the
+    ** type whose bits the planes split, plane k its (u >> shift) & mask */
+    const lg_ir_value *v = &ir->value;
+    lay_dtype et = v->nplanes ? (v->hw != LAY_DT_NONE ? v->hw : st) : ht;
+    size_t es = lay_dtype_size(et);
+    lt_num pv = {1, 0, v->pad_value};
+    if (es == 0 || es > sizeof padv || put_elem(r, et, pv, padv)) {
+      fail(r, "roundtrip: cannot encode the pad value %g as %s", v->pad_value,
+           lay_dtype_name(et));
       goto done;
+    }
+    if (v->nplanes) {
+      uint32_t u = 0;
+      for (size_t i = 0; i < es && i < 4; i++) u |= (uint32_t)padv[i] << (8 * i);
+      for (int k = 0; k < v->nplanes && k < (int)sizeof padv; k++)
+        padv[k] = (unsigned char)((u >> v->plane[k].shift) & v->plane[k].mask);
     }
   }
   x = malloc(sb ? sb : 1);
@@ -659,47 +1111,14 @@ static int st_roundtrip(lt_run *r) {
     fail(r, "roundtrip: pack failed: %s", err.message);
     goto done;
   }
-  if (db / hs <= LT_MAX_CHECK) {
-    for (uint64_t off = 0; off + hs <= db; off += hs) {
-      int64_t c[LAY_MAX_RANK];
-      int is_pad = 0, plane = 0;
-      uint64_t back_off;
-      char cs[256];
-      if (lay_plan_at(r->pack, off, c, LAY_MAX_RANK, &is_pad, &plane,
-                      &err) != LAY_OK) {
-        fail(r, "roundtrip: at %llu: %s", (unsigned long long)off,
-             err.message);
-        goto done;
-      }
-      if (is_pad) {
-        if (memcmp(buf + off, padv, hs) != 0) {
-          fail(r, "roundtrip: byte %llu is padding but holds 0x%02x, not the "
-               "pad value", (unsigned long long)off, buf[off]);
-          goto done;
-        }
-        continue;
-      }
-      if (plane != 0) continue;
-      fmt_coord(cs, sizeof cs, c, r->rank);
-      if (lay_plan_where(r->pack, c, r->rank, &back_off, &err) != LAY_OK) {
-        fail(r, "roundtrip: at %llu is %s, but where %s fails: %s",
-             (unsigned long long)off, cs, cs, err.message);
-        goto done;
-      }
-      if (back_off != off) {
-        fail(r, "roundtrip: at %llu is %s, but where %s is %llu",
-             (unsigned long long)off, cs, cs, (unsigned long long)back_off);
-        goto done;
-      }
-    }
-  }
+  if (check_cover(r, buf, db, padv, hs, ir->value.nplanes)) goto done;
   memset(back, 0x5a, sb);
   if (lay_plan_run(r->unpack, buf, db, back, sb, 1, &err) != LAY_OK) {
     fail(r, "roundtrip: unpack failed: %s", err.message);
     goto done;
   }
   if (exact) {
-    rc = compare(r, "roundtrip: unpack(pack(x)) differs from x at ", x, sb,
+    rc = compare(r, "roundtrip: unpack(pack(x)) differs from x at ", 0, st, x,
                  back, sb);
     goto done;
   }
@@ -710,7 +1129,7 @@ static int st_roundtrip(lt_run *r) {
     goto done;
   }
   rc = compare(r, "roundtrip: pack(unpack(pack(x))) differs from pack(x) at ",
-               buf, db, buf2, db);
+               1, ht, buf, buf2, db);
 done:
   lg_ir_free(ir);
   free(x);
@@ -720,8 +1139,7 @@ done:
   return rc;
 }
 
-/* Run one statement: 0 ok, -1 failed (r->why says why), 1 a use/load
-** failed (only an `error ==` may follow). */
+/* Run one statement (see the LT_ codes). */
 static int run_stmt(lt_run *r, const lg_tstmt *s) {
   switch (s->kind) {
     case LG_T_USE: return st_use(r, s);
@@ -730,91 +1148,179 @@ static int run_stmt(lt_run *r, const lg_tstmt *s) {
     case LG_T_WHERE: return st_where(r, s);
     case LG_T_AT: return st_at(r, s);
     case LG_T_ORDER: return st_order(r, s);
-    case LG_T_PACK:
-      if (need_plan(r)) return -1;
-      return st_run(r, s, r->pack, "pack");
-    case LG_T_UNPACK:
-      if (need_unpack(r)) return -1;
-      if (!s->a) return fail(r, "unpack: the input is missing");
-      return st_run(r, s, r->unpack, "unpack");
+    case LG_T_PACK: return st_run(r, s, 0);
+    case LG_T_UNPACK: return st_run(r, s, 1);
     case LG_T_ROUNDTRIP: return st_roundtrip(r);
   }
   return fail(r, "unknown test statement");
 }
 
-/* Run one test block; 0 when it passed. On failure *pos is the failing
-** statement's position. */
-static int run_test(lt_run *r, const lg_test *t, uint32_t *pos) {
-  int rc = 0;
-  r->have_last = r->last_failed = 0;
-  r->why[0] = '\0';
-  for (int i = 0; i < t->n_stmts && rc == 0; i++) {
+/* Called with each failing statement (r->why says why, r->at where). */
+typedef void (*lt_report)(lt_run *r, const lg_test *t, const lg_tstmt *s,
+                          void *ud);
+
+/* Run (or, dry, check) one test block; report each failure. A run stops
+** at the first failure, a check goes on. Returns the number of failures. */
+static int run_test(lt_run *r, const lg_test *t, lt_report report, void *ud) {
+  int bad = 0;
+  r->prev = NULL;
+  r->prev_erred = r->use_failed = 0;
+  for (int i = 0; i < t->n_stmts; i++) {
     const lg_tstmt *s = &t->stmts[i];
-    *pos = s->pos;
+    r->at = s->pos;
+    r->why[0] = '\0';
     int k = run_stmt(r, s);
-    if (k == 1) {
-      if (i + 1 < t->n_stmts && t->stmts[i + 1].kind == LG_T_ERROR) continue;
-      fail(r, "%s failed: %s", s->kind == LG_T_USE ? "use" : "load",
+    r->prev_erred = k == LT_ERRED;
+    if (k == LT_ERRED &&
+        !(i + 1 < t->n_stmts && t->stmts[i + 1].kind == LG_T_ERROR)) {
+      fail(r, "%s%s", s->kind == LG_T_USE    ? "use failed: "
+                      : s->kind == LG_T_LOAD ? "load failed: "
+                                             : "order: ",
            r->last_msg);
-      rc = -1;
-    } else if (k < 0) {
-      rc = -1;
+      k = LT_FAIL;
+    }
+    r->prev = s;
+    if (k == LT_FAIL) {
+      bad++;
+      report(r, t, s, ud);
+      if (!r->dry) break;
     }
   }
   plans_free(r);
-  return rc;
+  return bad;
 }
 
-/* ---- Files ------------------------------------------------------------------ */
+/* ---- Files --------------------------------------------------------------- */
 
-/* 1 when two paths name the same file. */
-static int same_file(const char *a, const char *b) {
-  char ra[PATH_MAX], rb[PATH_MAX];
-  if (strcmp(a, b) == 0) return 1;
-  if (!realpath(a, ra) || !realpath(b, rb)) return 0;
-  return strcmp(ra, rb) == 0;
+/* Does the test file `tfile` (as the module names it) name the file whose
+** real path is `real` (NULL: unknown, then `path` as given is compared)? */
+static int same_file(const char *tfile, const char *real, const char *path) {
+  if (!strcmp(tfile, path)) return 1;
+  if (!real) return 0;
+  char rt[PATH_MAX];
+  return realpath(tfile, rt) && !strcmp(rt, real);
+}
+
+/* Was files[fi] named before, under this or another path? */
+static int named_before(char **files, int fi, const char *real) {
+  for (int j = 0; j < fi; j++)
+    if (same_file(files[j], real, files[fi])) return 1;
+  return 0;
+}
+
+/* Call fn for every test block of the file `path` in the module, whoever
+** loaded it. Returns how many there were. */
+static int each_test(lay_ctx *ctx, const char *path,
+                     void (*fn)(lt_run *r, const lg_test *t, void *ud),
+                     void *ud) {
+  lg_module *m = li_ctx_module(ctx);
+  char *real = realpath(path, NULL);
+  size_t n = lg_module_test_count(m);
+  const char *last = NULL;
+  int is_same = 0, count = 0;
+  for (size_t ti = 0; ti < n; ti++) {
+    lt_run r;
+    const char *tfile = NULL;
+    memset(&r, 0, sizeof r);
+    const lg_test *t = lg_module_test(m, ti, &tfile, &r.src, &r.src_len);
+    if (!t || !tfile) continue;
+    if (tfile != last) {
+      last = tfile;
+      is_same = same_file(tfile, real, path);
+    }
+    if (!is_same) continue;
+    r.ctx = ctx;
+    r.file = tfile;
+    count++;
+    fn(&r, t, ud);
+  }
+  free(real);
+  return count;
+}
+
+/* The state of `lay test`: counts and the output. */
+typedef struct lt_files {
+  void (*out)(void *ud, const char *line);
+  void *ud;
+  int passed, failed;
+} lt_files;
+
+/* "FILE:L:C: test 'NAME' (line T) failed: WHY", at the failing statement. */
+static void report_run(lt_run *r, const lg_test *t, const lg_tstmt *s,
+                       void *ud) {
+  lt_files *f = ud;
+  int line, col, head, head_col;
+  lg_linecol(r->src, r->src_len, s->pos, &line, &col);
+  lg_linecol(r->src, r->src_len, t->pos, &head, &head_col);
+  emitf(f->out, f->ud, "%s:%d:%d: test '%s' (line %d) failed: %s", r->file,
+        line, col, t->name.s ? t->name.s : "", head, r->why);
+}
+
+static void run_one(lt_run *r, const lg_test *t, void *ud) {
+  lt_files *f = ud;
+  if (run_test(r, t, report_run, ud) == 0) f->passed++;
+  else f->failed++;
 }
 
 int li_test_files(lay_ctx *ctx, char **files, int nfiles,
                   void (*out)(void *ud, const char *line), void *ud,
                   int *passed, int *failed) {
-  int np = 0, nf = 0;
-  lg_module *m = li_ctx_module(ctx);
+  lt_files f = {out, ud, 0, 0};
   for (int fi = 0; fi < nfiles; fi++) {
     lay_error err;
-    size_t before = m ? lg_module_test_count(m) : 0;
+    char *real = realpath(files[fi], NULL);
+    int dup = named_before(files, fi, real);
+    free(real);
+    if (dup) continue;
     if (lay_ctx_load_file(ctx, files[fi], &err) != LAY_OK) {
       char buf[2048];
       lay_error_format(&err, buf, sizeof buf);
       emit_lines(out, ud, buf);
-      nf++;
+      f.failed++;
       continue;
     }
-    if (!m) m = li_ctx_module(ctx);
-    size_t after = m ? lg_module_test_count(m) : 0;
-    for (size_t ti = before; ti < after; ti++) {
-      lt_run r;
-      const char *tfile = NULL;
-      const lg_test *t;
-      uint32_t pos = 0;
-      memset(&r, 0, sizeof r);
-      t = lg_module_test(m, ti, &tfile, &r.src, &r.src_len);
-      if (!t || !tfile || !same_file(tfile, files[fi])) continue;
-      r.ctx = ctx;
-      r.file = tfile;
-      pos = t->pos;
-      if (run_test(&r, t, &pos) == 0) {
-        np++;
-        continue;
-      }
-      nf++;
-      lg_error_at(&err, LAY_OK, r.file, r.src, r.src_len, pos, "%s", r.why);
-      emitf(out, ud, "%s:%d:%d: test '%s' failed: %s", r.file, err.line,
-            err.col, t->name.s ? t->name.s : "", r.why);
+    if (each_test(ctx, files[fi], run_one, &f) == 0) {
+      emitf(out, ud, "%s: error: no tests to run (the file has no test "
+            "blocks)", files[fi]);
+      f.failed++;
     }
   }
-  emitf(out, ud, "%d passed, %d failed", np, nf);
-  if (passed) *passed = np;
-  if (failed) *failed = nf;
-  return nf == 0 ? 0 : 1;
+  emitf(out, ud, "%d passed, %d failed", f.passed, f.failed);
+  if (passed) *passed = f.passed;
+  if (failed) *failed = f.failed;
+  return f.failed == 0 ? 0 : 1;
+}
+
+/* ---- The static check ---------------------------------------------------- */
+
+/* The state of `lay check` on one file. */
+typedef struct lt_check {
+  void (*report)(void *ud, const lay_error *err);
+  void *ud;
+  int problems;
+} lt_check;
+
+/* "FILE:L:C: error: test 'NAME': WHY" with the source line and a caret at
+** the operand at fault. */
+static void report_check(lt_run *r, const lg_test *t, const lg_tstmt *s,
+                         void *ud) {
+  lt_check *c = ud;
+  lay_error err;
+  (void)s;
+  lg_error_at(&err, LAY_E_ARG, r->file, r->src, r->src_len, r->at,
+              "test '%s': %s", t->name.s ? t->name.s : "", r->why);
+  c->problems++;
+  if (c->report) c->report(c->ud, &err);
+}
+
+static void check_one(lt_run *r, const lg_test *t, void *ud) {
+  r->dry = 1;
+  run_test(r, t, report_check, ud);
+}
+
+int li_test_check(lay_ctx *ctx, const char *file,
+                  void (*report)(void *ud, const lay_error *err), void *ud) {
+  lt_check c = {report, ud, 0};
+  each_test(ctx, file, check_one, &c);
+  return c.problems;
 }

@@ -37,12 +37,13 @@ run show qnn.crouton --shape 1,3,5,30 --limit 40
 expect_rc 0 "show --limit 40"
 expect_out "(0,0,0,0), (0,0,0,1) ... (0,0,0,29), pad x2
 (0,0,1,0), (0,0,1,1) ... (0,0,1,7)
-..." "show --limit 40"
+... 2008 more elements" "show --limit 40"
 
 # The default limit cuts a big buffer; --limit 0 lists it all.
 run show amd.hcwnc4 --shape 1,3,64,64
 expect_rc 0 "show (default limit)"
-[ "$(tail -n 1 "$T/out")" = "..." ] || fail "show: no '...' after the default limit"
+[ "$(tail -n 1 "$T/out")" = "... 12288 more elements" ] ||
+  fail "show: the default limit ends with '$(tail -n 1 "$T/out")'"
 run show amd.hcwnc4 --shape 1,3,64,64 --limit 0
 expect_rc 0 "show --limit 0"
 [ "$(wc -l <"$T/out")" -eq 4096 ] || fail "show --limit 0: $(wc -l <"$T/out") lines"
@@ -70,8 +71,28 @@ layout:    [h=2, c/4=1, w=2, n=1, c%4=4] int8, 16 bytes
 X
 cmp -s "$T/head" "$T/want" || fail "info amd.hcwnc4:
 $(cat "$T/out")"
-# Then the plan in words (lay_plan_describe), several lines.
-[ "$(wc -l <"$T/out")" -gt 4 ] || fail "info: no plan description"
+# Then the plan in words (lay_plan_describe): its sides, the boxes with
+# their kernels and loops, the table bytes.
+grep -q "^plan: pack, 12 bytes in, 16 bytes out\$" "$T/out" || fail "info: no plan line"
+grep -q "^  box 0: data, block copy 3, row pads 0+1, base src 0 dst 0, loops 4(src 1, dst 4) 3(src 4, dst 1)$" "$T/out" ||
+  fail "info: the loops and kernel: $(cat "$T/out")"
+grep -q "^tables: 0 bytes; the plan holds [0-9]* bytes in all\$" "$T/out" ||
+  fail "info: no table line: $(cat "$T/out")"
+
+# info FROM TO: the convert plan, one plan with no intermediate buffer even
+# when the channel blocks do not nest (c%3 against c%4: a table loop)
+run info 'amd.hcwnc(3)' amd.hcwnc4 --shape 1,5,2,2
+expect_rc 0 "info convert"
+head -n 3 "$T/out" >"$T/head"
+cat >"$T/want" <<'X'
+convert:   amd.hcwnc(3) -> amd.hcwnc4
+source:    amd.hcwnc(3) on 1x5x2x2, int8, 24 bytes
+target:    [h=2, c/4=2, w=2, n=1, c%4=4] int8, 32 bytes
+X
+cmp -s "$T/head" "$T/want" || fail "info convert: $(cat "$T/out")"
+grep -q "^plan: convert, 24 bytes in, 32 bytes out\$" "$T/out" || fail "info convert: no plan"
+grep -q "element copy through offset pairs, .* 5(table of offset pairs)\$" "$T/out" ||
+  fail "info convert: no table loop over c: $(cat "$T/out")"
 
 run info amd.hcwnc8 --shape 1,2048,7,7 --dtype bf16
 expect_rc 0 "info amd.hcwnc8"

@@ -152,13 +152,13 @@ static void test_crouton(lay_ctx *ctx) {
         "listing ends:\n%s", s ? s + (strlen(s) > 200 ? strlen(s) - 200 : 0)
                                : "");
   /* The listing matches itself. */
-  CHECK(s && li_listing_match(p, s, strlen(s), why, sizeof why) == 0,
+  CHECK(s && li_listing_match(p, s, strlen(s), why, sizeof why, NULL) == 0,
         "own listing: %s", why);
   free(s);
 
   /* The doc's listing, pasted verbatim. */
   int rc = li_listing_match(p, crouton_doc, strlen(crouton_doc), why,
-                            sizeof why);
+                            sizeof why, NULL);
   CHECK(rc == 0, "doc listing rejected at token %d: %s", rc, why);
 
   /* One coordinate changed: (0,0,1,1) -> (0,0,1,2), token 8 (the "> "
@@ -167,58 +167,65 @@ static void test_crouton(lay_ctx *ctx) {
   memcpy(bad, crouton_doc, sizeof crouton_doc);
   char *at = strstr(bad, "(0,0,1,1)");
   if (at) at[7] = '2';
-  rc = li_listing_match(p, bad, strlen(bad), why, sizeof why);
+  rc = li_listing_match(p, bad, strlen(bad), why, sizeof why, NULL);
   CHECK(rc == 8, "changed coordinate: rc %d, %s", rc, why);
-  CHECK(!strcmp(why, "element 33 (byte 33): expected (0,0,1,2), found "
+  CHECK(!strcmp(why, "listing line 9, column 12: "
+                     "element 33 (byte 33): expected (0,0,1,2), found "
                      "(0,0,1,1)"), "why: %s", why);
 
   /* The doc's typo itself is caught: (0,0,0,30) after (0,0,1,29). */
   memcpy(bad, crouton_doc, sizeof crouton_doc);
   at = strstr(bad, "(0,0,1,30)");
   if (at) at[5] = '0';
-  rc = li_listing_match(p, bad, strlen(bad), why, sizeof why);
+  rc = li_listing_match(p, bad, strlen(bad), why, sizeof why, NULL);
   CHECK(rc == 11, "doc typo: rc %d, %s", rc, why);
-  CHECK(!strcmp(why, "element 62 (byte 62): expected (0,0,0,30), found "
+  CHECK(!strcmp(why, "listing line 9, column 39: "
+                     "element 62 (byte 62): expected (0,0,0,30), found "
                      "pad (0,0,1,30)"), "why: %s", why);
 
   /* A pad missing from the listing (lay.h / listing.h example). */
   const char *miss = "(0,0,0,0), (0,0,0,1) ... (0,0,0,29), (0,0,0,30), "
                      "(0,0,1,0)";
-  rc = li_listing_match(p, miss, strlen(miss), why, sizeof why);
+  rc = li_listing_match(p, miss, strlen(miss), why, sizeof why, NULL);
   CHECK(rc == 6, "missing pad: rc %d, %s", rc, why);
-  CHECK(!strcmp(why, "element 31 (byte 31): expected (0,0,1,0), found pad "
+  CHECK(!strcmp(why, "listing line 1, column 50: "
+                     "element 31 (byte 31): expected (0,0,1,0), found pad "
                      "(0,0,0,31)"), "why: %s", why);
 
   /* pad xN counts exactly: x3 runs into the next row's data. */
   const char *pads = "... (0,0,0,29), pad x3";
-  rc = li_listing_match(p, pads, strlen(pads), why, sizeof why);
+  rc = li_listing_match(p, pads, strlen(pads), why, sizeof why, NULL);
   CHECK(rc == 3, "pad x3: rc %d, %s", rc, why);
-  CHECK(!strcmp(why, "element 32 (byte 32): expected pad x3, found "
+  CHECK(!strcmp(why, "listing line 1, column 17: "
+                     "element 32 (byte 32): expected pad x3, found "
                      "(0,0,1,0)"), "why: %s", why);
   pads = "... (0,0,0,29), pad x2, (0,0,1,0)";
-  CHECK(li_listing_match(p, pads, strlen(pads), why, sizeof why) == 0,
+  CHECK(li_listing_match(p, pads, strlen(pads), why, sizeof why, NULL) == 0,
         "pad x2: %s", why);
 
   /* A listing starts at the first element unless it opens with "...". */
   const char *late = "(0,0,0,1) ... (0,0,0,29)";
-  rc = li_listing_match(p, late, strlen(late), why, sizeof why);
+  rc = li_listing_match(p, late, strlen(late), why, sizeof why, NULL);
   CHECK(rc == 1, "late start: rc %d, %s", rc, why);
-  CHECK(!strcmp(why, "element 0 (byte 0): expected (0,0,0,1), found "
+  CHECK(!strcmp(why, "listing line 1, column 1: "
+                     "element 0 (byte 0): expected (0,0,0,1), found "
                      "(0,0,0,0)"), "why: %s", why);
 
   /* After an ellipsis a coordinate that never comes is reported. */
   const char *never = "(0,0,0,0) ... (0,0,0,40)";
-  rc = li_listing_match(p, never, strlen(never), why, sizeof why);
+  rc = li_listing_match(p, never, strlen(never), why, sizeof why, NULL);
   CHECK(rc == 3, "never: rc %d, %s", rc, why);
   CHECK(strstr(why, "expected (0,0,0,40)") != NULL, "why: %s", why);
 
   /* A listing with no coordinates is not a match. */
-  CHECK(li_listing_match(p, "Copy to clipboard", 17, why, sizeof why) != 0,
-        "empty listing accepted");
+  CHECK(li_listing_match(p, "Copy to clipboard", 17, why, sizeof why,
+                         NULL) == -1 &&
+            !strcmp(why, "the listing has no coordinates"),
+        "empty listing: %s", why);
 
   /* The Unicode ellipsis works like "...". */
   const char *uni = "(0,0,0,0), (0,0,0,1) \xE2\x80\xA6 (0,0,0,29)";
-  CHECK(li_listing_match(p, uni, strlen(uni), why, sizeof why) == 0,
+  CHECK(li_listing_match(p, uni, strlen(uni), why, sizeof why, NULL) == 0,
         "unicode ellipsis: %s", why);
 
   /* limit: 40 elements, then "...". */
@@ -232,7 +239,7 @@ static void test_crouton(lay_ctx *ctx) {
   p = plan(ctx, "qnn.crouton", 2, 9, 20, 50, LAY_DT_INT8);
   if (!p) return;
   rc = li_listing_match(p, crouton_doc2, strlen(crouton_doc2), why,
-                        sizeof why);
+                        sizeof why, NULL);
   CHECK(rc == 0, "doc listing 2x9x20x50 rejected at token %d: %s", rc, why);
   lay_plan_free(p);
 }
@@ -255,9 +262,10 @@ static void test_hcwnc4(lay_ctx *ctx) {
   if (!p) return;
   char why[512];
   const char *l = "(0,0,0,0), (0,1,0,0), (0,2,0,0), (0,0,0,1)";
-  int rc = li_listing_match(p, l, strlen(l), why, sizeof why);
+  int rc = li_listing_match(p, l, strlen(l), why, sizeof why, NULL);
   CHECK(rc == 4, "bf16: rc %d, %s", rc, why);
-  CHECK(!strcmp(why, "element 3 (byte 6): expected (0,0,0,1), found pad "
+  CHECK(!strcmp(why, "listing line 1, column 34: "
+                     "element 3 (byte 6): expected (0,0,0,1), found pad "
                      "(0,3,0,0)"), "why: %s", why);
   lay_plan_free(p);
 }
@@ -275,18 +283,106 @@ static void test_planes(lay_ctx *ctx) {
                         "pad x12\n"),
         "1w16c8bhl listing:\n%s", s ? s : "(null)");
   char why[512];
-  CHECK(s && li_listing_match(p, s, strlen(s), why, sizeof why) == 0,
+  CHECK(s && li_listing_match(p, s, strlen(s), why, sizeof why, NULL) == 0,
         "own listing: %s", why);
   free(s);
   const char *l = "lo(0,0,0,0) ... lo(0,15,0,0), lo(0,0,0,0)";
-  int rc = li_listing_match(p, l, strlen(l), why, sizeof why);
+  int rc = li_listing_match(p, l, strlen(l), why, sizeof why, NULL);
   CHECK(rc == 4, "plane: rc %d, %s", rc, why);
-  CHECK(!strcmp(why, "element 16 (byte 16): expected lo(0,0,0,0), found "
+  CHECK(!strcmp(why, "listing line 1, column 31: "
+                     "element 16 (byte 16): expected lo(0,0,0,0), found "
                      "hi(0,0,0,0)"), "why: %s", why);
   /* Without a plane name a coordinate matches either plane. */
   l = "... lo(0,15,0,0), (0,0,0,0)";
-  CHECK(li_listing_match(p, l, strlen(l), why, sizeof why) == 0,
+  CHECK(li_listing_match(p, l, strlen(l), why, sizeof why, NULL) == 0,
         "any plane: %s", why);
+  lay_plan_free(p);
+}
+
+/* One malformed listing: li_listing_match and li_listing_check both
+** refuse it with `want`, the fault at byte `at` of the listing. */
+static void malformed(const lay_plan *p, const char *l, const char *want,
+                      size_t at) {
+  char why[512];
+  size_t got_at = 9999;
+  int rc = li_listing_match(p, l, strlen(l), why, sizeof why, &got_at);
+  CHECK(rc == -1 && !strcmp(why, want) && got_at == at,
+        "match '%s': rc %d at %zu: %s", l, rc, got_at, why);
+  got_at = 9999;
+  rc = li_listing_check(p, l, strlen(l), why, sizeof why, &got_at);
+  CHECK(rc == -1 && !strcmp(why, want) && got_at == at,
+        "check '%s': rc %d at %zu: %s", l, rc, got_at, why);
+}
+
+/* What a pasted listing may hold, and the errors for everything else. */
+static void test_malformed(lay_ctx *ctx) {
+  lay_plan *p = plan(ctx, "qnn.flat", 2, 3, 5, 30, LAY_DT_INT8);
+  if (!p) return;
+  char why[512];
+  /* The audit's example: two broken coordinates in an otherwise right
+  ** listing used to be skipped, and the listing passed. */
+  const char *typo = "(0,0,0,0), (0,0,0,1) ... (0,0,0,29), ... (9,9,l,29), "
+                     "(0,0,4,29 ,), ... (1,2,4,29)";
+  malformed(p, typo, "listing line 1, column 47: malformed coordinate "
+            "'(9,9,l,29)': 'l' where a number should be", 46);
+  malformed(p, "(0,0,0,0), (0,0,4,29 ,)", "listing line 1, column 23: "
+            "malformed coordinate '(0,0,4,29 ,)': ')' where a number should "
+            "be", 22);
+  malformed(p, "(0,0,0,0)\n  (0,0,0,1 2)", "listing line 2, column 12: "
+            "malformed coordinate '(0,0,0,1 2)': '2' where ',' or ')' should "
+            "be", 21);
+  malformed(p, "(0,0,0,0), (0,0,0,1", "listing line 1, column 20: "
+            "malformed coordinate '(0,0,0,1': ')' is missing", 19);
+  malformed(p, "(0,0,0,0), (0,0,1)", "listing line 1, column 12: "
+            "coordinate '(0,0,1)' has 3 values, the layout has 4 dimensions",
+            11);
+  malformed(p, "(0,0,0,0) Ellipses (0,0,0,1)", "listing line 1, column 11: "
+            "unexpected 'Ellipses' (a listing holds coordinates, '...', "
+            "'pad xN', commas and '>' remarks)", 10);
+  malformed(p, "(0,0,0,0) } (0,0,0,1)", "listing line 1, column 11: "
+            "unexpected '}' (a listing holds coordinates, '...', 'pad xN', "
+            "commas and '>' remarks)", 10);
+  malformed(p, "(0,0,0,0) .... (0,0,0,1)", "listing line 1, column 11: "
+            "unexpected '.' (an ellipsis is three dots)", 10);
+  malformed(p, "(0,0,0,0), lo(0,0,0,1)", "listing line 1, column 12: "
+            "'lo(' is not a coordinate: this layout has no byte planes", 11);
+  malformed(p, "(0,0,0,0), pad x", "listing line 1, column 17: 'pad x' "
+            "needs a count of 1 or more", 16);
+  malformed(p, "(0,0,0,0), Copy to clipboard", "listing line 1, column 12: "
+            "unexpected 'Copy' (a listing holds coordinates, '...', 'pad xN', "
+            "commas and '>' remarks)", 11);
+
+  /* Accepted: remarks (whatever they hold), the button line, blank lines,
+  ** the Unicode ellipsis, blanks inside coordinates. */
+  const char *ok = "(0,0,0,0), ( 0, 0,0 ,1 ) ... (0,0,0,29), > a } remark "
+                   "(9,9,l,29)\n"
+                   "    Copy to clipboard  \n\n"
+                   "(0,0,1,0) \xE2\x80\xA6 (1,2,4,29),";
+  int rc = li_listing_match(p, ok, strlen(ok), why, sizeof why, NULL);
+  CHECK(rc == 0, "accepted text: rc %d: %s", rc, why);
+
+  /* li_listing_check reads without matching: a wrong but well-formed
+  ** listing passes it. */
+  const char *wrong = "(0,0,0,5)";
+  CHECK(li_listing_check(p, wrong, strlen(wrong), why, sizeof why, NULL) == 0,
+        "check of a well-formed listing: %s", why);
+  CHECK(li_listing_match(p, wrong, strlen(wrong), why, sizeof why, NULL) == 1,
+        "match of a wrong listing: %s", why);
+  lay_plan_free(p);
+
+  /* On a byte-plane layout, a plane that is not the layout's. */
+  p = plan(ctx, "kneron.1w16c8bhl", 1, 16, 1, 1, LAY_DT_NONE);
+  if (!p) return;
+  malformed(p, "lo(0,0,0,0), mid(0,1,0,0)", "listing line 1, column 14: "
+            "'mid' is not a byte plane of this layout (its planes: lo, hi)",
+            13);
+  /* `pad` alone is one pad element. */
+  lay_plan_free(p);
+  p = plan(ctx, "amd.hcwnc4", 1, 3, 1, 1, LAY_DT_INT8);
+  if (!p) return;
+  const char *one = "(0,0,0,0), (0,1,0,0), (0,2,0,0), pad";
+  CHECK(li_listing_match(p, one, strlen(one), why, sizeof why, NULL) == 0,
+        "pad alone: %s", why);
   lay_plan_free(p);
 }
 
@@ -302,6 +398,7 @@ int main(void) {
   test_crouton(ctx);
   test_hcwnc4(ctx);
   test_planes(ctx);
+  test_malformed(ctx);
   lay_ctx_free(ctx);
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);

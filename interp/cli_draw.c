@@ -21,11 +21,19 @@
 ** shorter than a chunk.
 ** Buffers of more than MAX_CELLS cells are summarised: the first 3/4 of
 ** that many cells' rows, a "... K more rows ..." band, and the last 1/8.
+** A row holds whole elements, at most CLI_DRAW_MAX_CELLS of them: a row
+** narrower than an element, one that would split an element, or a wider
+** one is an error rather than a picture other than the one asked for.
+**
+** `lay show` (cli_show_plan) prints li_listing's text, coloured on a
+** terminal (cli_color_enabled), and says how much a --limit left out.
 */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli_draw.h"
 #include "cli_lay.h"
+#include "ctx.h"
+#include "listing.h"
 #include "strbuf.h"
 
 #include <ctype.h>
@@ -80,6 +88,10 @@ int cli_parse_list(const char *s, int64_t *out, int cap, int64_t min) {
 int cli_color_enabled(FILE *f) {
   const char *nc = getenv("NO_COLOR");
   if (nc && *nc) return 0;
+  /* A terminal that says nothing about itself, or that it is dumb, gets
+  ** plain text (as ls and grep do). */
+  const char *term = getenv("TERM");
+  if (!term || !*term || !strcmp(term, "dumb")) return 0;
   return isatty(fileno(f));
 }
 
@@ -265,11 +277,19 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
   size_t es = lay_dtype_size(lay_plan_dst_dtype(p));
   if (!es) es = 1;
   size_t row_bytes = o->row_bytes ? o->row_bytes : 16;
-  if (row_bytes > CLI_DRAW_MAX_ROW)
-    return fail_msg(msg, cap, "--row %zu is too wide (at most %d bytes)",
-                    row_bytes, CLI_DRAW_MAX_ROW);
+  const char *tn = lay_dtype_name(lay_plan_dst_dtype(p));
+  if (row_bytes < es)
+    return fail_msg(msg, cap, "a row of %zu byte%s is narrower than one "
+                    "element (%s: %zu bytes)", row_bytes,
+                    row_bytes == 1 ? "" : "s", tn, es);
+  if (row_bytes % es)
+    return fail_msg(msg, cap, "a row of %zu bytes does not hold whole "
+                    "elements (%s: %zu bytes each)", row_bytes, tn, es);
   size_t rc = row_bytes / es; /* cells per row */
-  if (!rc) rc = 1;
+  if (rc > CLI_DRAW_MAX_CELLS)
+    return fail_msg(msg, cap, "a row of %zu bytes holds %zu cells, too many "
+                    "to read: at most %d (%zu bytes of %s)", row_bytes, rc,
+                    CLI_DRAW_MAX_CELLS, (size_t)CLI_DRAW_MAX_CELLS * es, tn);
   size_t bytes = lay_plan_dst_bytes(p);
   uint64_t ncell = bytes / es;
   if (!ncell) return fail_msg(msg, cap, "the layout buffer is empty");
@@ -564,7 +584,9 @@ int cli_draw(lay_ctx *ctx, int argc, char **argv) {
              "by default the fastest-varying one, or the next one when it\n"
              "fills more than half a row); pad cells grey; heavy lines between\n"
              "chunks. Without -o the SVG goes to stdout. Buffers of more than\n"
-             "%d cells are summarised.\n", MAX_CELLS);
+             "%d cells are summarised. BYTES must hold whole elements, and at\n"
+             "most %d of them (a wider row is refused, not cut).\n",
+             MAX_CELLS, CLI_DRAW_MAX_CELLS);
       return 0;
     }
     if (!strcmp(a, "--shape") && has) shape_s = argv[++i];
@@ -572,10 +594,12 @@ int cli_draw(lay_ctx *ctx, int argc, char **argv) {
     else if (!strcmp(a, "--color") && has) o.color_dim = argv[++i];
     else if (!strcmp(a, "--dtype") && has) dtype_s = argv[++i];
     else if (!strcmp(a, "--row") && has) {
+      /* A positive count here; cli_draw_svg checks it against the element
+      ** size and CLI_DRAW_MAX_CELLS. */
       int64_t v;
-      if (cli_parse_list(argv[++i], &v, 1, 1) != 1 || v > CLI_DRAW_MAX_ROW) {
-        fprintf(stderr, "lay: bad --row '%s': a byte count from 1 to %d\n",
-                argv[i], CLI_DRAW_MAX_ROW);
+      if (cli_parse_list(argv[++i], &v, 1, 1) != 1 || v > (int64_t)1 << 30) {
+        fprintf(stderr, "lay: bad --row '%s': a byte count, a multiple of "
+                        "the element size\n", argv[i]);
         return 1;
       }
       o.row_bytes = (size_t)v;
@@ -663,4 +687,22 @@ void cli_show_print(FILE *f, const char *s, int color) {
       fputc(*s++, f);
     }
   }
+}
+
+int cli_show_plan(FILE *f, const lay_plan *p, size_t limit, int color) {
+  char *s = li_listing(p, limit);
+  if (!s) return -1;
+  /* li_listing closes a cut listing with a line "...": say what is left. */
+  size_t n = strlen(s), es = li_layout_elem(p);
+  uint64_t total = es ? li_layout_bytes(p) / es : 0;
+  int cut = limit && total > limit && n >= 4 && !strcmp(s + n - 4, "...\n") &&
+            (n == 4 || s[n - 5] == '\n');
+  if (cut) s[n - 4] = 0;
+  cli_show_print(f, s, color);
+  if (cut)
+    fprintf(f, "%s... %llu more element%s%s\n", color ? C_DIM : "",
+            (unsigned long long)(total - limit), total - limit == 1 ? "" : "s",
+            color ? C_OFF : "");
+  free(s);
+  return 0;
 }

@@ -16,11 +16,15 @@
 
 #include "lay.h"
 
-#define CLI_DRAW_MAX_ROW 1024 /* bytes in one picture row, at most */
+/* Cells in one picture row, at most: wider rows are refused (an error,
+** not a silent cut), since past this a row no longer reads on a screen. */
+#define CLI_DRAW_MAX_CELLS 64
 
 /* What to draw. Zeroed fields take the defaults. */
 typedef struct cli_draw_opts {
-  size_t row_bytes;      /* bytes per picture row; 0 = 16 */
+  size_t row_bytes;      /* bytes per picture row; 0 = 16. A multiple of
+                            the element size, at most CLI_DRAW_MAX_CELLS
+                            elements: otherwise cli_draw_svg fails */
   const char *color_dim; /* dimension name ("c") or CPU-side index ("1");
                             NULL = automatic (see cli_draw.c) */
   const char *title;     /* caption above the picture; NULL = none */
@@ -37,12 +41,20 @@ int cli_draw(lay_ctx *ctx, int argc, char **argv);
 int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
                  char *msg, size_t cap);
 
-/* 1 when `f` is a terminal and NO_COLOR is unset or empty. */
+/* 1 when `f` is a terminal, NO_COLOR is unset or empty, and TERM is set
+** and not "dumb". */
 int cli_color_enabled(FILE *f);
 
 /* Print a memory-order listing (li_listing's text) to `f`; with `color`,
 ** coordinate tuples, ellipses and pad words get ANSI colours. */
 void cli_show_print(FILE *f, const char *listing, int color);
+
+/* `show`: the memory order of plan `p` (li_listing, at most `limit`
+** elements; 0 = all) printed with cli_show_print. When the limit cuts the
+** buffer, the closing "..." says how much is left: "... 1234 more
+** elements". Returns 0, or -1 when the listing cannot be made (out of
+** memory); nothing is printed then. */
+int cli_show_plan(FILE *f, const lay_plan *p, size_t limit, int color);
 
 /* Parse "1,3,224,224", "1x3x224x224" or "[1,3,224,224]" into at most
 ** `cap` values (each >= `min`); returns the count, -1 on a syntax error or

@@ -31,20 +31,30 @@ static void print_err(const lay_error *e) {
     fprintf(stderr, "lay: %s\n", e->message);
 }
 
-/* Read and parse the report; NULL after printing. */
+/* Read and parse the report; NULL after printing. A file over the size
+** limit is not read at all, and fails as li_hsi_parse would fail it. */
 static li_hsi *read_report(const char *path) {
   unsigned char *buf;
   size_t len;
+  lay_error err;
   if (cli_read_all(path, LI_HSI_MAX_JSON, &buf, &len)) return NULL;
   if (!buf) {
-    cli_fail("%s: report: larger than %zu bytes", path, LI_HSI_MAX_JSON);
+    li_hsi_size_error(path, len, &err);
+    print_err(&err);
     return NULL;
   }
   li_hsi *h = NULL;
-  lay_error err;
   if (li_hsi_parse((const char *)buf, len, path, &h, &err)) print_err(&err);
   free(buf);
   return h;
+}
+
+/* A library error while planning or running entry idx of the report:
+** "lay: FILE: inputs[0]: message". */
+static void entry_err(const char *file, int output, int idx,
+                      const lay_error *e) {
+  cli_fail("%s: %s[%d]: %s", file, output ? "outputs" : "inputs", idx,
+           e->message);
 }
 
 static void shape_str(char *b, size_t cap, const int64_t *v, int n) {
@@ -143,7 +153,7 @@ int cli_hsi(int argc, char **argv) {
       if (lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank, inf.cpu_dtype,
                           LAY_PACK, &p, &err)) {
         fflush(stdout);
-        cli_print_error(&err);
+        entry_err(file, o, i, &err);
         goto done;
       }
       printf("# buffers: cpu %zu bytes (%s), npu %zu bytes (%s)\n",
@@ -170,10 +180,32 @@ done:
 
 /* ---- lay export FORMAT --shape S ... --------------------------------------- */
 
-int cli_export(int argc, char **argv) {
+/* --quantize SCALE,ZP[,TYPE] into q (TYPE int8 by default); -1 after
+** printing. */
+static int parse_quantize(const char *s, li_hsi_quant *q) {
+  char *e = NULL;
+  errno = 0;
+  q->to = LAY_DT_INT8;
+  q->scale = strtod(s, &e);
+  int ok = !errno && e != s && *e == ',';
+  if (ok) {
+    const char *z = e + 1;
+    q->zero_point = strtod(z, &e);
+    ok = !errno && e != z && (!*e || *e == ',');
+  }
+  if (ok && *e == ',') ok = (q->to = lay_dtype_parse(e + 1)) != LAY_DT_NONE;
+  if (!ok) {
+    cli_fail("bad --quantize '%s': expected SCALE,ZERO_POINT[,TYPE]", s);
+    return -1;
+  }
+  return 0;
+}
+
+int cli_export(lay_ctx *ctx, int argc, char **argv) {
   const char *format = NULL, *shape_s = NULL, *dtype_s = NULL, *quant = NULL,
-             *as = NULL, *out = NULL;
-  int opts = 1;
+             *as = NULL, *out = NULL, *file = NULL;
+  const char *files[64];
+  int nfiles = 0, opts = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (opts && !strcmp(a, "--")) {
@@ -184,10 +216,12 @@ int cli_export(int argc, char **argv) {
     const char *eq = opts && !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
     size_t an = eq ? (size_t)(eq - a) : strlen(a);
     static const char *const names[] = {"--shape", "--dtype", "--quantize",
-                                        "--as", "-o", "--out"};
-    const char **slots[] = {&shape_s, &dtype_s, &quant, &as, &out, &out};
+                                        "--as",    "-o",      "--out",
+                                        "-f"};
+    const char **slots[] = {&shape_s, &dtype_s, &quant, &as,
+                            &out,     &out,     &file};
     const char **slot = NULL;
-    for (int k = 0; opts && k < 6; k++)
+    for (int k = 0; opts && k < 7; k++)
       if (strlen(names[k]) == an && !strncmp(a, names[k], an))
         slot = slots[k];
     if (slot) {
@@ -195,6 +229,10 @@ int cli_export(int argc, char **argv) {
       else if (i + 1 >= argc)
         return cli_usage("export: option '%s' needs a value", a);
       else *slot = argv[++i];
+      if (slot == &file) {
+        if (nfiles == 64) return cli_usage("export: more than 64 -f files");
+        files[nfiles++] = file;
+      }
     } else if (opts && a[0] == '-' && a[1]) {
       return cli_usage("export: unknown option '%s'", a);
     } else if (format) {
@@ -220,25 +258,21 @@ int cli_export(int argc, char **argv) {
     else if (strcmp(as, "input"))
       return cli_usage("export: --as takes input or output, not '%s'", as);
   }
-  double scale = 0, zp = 0;
-  if (quant) {
-    char *e1, *e2;
-    errno = 0;
-    scale = strtod(quant, &e1);
-    zp = *e1 == ',' ? strtod(e1 + 1, &e2) : 0;
-    if (errno || e1 == quant || *e1 != ',' || e2 == e1 + 1 || *e2) {
-      cli_fail("bad --quantize '%s': expected SCALE,ZERO_POINT", quant);
+  li_hsi_quant q;
+  if (quant && parse_quantize(quant, &q)) return CLI_FAIL;
+  /* The layouts: the caller's context (stdlib, LAY_PATH, -f before the
+  ** command word) and the -f files given after it. */
+  lay_error err;
+  for (int i = 0; i < nfiles; i++)
+    if (lay_ctx_load_file(ctx, files[i], &err)) {
+      cli_print_error(&err);
       return CLI_FAIL;
     }
-  }
-  lay_error err;
-  char *text = li_hsi_export(format, shape, rank, dt, quant != NULL, scale,
-                             zp, as_output, &err);
-  if (!text) {
-    print_err(&err);
-    return CLI_FAIL;
-  }
-  int rc = cli_write_all(out, text, strlen(text)) ? CLI_FAIL : CLI_OK;
+  char *text = li_hsi_export(ctx, format, shape, rank, dt, quant ? &q : NULL,
+                             as_output, &err);
+  int rc = CLI_FAIL;
+  if (!text) cli_print_error(&err);
+  else if (!cli_write_all(out, text, strlen(text))) rc = CLI_OK;
   free(text);
   return rc;
 }
@@ -293,7 +327,7 @@ int cli_hsi_run(int pack, const char *hsi_file, const char *which,
   snprintf(ref, sizeof ref, NS ".%s", inf.def);
   if (lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank, inf.cpu_dtype,
                       pack ? LAY_PACK : LAY_UNPACK, &p, &err)) {
-    cli_print_error(&err);
+    entry_err(hsi_file, output, idx, &err);
     goto done;
   }
   size_t len;
@@ -313,7 +347,7 @@ int cli_hsi_run(int pack, const char *hsi_file, const char *which,
     goto done;
   }
   if (lay_plan_run(p, src, len, dst, outn, 1, &err)) {
-    cli_print_error(&err);
+    entry_err(hsi_file, output, idx, &err);
     goto done;
   }
   if (cli_write_all(out_path, dst, outn)) goto done;

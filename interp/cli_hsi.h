@@ -4,8 +4,8 @@
 ** an exit code: 0 ok, 1 error, 2 usage).
 **
 **   lay hsi FILE [--check]
-**   lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP]
-**              [--as input|output] [-o OUT]
+**   lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]]
+**              [--as input|output] [-f FILE]... [-o OUT]
 **   lay pack   --hsi FILE --input K  [-i IN] [-o OUT]   (CPU -> NPU)
 **   lay unpack --hsi FILE --output K [-i IN] [-o OUT]   (NPU -> CPU)
 **   and the inverse directions: pack --output K, unpack --input K.
@@ -19,7 +19,9 @@
 /* argv[0] is the command word ("hsi", "export"); argv[1..argc) its
 ** arguments. */
 int cli_hsi(int argc, char **argv);
-int cli_export(int argc, char **argv);
+/* export, its layouts from ctx (the stdlib, LAY_PATH and the -f files
+** before the command word) and its own -f FILE options, loaded into ctx. */
+int cli_export(lay_ctx *ctx, int argc, char **argv);
 
 /* pack (1) or unpack (0) the entry `key` of `which` ("input" or "output")
 ** of the report hsi_file; in_path/out_path NULL or "-" for stdin/stdout.

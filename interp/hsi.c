@@ -1,18 +1,22 @@
 /*
-** hsi.c: AMD's flexmlrt-hsi.json compilation report -> lay spec text
-** (see hsi.h).
+** hsi.c: AMD's flexmlrt-hsi.json compilation report -> lay spec text, and
+** a layout -> a report entry (lay export); see hsi.h.
 **
-** The order of work: cJSON parses the text (a malformed report fails with
-** the JSON line:col computed here from cJSON's end pointer); every field
-** of every entry is fetched with its type checked, and a missing or
+** The order of work: the text is checked as strict JSON (RFC 8259, at
+** most cJSON's 1000 levels deep; the first offending character is
+** reported at its line:col, the column counting characters), cJSON parses
+** it, and a key given twice in any object fails with its JSON path. Every
+** field of every entry is fetched with its type checked, and a missing or
 ** mistyped one fails with its JSON path. Each entry is then turned into
 ** lay spec text:
 **   - the annotation form (cpu_format -> hw_format) becomes a `layout`
 **     whose dims are the CPU dims in cpu_format order, e.g.
 **       layout input0 (n, c, h, w) : fp32 -> [h, c/4, w, n, c%4]
 **           cast(to = bf16)
-**     with a quantize/dequantize clause when a scale is set (scale_factor
-**     -1.0 means unset: then a plain cast, only allowed between floats);
+**     with the value clause that cpu_dtype, hw_dtype, scale_factor and
+**     zero_point mean (implied_value: a quantize to an integer hw_dtype, a
+**     dequantize from an integer cpu_dtype, a plain cast between floats
+**     when scale_factor is -1.0, unset);
 **   - rt_transformations becomes a `transform`. For inputs the chain is
 **     listed CPU -> NPU and is copied as it is. For outputs the report
 **     lists it NPU -> CPU; lay's transforms always map the CPU tensor to
@@ -24,9 +28,14 @@
 **     becomes quantize with the same scale and zero point (and back).
 ** Shapes are walked through the chain while it is read, so every op is
 ** checked against the shape it receives; the disagreements between the
-** declared fields (cpu_shape, hw_shape, dtypes, scales) and what the
-** formats or the chain compute are recorded as issues: they make an entry
-** unrunnable and are what `lay hsi --check` reports.
+** declared fields (cpu_shape, hw_shape, dtypes, scales, zero points, byte
+** sizes) and what the formats or the chain compute are recorded as issues
+** of their entry, every one of them (a step whose result cannot be
+** computed ends the walk of that entry only): they make the entry
+** unrunnable and are what `lay hsi --check` reports. A field outside
+** AMD's table is a note (the doc says extensions of the format exist); a
+** transformation parameter lay does not know is an inconsistency (it
+** could change what the step computes).
 **
 ** Annotation fields beside a chain. The doc: "When rt_transformations is
 ** present, the explicit transformation chain takes over entirely ... the
@@ -54,8 +63,10 @@
 */
 #define _POSIX_C_SOURCE 200809L
 
+#include "ctx.h"
 #include "diag.h"
 #include "hsi.h"
+#include "lang.h"
 #include "strbuf.h"
 
 #include <cjson/cJSON.h>
@@ -167,9 +178,22 @@ static void sb_shape(lg_strbuf *b, const int64_t *v, int n) {
   lg_sb_printf(b, "]");
 }
 
-/* A number the lexer reads back exactly (%.17g gives "1", "0.25",
-** "1e-05", "-3": all valid lay tokens, with unary minus). */
-static void sb_num(lg_strbuf *b, double v) { lg_sb_printf(b, "%.17g", v); }
+/* v as the shortest of %.15g, %.16g, %.17g that reads back as v ("0.1",
+** not "0.10000000000000001"); buf holds 32 bytes. */
+static const char *gnum(double v, char *buf) {
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, 32, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  return buf;
+}
+
+/* A number the lexer reads back exactly ("1", "0.25", "1e-05", "-3": all
+** valid lay tokens, with unary minus). */
+static void sb_num(lg_strbuf *b, double v) {
+  char buf[32];
+  lg_sb_printf(b, "%s", gnum(v, buf));
+}
 
 /* ---- Errors ---------------------------------------------------------------------- */
 
@@ -301,6 +325,7 @@ static int get_number(pctx *p, const cJSON *o, const char *path,
 /* An array of integers >= lo into v[0..*n); at most cap entries. */
 static int get_ints(pctx *p, const cJSON *o, const char *path, const char *key,
                     int64_t lo, int64_t *v, int *n, int cap) {
+  char nb[32];
   int fail = 0;
   const cJSON *j = field(p, o, path, key, 1, &fail);
   if (fail) return -1;
@@ -318,7 +343,7 @@ static int get_ints(pctx *p, const cJSON *o, const char *path, const char *key,
       return perrf(p, path, ek, "must be an integer, not %s", jtype(e));
     double d = e->valuedouble;
     if (!isfinite(d) || d != floor(d) || fabs(d) > MAX_INT)
-      return perrf(p, path, ek, "must be an integer, not %.17g", d);
+      return perrf(p, path, ek, "must be an integer, not %s", gnum(d, nb));
     if (d < (double)lo)
       return perrf(p, path, ek, "must be at least %lld, not %lld",
                    (long long)lo, (long long)d);
@@ -388,8 +413,258 @@ static void shape_str(char *buf, size_t cap, const int64_t *v, int n) {
 
 /* ---- One transformation -------------------------------------------------------- */
 
-/* Read rt_transformations[i] (object j) at path, applied to the shape
-** (rank r, dims s) and dtype dt; fills o with the computed result. */
+/* The fields of a tensor entry (AMD's table) and the parameters of each
+** transformation (ORDER: opk), besides "transformation" itself. */
+static const char *const entry_keys[] = {
+    "name",     "tensor_name", "cpu_shape",    "cpu_format",
+    "cpu_dtype", "hw_shape",   "hw_format",    "hw_dtype",
+    "scale_factor", "zero_point", "rt_transformations", NULL};
+static const char *const op_keys[][4] = {
+    {"to_dtype", "scale", "zero_point", NULL},
+    {"to_dtype", "scale", "zero_point", NULL},
+    {"pad_at_start", "pad_at_end", "output_shape", NULL},
+    {"output_shape", NULL},
+    {"perm", NULL},
+    {"start", "size", NULL},
+    {NULL}};
+
+/* The first member of object o whose key is not `extra` nor in `known`
+** (NULL-terminated); NULL when there is none. */
+static const char *unknown_key(const cJSON *o, const char *extra,
+                               const char *const *known) {
+  for (const cJSON *c = o->child; c; c = c->next) {
+    const char *k = c->string ? c->string : "";
+    int found = extra && !strcmp(k, extra);
+    for (int i = 0; !found && known[i]; i++) found = !strcmp(k, known[i]);
+    if (!found) return k;
+  }
+  return NULL;
+}
+
+/* "a, b or c" of a NULL-terminated list, into buf. */
+static const char *key_list(const char *const *v, char *buf, size_t cap) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0; v[i] && k < cap; i++)
+    k += (size_t)snprintf(buf + k, cap - k, "%s%s",
+                          !i ? "" : v[i + 1] ? ", " : " or ", v[i]);
+  return buf;
+}
+
+/* The range of integer type t. */
+static void int_range(lay_dtype t, double *lo, double *hi) {
+  switch (t) {
+  case LAY_DT_INT8: *lo = -128, *hi = 127; return;
+  case LAY_DT_UINT8: *lo = 0, *hi = 255; return;
+  case LAY_DT_INT16: *lo = -32768, *hi = 32767; return;
+  case LAY_DT_UINT16: *lo = 0, *hi = 65535; return;
+  default: *lo = -2147483648.0, *hi = 2147483647.0; return;
+  }
+}
+
+/* NULL when z is a zero point of integer type t, else why not (in buf). */
+static const char *zp_fault(double z, lay_dtype t, char *buf, size_t cap) {
+  char nb[32];
+  double lo, hi;
+  int_range(t, &lo, &hi);
+  if (z != floor(z))
+    snprintf(buf, cap, "must be an integer, not %s", gnum(z, nb));
+  else if (z < lo || z > hi)
+    snprintf(buf, cap, "%s is outside the %s range [%.0f, %.0f]", gnum(z, nb),
+             lay_dtype_name(t), lo, hi);
+  else
+    return NULL;
+  return buf;
+}
+
+/* 1 when v[0..n) elements of type dt take more than INT64_MAX bytes (the
+** planner's limit), or their count overflows. */
+static int bytes_overflow(const int64_t *v, int n, lay_dtype dt) {
+  int ovf = 0;
+  int64_t e = prod(v, n, &ovf);
+  return ovf || e > INT64_MAX / (int64_t)lay_dtype_size(dt);
+}
+
+/* Record an inconsistency of entry t at "PATH.FIELD" (FIELD may be NULL). */
+static void chain_issue(pctx *p, tensor *t, const char *path,
+                        const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static void chain_issue(pctx *p, tensor *t, const char *path,
+                        const char *field, const char *fmt, ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  add_issue(p->h, t, 1, "%s%s%s: %s", path, field ? "." : "",
+            field ? field : "", msg);
+}
+
+/* The op readers below fill o (its input shape s of rank r and type dt
+** already set) and return 0, -1 after a parse error (a malformed op), or
+** 1 when its result cannot be computed from what it receives (an issue of
+** t is recorded and the chain is not followed further). A disagreement
+** that leaves the result known is recorded and the walk goes on with it,
+** so that --check lists every one. */
+
+static int read_quant(pctx *p, tensor *t, const cJSON *j, const char *path,
+                      lay_dtype dt, op *o) {
+  char nb[32];
+  int q = o->k == OP_QUANT;
+  if (get_dtype(p, j, path, "to_dtype", &o->dout) ||
+      get_number(p, j, path, "scale", 1, &o->scale) < 0 ||
+      get_number(p, j, path, "zero_point", 1, &o->zp) < 0)
+    return -1;
+  if (!(o->scale > 0))
+    return perrf(p, path, "scale", "must be positive, not %s",
+                 gnum(o->scale, nb));
+  const char *from = q ? "a float type" : "an integer type",
+             *to = q ? "an integer type" : "a float type";
+  if (q == is_float(o->dout))
+    return perrf(p, path, "to_dtype", "%s casts %s to %s, not %s to %s",
+                 op_names[o->k], from, to, lay_dtype_name(dt),
+                 lay_dtype_name(o->dout));
+  if (q != is_float(dt))
+    chain_issue(p, t, path, NULL, "%s casts %s to %s, not %s to %s",
+                op_names[o->k], from, to, lay_dtype_name(dt),
+                lay_dtype_name(o->dout));
+  /* The zero point is a value of the integer side. */
+  char why[160];
+  lay_dtype it = q ? o->dout : dt;
+  if (o->zp != floor(o->zp))
+    return perrf(p, path, "zero_point", "must be an integer, not %s",
+                 gnum(o->zp, nb));
+  if (!is_float(it) && zp_fault(o->zp, it, why, sizeof why)) {
+    if (q) return perrf(p, path, "zero_point", "%s", why);
+    chain_issue(p, t, path, "zero_point", "%s", why);
+  }
+  return 0;
+}
+
+static int read_pad(pctx *p, tensor *t, const cJSON *j, const char *path,
+                    int r, const int64_t *s, op *o) {
+  int n1 = 0, n2 = 0;
+  char sh[200], sh2[200];
+  if (get_ints(p, j, path, "pad_at_start", 0, o->a, &n1, MAXR) ||
+      get_ints(p, j, path, "pad_at_end", 0, o->b, &n2, MAXR) ||
+      get_ints(p, j, path, "output_shape", 1, o->out, &o->rout, MAXR))
+    return -1;
+  if (n1 != r)
+    chain_issue(p, t, path, "pad_at_start",
+                "needs %d entries (the rank of its input), not %d", r, n1);
+  if (n2 != r)
+    chain_issue(p, t, path, "pad_at_end",
+                "needs %d entries (the rank of its input), not %d", r, n2);
+  if (n1 != r || n2 != r) return 0; /* go on with output_shape */
+  int64_t want[MAXR];
+  for (int i = 0; i < r; i++) {
+    if (o->a[i] > INT64_MAX / 4 || o->b[i] > INT64_MAX / 4 ||
+        s[i] > INT64_MAX / 4)
+      return perrf(p, path, "pad_at_end", "padding overflows");
+    want[i] = s[i] + o->a[i] + o->b[i];
+  }
+  if (!same_shape(want, r, o->out, o->rout)) {
+    shape_str(sh, sizeof sh, o->out, o->rout);
+    shape_str(sh2, sizeof sh2, want, r);
+    chain_issue(p, t, path, "output_shape",
+                "%s does not match the padded shape %s", sh, sh2);
+  }
+  return 0;
+}
+
+static int read_reshape(pctx *p, tensor *t, const cJSON *j,
+                        const char *path, int r, const int64_t *s, op *o) {
+  char sh[200], sh2[200];
+  if (get_ints(p, j, path, "output_shape", -1, o->out, &o->rout, MAXR))
+    return -1;
+  int ovf = 0, minus = -1;
+  int64_t total = prod(s, r, &ovf), known = 1;
+  for (int i = 0; i < o->rout; i++) {
+    if (o->out[i] == -1) {
+      if (minus >= 0)
+        return perrf(p, path, "output_shape", "has more than one -1");
+      minus = i;
+    } else if (o->out[i] == 0) {
+      return perrf(p, path, "output_shape", "entry %d must not be 0", i);
+    } else if (known > INT64_MAX / o->out[i]) {
+      return perrf(p, path, "output_shape", "overflows 64 bits");
+    } else {
+      known *= o->out[i];
+    }
+  }
+  shape_str(sh2, sizeof sh2, s, r);
+  if (minus >= 0 && total % known) {
+    shape_str(sh, sizeof sh, o->out, o->rout);
+    chain_issue(p, t, path, "output_shape",
+                "%s does not hold the %lld elements of %s", sh,
+                (long long)total, sh2);
+    return 1;
+  }
+  if (minus >= 0) o->out[minus] = total / known;
+  if (prod(o->out, o->rout, &ovf) != total) {
+    shape_str(sh, sizeof sh, o->out, o->rout);
+    chain_issue(p, t, path, "output_shape",
+                "%s does not hold the %lld elements of %s", sh,
+                (long long)total, sh2);
+  }
+  return 0;
+}
+
+static int read_transpose(pctx *p, tensor *t, const cJSON *j,
+                          const char *path, int r, const int64_t *s, op *o) {
+  int n = 0, seen[MAXR] = {0};
+  if (get_ints(p, j, path, "perm", 0, o->a, &n, MAXR)) return -1;
+  int ok = n == r;
+  for (int i = 0; ok && i < n; i++) {
+    if (o->a[i] >= r || seen[o->a[i]]) ok = 0;
+    else seen[o->a[i]] = 1;
+  }
+  if (!ok) {
+    char sh[200];
+    shape_str(sh, sizeof sh, o->a, n);
+    chain_issue(p, t, path, "perm", "%s is not a permutation of 0..%d", sh,
+                r - 1);
+    return 1;
+  }
+  for (int i = 0; i < r; i++) o->out[i] = s[o->a[i]];
+  return 0;
+}
+
+static int read_slice(pctx *p, tensor *t, const cJSON *j, const char *path,
+                      int r, const int64_t *s, op *o) {
+  int n1 = 0, n2 = 0, known = 1;
+  if (get_ints(p, j, path, "start", 0, o->a, &n1, MAXR) ||
+      get_ints(p, j, path, "size", -1, o->b, &n2, MAXR))
+    return -1;
+  if (n1 != r || n2 != r) {
+    chain_issue(p, t, path, n1 != r ? "start" : "size",
+                "needs %d entries (the rank of its input), not %d", r,
+                n1 != r ? n1 : n2);
+    return 1;
+  }
+  for (int i = 0; i < r; i++) {
+    if (o->b[i] == -1 && o->a[i] < s[i]) o->b[i] = s[i] - o->a[i];
+    if (o->b[i] < 1 || o->a[i] >= s[i] || o->b[i] > s[i] - o->a[i]) {
+      char sh[200];
+      shape_str(sh, sizeof sh, s, r);
+      chain_issue(p, t, path, o->a[i] >= s[i] ? "start" : "size",
+                  "dimension %d: start %lld size %lld is outside the input "
+                  "%s",
+                  i, (long long)o->a[i], (long long)o->b[i], sh);
+    }
+    known &= o->b[i] >= 1;
+    o->out[i] = o->b[i];
+  }
+  return known ? 0 : 1;
+}
+
+/* Read rt_transformations[i] (object j at path), applied to the shape
+** (rank r, dims s) of type dt; fills o with what it computes. Returns as
+** the op readers do. */
 static int read_op(pctx *p, tensor *t, const cJSON *j, const char *path,
                    int r, const int64_t *s, lay_dtype dt, op *o) {
   memset(o, 0, sizeof *o);
@@ -407,172 +682,116 @@ static int read_op(pctx *p, tensor *t, const cJSON *j, const char *path,
                  "dequantize, pad, reshape, transpose or slice)",
                  kind);
   o->k = (opk)k;
-  o->rin = r;
+  o->rin = o->rout = r;
   memcpy(o->in, s, (size_t)r * sizeof *s);
-  o->din = o->dout = dt;
-  o->rout = r;
   memcpy(o->out, s, (size_t)r * sizeof *s);
-  char sh[200], sh2[200];
-  int n1 = 0, n2 = 0, ovf = 0;
+  o->din = o->dout = dt;
+  /* A parameter lay does not know could change what the step computes. */
+  const char *extra = unknown_key(j, "transformation", op_keys[k]);
+  char list[120];
+  if (extra)
+    chain_issue(p, t, path, extra, "unknown parameter of %s (expected %s)",
+                kind, key_list(op_keys[k], list, sizeof list));
+  int rc = 0;
   switch (o->k) {
   case OP_QUANT:
-  case OP_DEQUANT: {
-    int q = o->k == OP_QUANT;
-    if (get_dtype(p, j, path, "to_dtype", &o->dout)) return -1;
-    if (get_number(p, j, path, "scale", 1, &o->scale) < 0) return -1;
-    if (get_number(p, j, path, "zero_point", 1, &o->zp) < 0) return -1;
-    if (!(o->scale > 0))
-      return perrf(p, path, "scale", "must be positive, not %.17g", o->scale);
-    if (o->zp != floor(o->zp) || fabs(o->zp) > 2147483647.0)
-      return perrf(p, path, "zero_point",
-                   "must be an integer in the int32 range, not %.17g", o->zp);
-    if (q && (!is_float(dt) || is_float(o->dout)))
-      return perrf(p, path, "to_dtype",
-                   "quantize casts a float type to an integer type, not %s "
-                   "to %s",
-                  lay_dtype_name(dt), lay_dtype_name(o->dout));
-    if (!q && (is_float(dt) || !is_float(o->dout)))
-      return perrf(p, path, "to_dtype",
-                   "dequantize casts an integer type to a float type, not %s "
-                   "to %s",
-                  lay_dtype_name(dt), lay_dtype_name(o->dout));
-    return 0;
+  case OP_DEQUANT: rc = read_quant(p, t, j, path, dt, o); break;
+  case OP_PAD: rc = read_pad(p, t, j, path, r, s, o); break;
+  case OP_RESHAPE: rc = read_reshape(p, t, j, path, r, s, o); break;
+  case OP_TRANSPOSE: rc = read_transpose(p, t, j, path, r, s, o); break;
+  case OP_SLICE: rc = read_slice(p, t, j, path, r, s, o); break;
+  case OP_CAST: break;
   }
-  case OP_PAD:
-    if (get_ints(p, j, path, "pad_at_start", 0, o->a, &n1, MAXR) ||
-        get_ints(p, j, path, "pad_at_end", 0, o->b, &n2, MAXR) ||
-        get_ints(p, j, path, "output_shape", 1, o->out, &o->rout, MAXR))
-      return -1;
-    if (n1 != r || n2 != r)
-      return perrf(p, path, n1 != r ? "pad_at_start" : "pad_at_end",
-                   "needs %d entries (the rank of its input), not %d", r,
-                   n1 != r ? n1 : n2);
-    {
-      int64_t want[MAXR];
-      for (int i = 0; i < r; i++) {
-        if (o->a[i] > INT64_MAX / 4 || o->b[i] > INT64_MAX / 4 ||
-            s[i] > INT64_MAX / 4)
-          return perrf(p, path, "pad_at_end", "padding overflows");
-        want[i] = s[i] + o->a[i] + o->b[i];
-      }
-      /* A disagreement, not a malformed op: record it and go on with
-      ** the declared shape, so that --check can list what follows. */
-      if (!same_shape(want, r, o->out, o->rout)) {
-        shape_str(sh, sizeof sh, o->out, o->rout);
-        shape_str(sh2, sizeof sh2, want, r);
-        add_issue(p->h, t, 1,
-                  "%s.output_shape: %s does not match the padded shape %s",
-                  path, sh, sh2);
-      }
-    }
-    return 0;
-  case OP_RESHAPE: {
-    if (get_ints(p, j, path, "output_shape", -1, o->out, &o->rout, MAXR))
-      return -1;
-    int64_t total = prod(s, r, &ovf), known = 1;
-    int minus = -1;
-    for (int i = 0; i < o->rout; i++) {
-      if (o->out[i] == -1) {
-        if (minus >= 0)
-          return perrf(p, path, "output_shape", "has more than one -1");
-        minus = i;
-      } else if (o->out[i] == 0) {
-        return perrf(p, path, "output_shape", "entry %d must not be 0", i);
-      } else {
-        if (known > INT64_MAX / o->out[i]) ovf = 1;
-        else known *= o->out[i];
-      }
-    }
-    if (ovf) return perrf(p, path, "output_shape", "overflows 64 bits");
-    if (minus >= 0 && total % known == 0) o->out[minus] = total / known;
-    if (minus >= 0 && total % known) {
-      shape_str(sh, sizeof sh, o->out, o->rout);
-      shape_str(sh2, sizeof sh2, s, r);
-      return perrf(p, path, "output_shape",
-                   "%s does not hold the %lld elements of %s", sh,
-                   (long long)total, sh2);
-    }
-    if (prod(o->out, o->rout, &ovf) != total) { /* recorded, as for pad */
-      shape_str(sh, sizeof sh, o->out, o->rout);
-      shape_str(sh2, sizeof sh2, s, r);
-      add_issue(p->h, t, 1,
-                "%s.output_shape: %s does not hold the %lld elements of %s",
-                path, sh, (long long)total, sh2);
-    }
-    return 0;
-  }
-  case OP_TRANSPOSE: {
-    if (get_ints(p, j, path, "perm", 0, o->a, &n1, MAXR)) return -1;
-    int seen[MAXR] = {0};
-    int okp = n1 == r;
-    for (int i = 0; okp && i < n1; i++) {
-      if (o->a[i] >= r || seen[o->a[i]]) okp = 0;
-      else seen[o->a[i]] = 1;
-    }
-    if (!okp) {
-      shape_str(sh, sizeof sh, o->a, n1);
-      return perrf(p, path, "perm", "%s is not a permutation of 0..%d", sh,
-                   r - 1);
-    }
-    for (int i = 0; i < r; i++) o->out[i] = s[o->a[i]];
-    return 0;
-  }
-  case OP_SLICE:
-    if (get_ints(p, j, path, "start", 0, o->a, &n1, MAXR) ||
-        get_ints(p, j, path, "size", -1, o->b, &n2, MAXR))
-      return -1;
-    if (n1 != r || n2 != r)
-      return perrf(p, path, n1 != r ? "start" : "size",
-                   "needs %d entries (the rank of its input), not %d", r,
-                   n1 != r ? n1 : n2);
-    for (int i = 0; i < r; i++) {
-      if (o->b[i] == -1 && o->a[i] < s[i]) o->b[i] = s[i] - o->a[i];
-      if (o->b[i] < 1 || o->a[i] >= s[i] || o->b[i] > s[i] - o->a[i]) {
-        shape_str(sh, sizeof sh, s, r);
-        return perrf(p, path, o->a[i] >= s[i] ? "start" : "size",
-                     "dimension %d: start %lld size %lld is outside the "
-                     "input %s",
-                     i, (long long)o->a[i], (long long)o->b[i], sh);
-      }
-      o->out[i] = o->b[i];
-    }
-    return 0;
-  case OP_CAST:
-    break;
+  if (rc) return rc;
+  if (bytes_overflow(o->out, o->rout, o->dout)) {
+    char sh[200];
+    shape_str(sh, sizeof sh, o->out, o->rout);
+    chain_issue(p, t, path, NULL,
+                "its result %s %s: the byte size overflows 64 bits", sh,
+                lay_dtype_name(o->dout));
+    return 1;
   }
   return 0;
 }
 
 /* ---- Spec text ----------------------------------------------------------------------- */
 
-/* The value step CPU -> NPU the annotation fields imply (op kind or -1
-** for none); records a missing scale as an issue. */
+/* The value step CPU -> NPU that the annotation fields imply, into *o.
+** AMD: scale_factor is the "quantization scale used when converting
+** between cpu_dtype and hw_dtype", -1.0 = unset, and zero_point is "paired
+** with scale_factor". So:
+**   no scale:  equal types: no step; float -> float: a plain cast (bf16
+**              rounds to nearest even); anything else needs a scale; a
+**              non-zero zero_point would be dropped: an inconsistency;
+**   scale S, zero point Z: to an integer hw_dtype a quantize (from any
+**              cpu_dtype: int8 -> uint8, S 1, Z 128 is q = x + 128), from
+**              an integer cpu_dtype to a float one a dequantize; between
+**              float types only S 1, Z 0 (a plain cast) means something
+**              lay can do; S 1, Z 0 between equal types is no step.
+** Z must be an integer in the range of the quantized (integer) side.
+** Returns 1 with o set, 0 for no step, -1 when the fields ask for what
+** lay cannot do (recorded as an issue of t at path when `record`). */
 static int implied_value(li_hsi *h, tensor *t, const char *path, op *o,
                          int record) {
   memset(o, 0, sizeof *o);
-  if (t->cpu_dt == t->hw_dt) return -1;
-  o->din = t->cpu_dt;
-  o->dout = t->hw_dt;
+  lay_dtype c = t->cpu_dt, w = t->hw_dt;
+  const char *cn = lay_dtype_name(c), *wn = lay_dtype_name(w);
+  char ss[32], zs[32];
+  o->din = c;
+  o->dout = w;
   o->scale = t->scale;
-  o->zp = t->zp;
-  if (t->has_scale) {
-    if (!t->has_zp && record)
+  o->zp = t->has_zp ? t->zp : 0;
+  if (!t->has_scale) {
+    if (o->zp != 0) {
+      if (record)
+        add_issue(h, t, 1,
+                  "%s.zero_point: %s, but scale_factor is unset (-1.0); a "
+                  "zero point applies only with a scale",
+                  path, gnum(o->zp, zs));
+      return -1;
+    }
+    if (c == w) return 0;
+    o->k = OP_CAST;
+    if (is_float(c) && is_float(w)) return 1;
+    if (record)
       add_issue(h, t, 1,
-                "%s.zero_point: missing; scale_factor is set and cpu_dtype "
-                "%s differs from hw_dtype %s",
-                path, lay_dtype_name(t->cpu_dt), lay_dtype_name(t->hw_dt));
-    if (is_float(t->cpu_dt) && !is_float(t->hw_dt)) o->k = OP_QUANT;
-    else if (!is_float(t->cpu_dt) && is_float(t->hw_dt)) o->k = OP_DEQUANT;
-    else o->k = OP_CAST;
-    return (int)o->k;
+                "%s.scale_factor: missing scale: cpu_dtype %s and hw_dtype "
+                "%s differ and no quantize or dequantize step converts them",
+                path, cn, wn);
+    return -1;
   }
-  o->k = OP_CAST;
-  if ((!is_float(t->cpu_dt) || !is_float(t->hw_dt)) && record)
-    add_issue(h, t, 1,
-              "%s.scale_factor: missing scale: cpu_dtype %s and hw_dtype %s "
-              "differ and no quantize or dequantize step converts them",
-              path, lay_dtype_name(t->cpu_dt), lay_dtype_name(t->hw_dt));
-  return (int)o->k;
+  int unit = t->scale == 1 && o->zp == 0; /* x / 1 + 0: no scaling */
+  if (unit && c == w) return 0;
+  if (is_float(c) && is_float(w)) {
+    o->k = OP_CAST;
+    if (unit) return 1;
+    if (record)
+      add_issue(h, t, 1,
+                "%s.scale_factor: %s with zero_point %s between the float "
+                "types %s and %s: a scale applies when quantizing to an "
+                "integer type; lay has no scaled float cast (-1.0 is a "
+                "plain cast)",
+                path, gnum(t->scale, ss), gnum(o->zp, zs), cn, wn);
+    return -1;
+  }
+  o->k = is_float(w) ? OP_DEQUANT : OP_QUANT;
+  lay_dtype it = o->k == OP_QUANT ? w : c; /* the quantized side */
+  char why[160];
+  if (!t->has_zp) {
+    if (record)
+      add_issue(h, t, 1,
+                "%s.zero_point: missing, but scale_factor %s converts "
+                "cpu_dtype %s to hw_dtype %s",
+                path, gnum(t->scale, ss), cn, wn);
+    return -1;
+  }
+  if (zp_fault(o->zp, it, why, sizeof why)) {
+    if (record)
+      add_issue(h, t, 1, "%s.zero_point: %s (%s)", path, why,
+                it == w ? "hw_dtype" : "cpu_dtype");
+    return -1;
+  }
+  return 1;
 }
 
 static void sb_value(lg_strbuf *b, const op *o) {
@@ -587,74 +806,67 @@ static void sb_value(lg_strbuf *b, const op *o) {
   lg_sb_printf(b, ", to = %s)", lay_dtype_name(o->dout));
 }
 
+/* The memory order that cpu_format cf -> hw_format hf derives, in lay's
+** notation over the dimensions cf names ("[h, c/4, w, n, c%4]"), into
+** buf; NULL with *why set when it does not derive. */
+static const char *fmt_order(fmt cf, fmt hf, char *buf, size_t cap,
+                             const char **why) {
+  int x = fmt_block(hf);
+  if (cf == F_NONE || hf == F_NONE) {
+    *why = "cpu_format or hw_format is absent";
+  } else if (!fmt_dims[cf][0]) {
+    *why = "cpu_format must be NCHW, NHWC or AB";
+  } else if (x && cf == F_AB) {
+    *why = "an HCWNC format needs cpu_format NCHW or NHWC";
+  } else if (!x && (hf == F_AB || cf == F_AB) && hf != cf) {
+    *why = "AB is only derived from AB";
+  } else {
+    if (x) snprintf(buf, cap, "[h, c/%d, w, n, c%%%d]", x, x);
+    else if (hf == F_AB) snprintf(buf, cap, "[a, b]");
+    else snprintf(buf, cap, hf == F_NCHW ? "[n, c, h, w]" : "[n, h, w, c]");
+    return buf;
+  }
+  return NULL;
+}
+
 /* The annotation as a layout. Returns the text (NULL when it does not
 ** derive, with *why set) and the hw shape it computes. */
 static char *annotation_text(tensor *t, const char *def, int64_t *hw,
                              int *hwr, const char **why, const op *value) {
   fmt cf = t->cpu_fmt, hf = t->hw_fmt;
-  if (cf == F_NONE || hf == F_NONE) {
-    *why = "cpu_format or hw_format is absent";
-    return NULL;
-  }
-  if (!fmt_dims[cf][0]) {
-    *why = "cpu_format must be NCHW, NHWC or AB";
-    return NULL;
-  }
-  if (fmt_rank[cf] != t->rank) {
+  char order[64];
+  if (cf && fmt_dims[cf][0] && hf && fmt_rank[cf] != t->rank) {
     *why = "cpu_format does not match the rank of cpu_shape";
     return NULL;
   }
+  if (!fmt_order(cf, hf, order, sizeof order, why)) return NULL;
+  /* The sizes by name: N, C, H, W (or A, B). */
   const char *const *dn = fmt_dims[cf];
-  int64_t d[4] = {0};
-  for (int i = 0; i < t->rank; i++) {
-    /* the value of the dimension named dn[i] */
-    d[i] = t->cpu[i];
-  }
-  /* By name: N, C, H, W or A, B. */
   int64_t N = 0, C = 0, H = 0, W = 0;
   for (int i = 0; i < t->rank; i++) {
-    if (!strcmp(dn[i], "n")) N = d[i];
-    if (!strcmp(dn[i], "c")) C = d[i];
-    if (!strcmp(dn[i], "h")) H = d[i];
-    if (!strcmp(dn[i], "w")) W = d[i];
+    if (!strcmp(dn[i], "n")) N = t->cpu[i];
+    if (!strcmp(dn[i], "c")) C = t->cpu[i];
+    if (!strcmp(dn[i], "h")) H = t->cpu[i];
+    if (!strcmp(dn[i], "w")) W = t->cpu[i];
   }
-  const char *order;
-  char obuf[64];
   int x = fmt_block(hf);
   if (x) {
-    if (cf == F_AB) {
-      *why = "an HCWNC format needs cpu_format NCHW or NHWC";
-      return NULL;
-    }
-    snprintf(obuf, sizeof obuf, "[h, c/%d, w, n, c%%%d]", x, x);
-    order = obuf;
-    hw[0] = H;
-    hw[1] = (C + x - 1) / x;
-    hw[2] = W;
-    hw[3] = N;
-    hw[4] = x;
+    int64_t v[5] = {H, (C + x - 1) / x, W, N, x};
+    memcpy(hw, v, sizeof v);
     *hwr = 5;
-  } else if (hf == F_AB || cf == F_AB) {
-    if (hf != cf) {
-      *why = "AB is only derived from AB";
-      return NULL;
-    }
-    order = "[a, b]";
+  } else if (hf == F_AB) {
     hw[0] = t->cpu[0];
     hw[1] = t->cpu[1];
     *hwr = 2;
-  } else if (hf == F_NCHW) {
-    order = "[n, c, h, w]";
-    hw[0] = N, hw[1] = C, hw[2] = H, hw[3] = W;
-    *hwr = 4;
   } else {
-    order = "[n, h, w, c]";
-    hw[0] = N, hw[1] = H, hw[2] = W, hw[3] = C;
+    int64_t nchw[4] = {N, C, H, W}, nhwc[4] = {N, H, W, C};
+    memcpy(hw, hf == F_NCHW ? nchw : nhwc, sizeof nchw);
     *hwr = 4;
   }
   lg_strbuf b = {0};
   lg_sb_printf(&b, "layout %s (", def);
-  for (int i = 0; i < t->rank; i++) lg_sb_printf(&b, "%s%s", i ? ", " : "", dn[i]);
+  for (int i = 0; i < t->rank; i++)
+    lg_sb_printf(&b, "%s%s", i ? ", " : "", dn[i]);
   lg_sb_printf(&b, ") : %s -> %s", lay_dtype_name(t->cpu_dt), order);
   if (value) {
     lg_sb_printf(&b, "\n    ");
@@ -737,33 +949,40 @@ static void invert_op(const op *o, op *r) {
 
 /* ---- One entry --------------------------------------------------------------------- */
 
-static int read_tensor(pctx *p, const cJSON *j, int output, int index,
-                       tensor *t) {
-  li_hsi *h = p->h;
-  char path[64];
-  snprintf(path, sizeof path, "%s[%d]", output ? "outputs" : "inputs", index);
-  memset(t, 0, sizeof *t);
-  t->output = output;
-  t->index = index;
-  snprintf(t->def, sizeof t->def, "%s%d", output ? "output" : "input", index);
+/* The fields of entry j (at path) into t; *chain is rt_transformations or
+** NULL. 0, or -1 after a parse error. Fields outside AMD's table are a
+** note: the doc says extensions of the format exist, so a real report may
+** carry them, and none of them changes what lay computes. */
+static int read_fields(pctx *p, const cJSON *j, const char *path, tensor *t,
+                       const cJSON **chain) {
+  char nb[32];
   if (!cJSON_IsObject(j))
     return perr(p, path, "a tensor entry must be an object, not %s",
                 jtype(j));
+  for (const cJSON *c = j->child; c; c = c->next) {
+    const char *k = c->string ? c->string : "";
+    int known = 0;
+    for (int i = 0; !known && entry_keys[i]; i++)
+      known = !strcmp(k, entry_keys[i]);
+    if (!known)
+      add_issue(p->h, t, 0, "%s.%s: unknown field, ignored", path, k);
+  }
   const char *s;
   if (get_string(p, j, path, "name", 0, &s)) return -1;
   if (s && !(t->name = strdup(s))) return perr(p, path, "out of memory");
   if (get_string(p, j, path, "tensor_name", 0, &s)) return -1;
-  if (s && !(t->tensor_name = strdup(s))) return perr(p, path, "out of memory");
-  const cJSON *chain = cJSON_GetObjectItemCaseSensitive(j, "rt_transformations");
-  if (chain && !cJSON_IsArray(chain))
+  if (s && !(t->tensor_name = strdup(s)))
+    return perr(p, path, "out of memory");
+  *chain = cJSON_GetObjectItemCaseSensitive(j, "rt_transformations");
+  if (*chain && !cJSON_IsArray(*chain))
     return perrf(p, path, "rt_transformations", "must be an array, not %s",
-                 jtype(chain));
-  t->has_chain = chain != NULL;
+                 jtype(*chain));
+  t->has_chain = *chain != NULL;
   if (get_ints(p, j, path, "cpu_shape", 1, t->cpu, &t->rank, LAY_MAX_RANK) ||
-      get_fmt(p, j, path, "cpu_format", !chain, &t->cpu_fmt) ||
+      get_fmt(p, j, path, "cpu_format", !*chain, &t->cpu_fmt) ||
       get_dtype(p, j, path, "cpu_dtype", &t->cpu_dt) ||
       get_ints(p, j, path, "hw_shape", 1, t->hw, &t->hw_rank, MAXR) ||
-      get_fmt(p, j, path, "hw_format", !chain, &t->hw_fmt) ||
+      get_fmt(p, j, path, "hw_format", !*chain, &t->hw_fmt) ||
       get_dtype(p, j, path, "hw_dtype", &t->hw_dt))
     return -1;
   double v;
@@ -772,7 +991,7 @@ static int read_tensor(pctx *p, const cJSON *j, int output, int index,
   if (got && v != -1.0) {
     if (!(v > 0))
       return perrf(p, path, "scale_factor",
-                   "must be positive or -1.0 (unset), not %.17g", v);
+                   "must be positive or -1.0 (unset), not %s", gnum(v, nb));
     t->has_scale = 1;
     t->scale = v;
   }
@@ -780,131 +999,101 @@ static int read_tensor(pctx *p, const cJSON *j, int output, int index,
   if (got < 0) return -1;
   if (got && (t->zp != floor(t->zp) || fabs(t->zp) > 2147483647.0))
     return perrf(p, path, "zero_point",
-                 "must be an integer in the int32 range, not %.17g", t->zp);
+                 "must be an integer in the int32 range, not %s",
+                 gnum(t->zp, nb));
   t->has_zp = got;
-  int ovf = 0;
-  prod(t->cpu, t->rank, &ovf);
-  prod(t->hw, t->hw_rank, &ovf);
-  if (ovf) return perr(p, path, "a shape's element count overflows 64 bits");
+  return 0;
+}
 
+/* 1 (an issue recorded) when a declared shape's bytes overflow. */
+static int shape_overflows(pctx *p, tensor *t, const char *path) {
+  char sh[200];
+  int bad = 0;
+  for (int side = 0; side < 2; side++) {
+    const int64_t *v = side ? t->hw : t->cpu;
+    int n = side ? t->hw_rank : t->rank;
+    lay_dtype dt = side ? t->hw_dt : t->cpu_dt;
+    if (!bytes_overflow(v, n, dt)) continue;
+    shape_str(sh, sizeof sh, v, n);
+    chain_issue(p, t, path, side ? "hw_shape" : "cpu_shape",
+                "%s of %s: the byte size overflows 64 bits", sh,
+                lay_dtype_name(dt));
+    bad = 1;
+  }
+  return bad;
+}
+
+/* An entry without rt_transformations: the annotation is its definition. */
+static int annotation_entry(pctx *p, tensor *t, const char *path) {
   char sh[200], sh2[200];
-  op value;
-  int has_value = 0;
-  /* ---- The annotation ---- */
   int64_t ahw[MAXR];
   int ahr = 0;
   const char *why = NULL;
-  char *ann = NULL;
-  if (!chain) {
-    has_value = implied_value(h, t, path, &value, 1) >= 0;
-    ann = annotation_text(t, t->def, ahw, &ahr, &why,
-                          has_value ? &value : NULL);
-    if (!ann && !why) return perr(p, path, "out of memory");
-    if (!ann) {
-      char f[160];
-      snprintf(f, sizeof f, "%s", why);
-      shape_str(sh, sizeof sh, t->cpu, t->rank);
-      return perrf(p, path, "hw_format", "cannot derive %s from %s %s: %s",
-                  fmt_names[t->hw_fmt], fmt_names[t->cpu_fmt], sh, f);
-    }
-    t->spec = ann;
-    if (!same_shape(ahw, ahr, t->hw, t->hw_rank)) {
-      shape_str(sh, sizeof sh, t->hw, t->hw_rank);
-      shape_str(sh2, sizeof sh2, ahw, ahr);
-      add_issue(h, t, 1,
-                "%s.hw_shape: %s, but cpu_format %s -> hw_format %s gives %s",
-                path, sh,
-                fmt_names[t->cpu_fmt], fmt_names[t->hw_fmt], sh2);
-    }
-    return 0;
+  op value;
+  int has_value = implied_value(p->h, t, path, &value, 1) > 0;
+  t->spec = annotation_text(t, t->def, ahw, &ahr, &why,
+                            has_value ? &value : NULL);
+  if (!t->spec && !why) return perr(p, path, "out of memory");
+  if (!t->spec) {
+    shape_str(sh, sizeof sh, t->cpu, t->rank);
+    return perrf(p, path, "hw_format", "cannot derive %s from %s %s: %s",
+                 fmt_names[t->hw_fmt], fmt_names[t->cpu_fmt], sh, why);
   }
+  if (!same_shape(ahw, ahr, t->hw, t->hw_rank)) {
+    shape_str(sh, sizeof sh, t->hw, t->hw_rank);
+    shape_str(sh2, sizeof sh2, ahw, ahr);
+    add_issue(p->h, t, 1,
+              "%s.hw_shape: %s, but cpu_format %s -> hw_format %s gives %s",
+              path, sh, fmt_names[t->cpu_fmt], fmt_names[t->hw_fmt], sh2);
+  }
+  return 0;
+}
 
-  /* ---- The chain: walk it from its own start ---- */
-  int n = cJSON_GetArraySize(chain);
-  if (n > LI_HSI_MAX_OPS)
-    return perrf(p, path, "rt_transformations", "has more than %d entries",
-                 LI_HSI_MAX_OPS);
-  op *ops = calloc((size_t)n + 1, sizeof *ops);
-  t->ops = calloc((size_t)n + 1, sizeof *t->ops);
-  if (!ops || !t->ops) {
-    free(ops);
-    return perr(p, path, "out of memory");
-  }
-  int r = output ? t->hw_rank : t->rank;
-  int64_t cur[MAXR];
-  memcpy(cur, output ? t->hw : t->cpu, (size_t)r * sizeof *cur);
-  lay_dtype dt = output ? t->hw_dt : t->cpu_dt;
-  int nq = 0;
+/* Walk the chain (n ops) from its own start into ops[]; *r, cur and *dt
+** end as its result. 0, 1 when it cannot be followed to its end (issues
+** recorded), -1 after a parse error. */
+static int walk_chain(pctx *p, tensor *t, const char *path,
+                      const cJSON *chain, int n, op *ops, int *r,
+                      int64_t *cur, lay_dtype *dt, int *nq) {
+  int output = t->output;
+  *r = output ? t->hw_rank : t->rank;
+  memcpy(cur, output ? t->hw : t->cpu, (size_t)*r * sizeof *cur);
+  *dt = output ? t->hw_dt : t->cpu_dt;
+  *nq = 0;
   for (int i = 0; i < n; i++) {
     char opath[96];
     snprintf(opath, sizeof opath, "%s.rt_transformations[%d]", path, i);
-    if (read_op(p, t, cJSON_GetArrayItem(chain, i), opath, r, cur, dt,
-                &ops[i]))
-      goto fail;
-    r = ops[i].rout;
-    memcpy(cur, ops[i].out, sizeof cur);
-    dt = ops[i].dout;
-    if (ops[i].k == OP_QUANT || ops[i].k == OP_DEQUANT) {
-      nq++;
-      if (nq > 1) {
-        perr(p, opath,
-             "a chain converts the element type once; this is the second "
-             "quantize/dequantize");
-        goto fail;
-      }
-      if (!output && i != 0)
-        add_issue(h, t, 1, "%s: %s must be the first entry for inputs",
-                  opath, op_names[ops[i].k]);
-      if (output && i != n - 1)
-        add_issue(h, t, 1, "%s: %s must be the last entry for outputs",
-                  opath, op_names[ops[i].k]);
-    }
+    int rc = read_op(p, t, cJSON_GetArrayItem(chain, i), opath, *r, cur,
+                     *dt, &ops[i]);
+    if (rc) return rc;
+    *r = ops[i].rout;
+    memcpy(cur, ops[i].out, MAXR * sizeof *cur);
+    *dt = ops[i].dout;
+    if (ops[i].k != OP_QUANT && ops[i].k != OP_DEQUANT) continue;
+    if (++*nq > 1)
+      return perr(p, opath,
+                  "a chain converts the element type once; this is the "
+                  "second quantize/dequantize");
+    if (!output && i != 0)
+      add_issue(p->h, t, 1, "%s: %s must be the first entry for inputs",
+                opath, op_names[ops[i].k]);
+    if (output && i != n - 1)
+      add_issue(p->h, t, 1, "%s: %s must be the last entry for outputs",
+                opath, op_names[ops[i].k]);
   }
-  /* Where the chain ends must be the other side's declared shape/dtype. */
-  const int64_t *end = output ? t->cpu : t->hw;
-  int endr = output ? t->rank : t->hw_rank;
-  lay_dtype enddt = output ? t->cpu_dt : t->hw_dt;
-  if (!same_shape(cur, r, end, endr)) {
-    shape_str(sh, sizeof sh, end, endr);
-    shape_str(sh2, sizeof sh2, cur, r);
-    add_issue(h, t, 1, "%s.%s: %s, but rt_transformations gives %s", path,
-              output ? "cpu_shape" : "hw_shape", sh, sh2);
-  }
-  if (nq && dt != enddt)
-    add_issue(h, t, 1, "%s.%s: %s, but rt_transformations gives %s", path,
-              output ? "cpu_dtype" : "hw_dtype", lay_dtype_name(enddt),
-              lay_dtype_name(dt));
-  /* No step converts the type: the annotation's value rule applies. */
-  if (!nq) has_value = implied_value(h, t, path, &value, 1) >= 0;
+  return 0;
+}
 
-  /* CPU -> NPU order: inputs as listed; outputs inverted. */
-  t->nops = 0;
-  if (has_value) {
-    value.rin = value.rout = output ? r : t->rank;
-    memcpy(value.in, output ? cur : t->cpu, sizeof value.in);
-    memcpy(value.out, value.in, sizeof value.out);
-    t->ops[t->nops++] = value;
-  }
-  for (int i = 0; i < n; i++) {
-    if (output) invert_op(&ops[n - 1 - i], &t->ops[t->nops++]);
-    else t->ops[t->nops++] = ops[i];
-  }
-  /* The transform's input: the CPU tensor where the chain meets it. */
-  const int64_t *xin = output ? cur : t->cpu;
-  int xr = output ? r : t->rank;
-  lay_dtype xdt = t->cpu_dt;
-  if (xr > LAY_MAX_RANK) {
-    shape_str(sh, sizeof sh, xin, xr);
-    perr(p, path, "the CPU side %s has more than %d dimensions", sh,
-         LAY_MAX_RANK);
-    goto fail;
-  }
+/* The definition of a chain entry: a transform over the CPU tensor x
+** (rank xr, dims xin) through t->ops. NULL on OOM. */
+static char *chain_text(const tensor *t, const int64_t *xin, int xr) {
   lg_strbuf b = {0};
-  lg_sb_printf(&b, "transform %s (x : %s[", t->def, lay_dtype_name(xdt));
-  const char *const *dn = t->cpu_fmt && fmt_dims[t->cpu_fmt][0] &&
-                                  fmt_rank[t->cpu_fmt] == xr
-                              ? fmt_dims[t->cpu_fmt]
-                              : NULL;
+  lg_sb_printf(&b, "transform %s (x : %s[", t->def,
+               lay_dtype_name(t->cpu_dt));
+  const char *const *dn =
+      t->cpu_fmt && fmt_dims[t->cpu_fmt][0] && fmt_rank[t->cpu_fmt] == xr
+          ? fmt_dims[t->cpu_fmt]
+          : NULL;
   for (int i = 0; i < xr; i++) {
     lg_sb_printf(&b, "%s", i ? ", " : "");
     if (dn) lg_sb_printf(&b, "%s=", dn[i]);
@@ -921,74 +1110,374 @@ static int read_tensor(pctx *p, const cJSON *j, int output, int index,
     sb_op(&b, &t->ops[i]);
   }
   lg_sb_printf(&b, "\n");
-  if (!(t->spec = lg_sb_take(&b))) {
-    perr(p, path, "out of memory");
-    goto fail;
-  }
+  return lg_sb_take(&b);
+}
 
-  /* The annotation fields beside the chain (--check compares both). */
-  char adef[40];
-  snprintf(adef, sizeof adef, "%s_ann", t->def);
+/* The annotation fields beside a chain (ops[0..n), nq of them converting
+** the type), as NS.def_ann when they give the declared hw_shape: --check
+** runs both. A chain that quantizes lends its scale to an annotation that
+** has none. 0, or -1 on OOM. */
+static int companion(pctx *p, tensor *t, const char *path, const op *ops,
+                     int n, int nq) {
+  char sh[200], sh2[200], adef[40];
+  int64_t ahw[MAXR];
+  int ahr = 0;
+  const char *why = NULL;
   op aval;
-  int hv = implied_value(h, t, path, &aval, 0) >= 0;
-  /* A chain that quantizes has the scale: use it for the annotation when
-  ** the annotation has none. */
-  for (int i = 0; i < n && hv && !t->has_scale; i++)
-    if (ops[i].k == OP_QUANT || ops[i].k == OP_DEQUANT) {
-      aval.scale = ops[i].scale;
-      aval.zp = ops[i].zp;
-      aval.k = is_float(t->cpu_dt) ? OP_QUANT : OP_DEQUANT;
-    }
-  ann = annotation_text(t, adef, ahw, &ahr, &why, hv ? &aval : NULL);
-  if (!ann && !why) {
-    perr(p, path, "out of memory");
-    goto fail;
+  int hv;
+  if (nq && !t->has_scale) {
+    hv = 1;
+    for (int i = 0; i < n; i++)
+      if (ops[i].k == OP_QUANT || ops[i].k == OP_DEQUANT) aval = ops[i];
+    aval.k = is_float(t->cpu_dt) ? OP_QUANT : OP_DEQUANT;
+    aval.din = t->cpu_dt;
+    aval.dout = t->hw_dt;
+  } else {
+    hv = implied_value(p->h, t, path, &aval, 0);
+    if (hv < 0) return 0; /* the fields ask for what lay cannot do */
   }
-  if (ann) {
-    t->ann_ok = same_shape(ahw, ahr, t->hw, t->hw_rank);
-    if (t->ann_ok) t->ann_spec = ann;
-    else free(ann);
-    if (!t->ann_ok) {
+  snprintf(adef, sizeof adef, "%s_ann", t->def);
+  char *ann = annotation_text(t, adef, ahw, &ahr, &why, hv ? &aval : NULL);
+  if (!ann && !why) return perr(p, path, "out of memory");
+  if (!ann) {
+    if (t->hw_fmt && fmt_rank[t->hw_fmt] != t->hw_rank) {
       shape_str(sh, sizeof sh, t->hw, t->hw_rank);
-      shape_str(sh2, sizeof sh2, ahw, ahr);
-      /* A plain hw_format only names the positions of hw_shape; a blocked
-      ** one fixes the layout and then must agree with the chain. */
-      add_issue(h, t, fmt_block(t->hw_fmt) != 0,
-                "%s.hw_format: cpu_format %s -> hw_format %s gives %s, not "
-                "the hw_shape %s%s",
-                path,
-                fmt_names[t->cpu_fmt], fmt_names[t->hw_fmt], sh2, sh,
-                fmt_block(t->hw_fmt)
-                    ? ""
-                    : " (not used: rt_transformations takes over)");
+      add_issue(p->h, t, 0,
+                "%s.hw_format: %s names %d dimensions, hw_shape %s has %d; "
+                "not used: rt_transformations takes over (the buffer is "
+                "the chain's result, row-major)",
+                path, fmt_names[t->hw_fmt], fmt_rank[t->hw_fmt], sh,
+                t->hw_rank);
     }
-  } else if (t->hw_fmt && fmt_rank[t->hw_fmt] != t->hw_rank) {
-    shape_str(sh, sizeof sh, t->hw, t->hw_rank);
-    add_issue(h, t, 0,
-              "%s.hw_format: %s names %d dimensions, hw_shape %s has %d; "
-              "not used: rt_transformations takes over (the buffer is the "
-              "chain's result, row-major)",
-              path, fmt_names[t->hw_fmt], fmt_rank[t->hw_fmt], sh,
-              t->hw_rank);
+    return 0;
   }
-  free(ops);
+  t->ann_ok = same_shape(ahw, ahr, t->hw, t->hw_rank);
+  if (t->ann_ok) {
+    t->ann_spec = ann;
+    return 0;
+  }
+  free(ann);
+  shape_str(sh, sizeof sh, t->hw, t->hw_rank);
+  shape_str(sh2, sizeof sh2, ahw, ahr);
+  /* A plain hw_format only names the positions of hw_shape; a blocked one
+  ** fixes the layout and then must agree with the chain. */
+  add_issue(p->h, t, fmt_block(t->hw_fmt) != 0,
+            "%s.hw_format: cpu_format %s -> hw_format %s gives %s, not the "
+            "hw_shape %s%s",
+            path, fmt_names[t->cpu_fmt], fmt_names[t->hw_fmt], sh2, sh,
+            fmt_block(t->hw_fmt) ? ""
+                                 : " (not used: rt_transformations takes "
+                                   "over)");
   return 0;
-fail:
+}
+
+/* An entry with rt_transformations. */
+static int chain_entry(pctx *p, tensor *t, const char *path,
+                       const cJSON *chain) {
+  char sh[200], sh2[200];
+  int n = cJSON_GetArraySize(chain), output = t->output;
+  if (n > LI_HSI_MAX_OPS)
+    return perrf(p, path, "rt_transformations", "has more than %d entries",
+                 LI_HSI_MAX_OPS);
+  op *ops = calloc((size_t)n + 1, sizeof *ops);
+  t->ops = calloc((size_t)n + 1, sizeof *t->ops);
+  if (!ops || !t->ops) {
+    free(ops);
+    return perr(p, path, "out of memory");
+  }
+  int r, nq, rc;
+  int64_t cur[MAXR];
+  lay_dtype dt;
+  rc = walk_chain(p, t, path, chain, n, ops, &r, cur, &dt, &nq);
+  if (rc) { /* -1: an error; 1: no definition, the issues say why */
+    free(ops);
+    return rc < 0 ? -1 : 0;
+  }
+  /* Where the chain ends must be the other side's declared shape/dtype. */
+  const int64_t *end = output ? t->cpu : t->hw;
+  int endr = output ? t->rank : t->hw_rank;
+  lay_dtype enddt = output ? t->cpu_dt : t->hw_dt;
+  if (!same_shape(cur, r, end, endr)) {
+    shape_str(sh, sizeof sh, end, endr);
+    shape_str(sh2, sizeof sh2, cur, r);
+    add_issue(p->h, t, 1, "%s.%s: %s, but rt_transformations gives %s", path,
+              output ? "cpu_shape" : "hw_shape", sh, sh2);
+  }
+  if (nq && dt != enddt)
+    add_issue(p->h, t, 1, "%s.%s: %s, but rt_transformations gives %s",
+              path, output ? "cpu_dtype" : "hw_dtype",
+              lay_dtype_name(enddt), lay_dtype_name(dt));
+  /* No step converts the type: the annotation's value rule applies. */
+  op value;
+  int has_value = !nq && implied_value(p->h, t, path, &value, 1) > 0;
+  /* CPU -> NPU order: inputs as listed; outputs inverted. */
+  t->nops = 0;
+  if (has_value) {
+    value.rin = value.rout = output ? r : t->rank;
+    memcpy(value.in, output ? cur : t->cpu, sizeof value.in);
+    memcpy(value.out, value.in, sizeof value.out);
+    t->ops[t->nops++] = value;
+  }
+  for (int i = 0; i < n; i++) {
+    if (output) invert_op(&ops[n - 1 - i], &t->ops[t->nops++]);
+    else t->ops[t->nops++] = ops[i];
+  }
+  /* The transform's input: the CPU tensor where the chain meets it. */
+  const int64_t *xin = output ? cur : t->cpu;
+  int xr = output ? r : t->rank;
+  if (xr > LAY_MAX_RANK) {
+    shape_str(sh, sizeof sh, xin, xr);
+    add_issue(p->h, t, 1, "%s: the CPU side %s has more than %d dimensions",
+              path, sh, LAY_MAX_RANK);
+    free(ops);
+    return 0;
+  }
+  if (!(t->spec = chain_text(t, xin, xr))) rc = perr(p, path, "out of memory");
+  else rc = companion(p, t, path, ops, n, nq);
   free(ops);
+  return rc;
+}
+
+static int read_tensor(pctx *p, const cJSON *j, int output, int index,
+                       tensor *t) {
+  char path[64];
+  snprintf(path, sizeof path, "%s[%d]", output ? "outputs" : "inputs", index);
+  memset(t, 0, sizeof *t);
+  t->output = output;
+  t->index = index;
+  snprintf(t->def, sizeof t->def, "%s%d", output ? "output" : "input", index);
+  const cJSON *chain = NULL;
+  if (read_fields(p, j, path, t, &chain)) return -1;
+  if (shape_overflows(p, t, path)) return 0; /* no definition */
+  return chain ? chain_entry(p, t, path, chain)
+               : annotation_entry(p, t, path);
+}
+
+/* ---- Strict JSON --------------------------------------------------------------------- */
+
+/* cJSON accepts more than JSON (a leading zero "01", "1.", raw control
+** characters in strings, the last of two equal keys silently dropped) and
+** places some errors badly (a trailing comma "at the end of input", a
+** nesting deeper than its limit as "malformed"). json_scan therefore
+** checks the text against RFC 8259 first and stops at the first offending
+** character with a reason; cJSON then builds the tree of text known to be
+** good, and dup_keys walks it for keys given twice. */
+
+#define JSON_MAX_DEPTH CJSON_NESTING_LIMIT /* cJSON's limit, 1000 levels */
+
+/* Where and why the text is not strict JSON. */
+typedef struct jfail {
+  size_t at;       /* byte offset of the offending character */
+  const char *why; /* NULL for a plain syntax error, else the reason */
+  int deep;        /* 1: valid JSON nested deeper than JSON_MAX_DEPTH */
+} jfail;
+
+static int jbad(jfail *f, size_t at, const char *why) {
+  f->at = at;
+  f->why = why;
   return -1;
 }
 
-/* ---- The report ---------------------------------------------------------------------- */
+static size_t skip_ws(const char *s, size_t n, size_t i) {
+  while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+    i++;
+  return i;
+}
 
-/* line:col (1-based) of byte offset `off` in json; fills the source line. */
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* The length of the UTF-8 sequence at s[i] (i < n), or 0 when it is not
+** one (overlong forms, surrogates and code points past U+10FFFF too). */
+static size_t utf8_len(const unsigned char *s, size_t n, size_t i) {
+  unsigned c = s[i], cp, min;
+  size_t k;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) k = 2, min = 0x80, cp = c & 0x1f;
+  else if (c >= 0xe0 && c <= 0xef) k = 3, min = 0x800, cp = c & 0x0f;
+  else if (c >= 0xf0 && c <= 0xf4) k = 4, min = 0x10000, cp = c & 0x07;
+  else return 0;
+  if (n - i < k) return 0;
+  for (size_t j = 1; j < k; j++) {
+    if ((s[i + j] & 0xc0) != 0x80) return 0;
+    cp = cp << 6 | (s[i + j] & 0x3f);
+  }
+  return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : k;
+}
+
+/* The code unit of a \uXXXX escape at s[i] (the backslash); -1 when the
+** text ends first, -2 when it is not four hex digits. */
+static long hex4(const char *s, size_t n, size_t i) {
+  if (n - i < 6) return -1;
+  long v = 0;
+  for (size_t j = i + 2; j < i + 6; j++) {
+    int c = (unsigned char)s[j];
+    int d = is_digit((char)c) ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return -2;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/* The string that starts at s[*i] == '"'; *i moves past its end. */
+static int scan_string(const char *s, size_t n, size_t *i, jfail *f) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t k = *i + 1;
+  while (k < n && s[k] != '"') {
+    if (u[k] < 0x20)
+      return jbad(f, k, "a control character in a string must be escaped");
+    if (s[k] != '\\') {
+      size_t l = utf8_len(u, n, k);
+      if (!l) return jbad(f, k, "invalid UTF-8");
+      k += l;
+      continue;
+    }
+    if (k + 1 >= n) break;
+    if (s[k + 1] != 'u') {
+      if (!s[k + 1] || !strchr("\"\\/bfnrt", s[k + 1]))
+        return jbad(f, k, "unknown escape in a string");
+      k += 2;
+      continue;
+    }
+    /* \uXXXX; a surrogate must be a high one followed by a low one. */
+    long a = hex4(s, n, k), b = 0;
+    if (a == -1) break;
+    if (a == -2) return jbad(f, k, "a \\u escape needs four hex digits");
+    if (a >= 0xd800 && a <= 0xdbff) {
+      size_t r = n - k; /* bytes left from the backslash */
+      b = (r > 6 && s[k + 6] != '\\') || (r > 7 && s[k + 7] != 'u')
+              ? -2
+              : hex4(s, n, k + 6);
+      if (b == -1) break;
+      if (b < 0xdc00 || b > 0xdfff)
+        return jbad(f, k, "a \\u escape is half of a surrogate pair");
+      k += 6;
+    } else if (a >= 0xdc00 && a <= 0xdfff) {
+      return jbad(f, k, "a \\u escape is half of a surrogate pair");
+    }
+    k += 6;
+  }
+  if (k >= n) return jbad(f, n, "unexpected end of input");
+  *i = k + 1;
+  return 0;
+}
+
+/* The number that starts at s[*i] ('-' or a digit). */
+static int scan_number(const char *s, size_t n, size_t *i, jfail *f) {
+  size_t k = *i + (s[*i] == '-');
+  if (k < n && s[k] == '0' && k + 1 < n && is_digit(s[k + 1]))
+    return jbad(f, k, "a number must not start with a leading zero");
+  const char *need = "a digit must follow '-'";
+  for (int part = 0; part < 3; part++) {
+    if (part == 1) { /* the fraction */
+      if (k >= n || s[k] != '.') continue;
+      k++;
+      need = "a digit must follow '.' in a number";
+    } else if (part == 2) { /* the exponent */
+      if (k >= n || (s[k] != 'e' && s[k] != 'E')) continue;
+      k++;
+      if (k < n && (s[k] == '+' || s[k] == '-')) k++;
+      need = "a digit must follow the exponent of a number";
+    }
+    if (k >= n) return jbad(f, n, "unexpected end of input");
+    if (!is_digit(s[k])) return jbad(f, k, need);
+    if (part == 0 && s[k] == '0') k++;
+    else
+      while (k < n && is_digit(s[k])) k++;
+  }
+  *i = k;
+  return 0;
+}
+
+/* A member's key and its colon at s[*i]; *i moves to the value. */
+static int scan_key(const char *s, size_t n, size_t *i, jfail *f) {
+  if (*i >= n) return jbad(f, n, "unexpected end of input");
+  if (s[*i] != '"') return jbad(f, *i, NULL);
+  if (scan_string(s, n, i, f)) return -1;
+  *i = skip_ws(s, n, *i);
+  if (*i >= n) return jbad(f, n, "unexpected end of input");
+  if (s[*i] != ':') return jbad(f, *i, NULL);
+  *i = skip_ws(s, n, *i + 1);
+  return 0;
+}
+
+/* 0 when s[0..n) is one JSON value (RFC 8259) nested at most
+** JSON_MAX_DEPTH levels, else -1 with *f set. */
+static int json_scan(const char *s, size_t n, jfail *f) {
+  static const char *const lit[] = {"true", "false", "null"};
+  char open[JSON_MAX_DEPTH]; /* '{' or '[' of each open container */
+  int depth = 0;
+  size_t i = skip_ws(s, n, 0);
+  memset(f, 0, sizeof *f);
+  for (;;) {
+    /* A value starts at i. */
+    if (i >= n) return jbad(f, n, "unexpected end of input");
+    char c = s[i];
+    if (c == '{' || c == '[') {
+      if (depth == JSON_MAX_DEPTH) {
+        f->deep = 1;
+        return jbad(f, i, NULL);
+      }
+      open[depth++] = c;
+      i = skip_ws(s, n, i + 1);
+      if (i < n && s[i] == (c == '{' ? '}' : ']')) {
+        depth--;
+        i++;
+      } else if (c == '[') {
+        continue;
+      } else {
+        if (scan_key(s, n, &i, f)) return -1;
+        continue;
+      }
+    } else if (c == '"') {
+      if (scan_string(s, n, &i, f)) return -1;
+    } else if (c == '-' || is_digit(c)) {
+      if (scan_number(s, n, &i, f)) return -1;
+    } else {
+      size_t l = 0;
+      for (int k = 0; k < 3 && !l; k++)
+        if (n - i >= strlen(lit[k]) && !memcmp(s + i, lit[k], strlen(lit[k])))
+          l = strlen(lit[k]);
+      if (!l) return jbad(f, i, NULL);
+      i += l;
+    }
+    /* After a value: a comma, the closing bracket, or the end. */
+    for (;;) {
+      i = skip_ws(s, n, i);
+      if (!depth)
+        return i < n ? jbad(f, i, "text after the end of the report") : 0;
+      if (i >= n) return jbad(f, n, "unexpected end of input");
+      char close = open[depth - 1] == '{' ? '}' : ']';
+      if (s[i] == close) {
+        depth--;
+        i++;
+        continue;
+      }
+      if (s[i] != ',') return jbad(f, i, NULL);
+      size_t comma = i;
+      i = skip_ws(s, n, i + 1);
+      if (i < n && (s[i] == '}' || s[i] == ']'))
+        return jbad(f, comma, "trailing comma");
+      if (open[depth - 1] == '{' && scan_key(s, n, &i, f)) return -1;
+      break;
+    }
+  }
+}
+
+/* line:col (1-based; the column counts characters, a UTF-8 sequence
+** being one) of byte offset `off` in json; fills the source line. */
 static void json_pos(const char *json, size_t len, size_t off, lay_error *e) {
   int line = 1;
   size_t ls = 0;
   if (off > len) off = len;
   for (size_t i = 0; i < off; i++)
     if (json[i] == '\n') line++, ls = i + 1;
+  int col = 1;
+  for (size_t i = ls; i < off; i++)
+    col += ((unsigned char)json[i] & 0xc0) != 0x80;
   e->line = line;
-  e->col = (int)(off - ls) + 1;
+  e->col = col;
   size_t k = 0;
   for (size_t i = ls; i < len && json[i] != '\n' && json[i] != '\r'; i++) {
     if (k + 1 >= sizeof e->source_line) break;
@@ -997,6 +1486,69 @@ static void json_pos(const char *json, size_t len, size_t off, lay_error *e) {
   }
   e->source_line[k] = '\0';
 }
+
+/* One member of an object: its key and its position. */
+typedef struct member {
+  const char *key;
+  int at;
+} member;
+
+static int member_cmp(const void *a, const void *b) {
+  const member *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The key that object j gives twice, the one whose second occurrence
+** comes first; NULL when there is none (or *oom set). */
+static const char *dup_key(const cJSON *j, int *oom) {
+  int n = cJSON_GetArraySize(j), k = 0;
+  if (n < 2) return NULL;
+  member *v = malloc((size_t)n * sizeof *v);
+  if (!v) {
+    *oom = 1;
+    return NULL;
+  }
+  for (const cJSON *c = j->child; c && k < n; c = c->next, k++) {
+    v[k].key = c->string ? c->string : "";
+    v[k].at = k;
+  }
+  qsort(v, (size_t)k, sizeof *v, member_cmp);
+  const char *key = NULL;
+  int first = k;
+  for (int i = 1; i < k; i++)
+    if (!strcmp(v[i].key, v[i - 1].key) && v[i].at < first) {
+      first = v[i].at;
+      key = v[i].key;
+    }
+  free(v);
+  return key;
+}
+
+/* Fail on an object under j (j itself first, then its members in order)
+** that gives a key twice. path holds j's JSON path ("" for the report);
+** members extend it in place, within cap bytes. 0, or -1 reported. */
+static int dup_keys(pctx *p, const cJSON *j, char *path, size_t cap) {
+  int oom = 0, obj = cJSON_IsObject(j);
+  const char *key = obj ? dup_key(j, &oom) : NULL;
+  if (oom) return perr(p, *path ? path : "report", "out of memory");
+  if (key)
+    return perr(p, *path ? path : "report", "duplicate key '%s'", key);
+  size_t len = strlen(path);
+  int i = 0;
+  for (const cJSON *c = j->child; c; c = c->next, i++) {
+    if (obj)
+      snprintf(path + len, cap - len, "%s%s", len ? "." : "",
+               c->string ? c->string : "");
+    else
+      snprintf(path + len, cap - len, "[%d]", i);
+    if (dup_keys(p, c, path, cap)) return -1;
+    path[len] = '\0';
+  }
+  return 0;
+}
+
+/* ---- The report ---------------------------------------------------------------------- */
 
 void li_hsi_free(li_hsi *h) {
   if (!h) return;
@@ -1014,6 +1566,31 @@ void li_hsi_free(li_hsi *h) {
   free(h);
 }
 
+void li_hsi_size_error(const char *file, size_t len, lay_error *err) {
+  if (len == SIZE_MAX)
+    lg_error_plain(err, LAY_E_LIMIT, file, "report: larger than %zu bytes",
+                   LI_HSI_MAX_JSON);
+  else
+    lg_error_plain(err, LAY_E_LIMIT, file,
+                   "report: %zu bytes, larger than %zu bytes", len,
+                   LI_HSI_MAX_JSON);
+}
+
+/* The error for text that is not strict JSON; returns its status. */
+static lay_status json_fail(pctx *p, const char *json, size_t len,
+                            const jfail *f) {
+  lay_status st = f->deep ? LAY_E_LIMIT : LAY_E_JSON;
+  if (!p->err) return st;
+  if (f->deep)
+    lg_error_plain(p->err, st, p->file, "nested deeper than %d levels",
+                   JSON_MAX_DEPTH);
+  else
+    lg_error_plain(p->err, st, p->file, "malformed JSON%s%s",
+                   f->why ? ": " : "", f->why ? f->why : "");
+  json_pos(json, len, f->at, p->err);
+  return st;
+}
+
 lay_status li_hsi_parse(const char *json, size_t len, const char *file,
                         li_hsi **out, lay_error *err) {
   if (err) memset(err, 0, sizeof *err);
@@ -1024,60 +1601,29 @@ lay_status li_hsi_parse(const char *json, size_t len, const char *file,
     return LAY_E_ARG;
   }
   if (len > LI_HSI_MAX_JSON) {
-    perr(&p, "report", "larger than %zu bytes", LI_HSI_MAX_JSON);
-    if (err) err->code = LAY_E_LIMIT;
+    li_hsi_size_error(p.file, len, err);
     return LAY_E_LIMIT;
   }
-  if (memchr(json, '\0', len)) {
+  const char *nul = memchr(json, '\0', len);
+  if (nul) {
     perr(&p, "report", "contains a NUL byte");
-    if (err) json_pos(json, len, (size_t)((const char *)memchr(json, 0, len) - json), err);
+    if (err) json_pos(json, len, (size_t)(nul - json), err);
     return LAY_E_JSON;
   }
+  jfail jf;
+  if (json_scan(json, len, &jf)) return json_fail(&p, json, len, &jf);
   lay_status st = LAY_E_JSON;
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
   li_hsi *h = NULL;
-  if (!root) {
-    size_t off = end && end >= json ? (size_t)(end - json) : 0;
-    /* cJSON points at the last byte when the text stops short: parse a
-    ** copy with blanks appended to tell "ran out" from "bad last byte". */
-    int at_end = len == 0;
-    if (!at_end && off + 1 >= len) {
-      char *cp = malloc(len + 8);
-      if (cp) {
-        memcpy(cp, json, len);
-        memset(cp + len, ' ', 8);
-        const char *e2 = NULL;
-        cJSON *r2 = cJSON_ParseWithLengthOpts(cp, len + 8, &e2, 0);
-        at_end = !r2 && e2 && (size_t)(e2 - cp) >= len;
-        cJSON_Delete(r2);
-        free(cp);
-      }
-    }
-    if (at_end) off = len;
-    if (err) {
-      perr(&p, "report", "x");
-      snprintf(err->message, sizeof err->message,
-               at_end ? "malformed JSON: unexpected end of input"
-                      : "malformed JSON");
-      json_pos(json, len, off, err);
-    }
+  char path[256] = "";
+  if (!root) { /* text the scan accepted; cJSON ran out of memory */
+    jf.at = end && end >= json ? (size_t)(end - json) : 0;
+    jf.why = NULL;
+    st = json_fail(&p, json, len, &jf);
     goto done;
   }
-  /* Anything but blanks after the value. */
-  if (end) {
-    size_t off = (size_t)(end - json);
-    while (off < len && strchr(" \t\r\n", json[off])) off++;
-    if (off < len) {
-      if (err) {
-        perr(&p, "report", "x");
-        snprintf(err->message, sizeof err->message,
-                 "malformed JSON: text after the end of the report");
-        json_pos(json, len, off, err);
-      }
-      goto done;
-    }
-  }
+  if (dup_keys(&p, root, path, sizeof path)) goto done;
   if (!cJSON_IsObject(root)) {
     perr(&p, "report", "must be a JSON object, not %s", jtype(root));
     goto done;
@@ -1197,8 +1743,9 @@ static void sb_entry(lg_strbuf *b, const tensor *t) {
               o ? " (listed NPU -> CPU, inverted here to CPU -> NPU)" : "");
   if (t->fatal) {
     /* Not defined: an inconsistent entry's text need not even compile. */
-    lg_sb_printf(b, "\n# not defined, the entry is inconsistent:\n");
-    for (const char *q = t->spec; *q;) {
+    lg_sb_printf(b, "\n# not defined, the entry is inconsistent%s\n",
+                 t->spec ? ":" : "");
+    for (const char *q = t->spec; q && *q;) {
       size_t l = strcspn(q, "\n");
       lg_sb_printf(b, "# %.*s\n", (int)l, q);
       q += l + (q[l] == '\n');
@@ -1478,178 +2025,388 @@ static int add_op(cJSON *arr, const op *o) {
   return -1;
 }
 
-char *li_hsi_export(const char *format, const int64_t *shape, int rank,
-                    lay_dtype dtype, int quantize, double scale,
-                    double zero_point, int as_output, lay_error *err) {
-  if (err) memset(err, 0, sizeof *err);
-  if (!format || !shape) {
-    lg_error_plain(err, LAY_E_ARG, NULL, "no format or shape");
-    return NULL;
-  }
-  const char *f = format;
-  if (!strncmp(f, "amd.", 4)) f += 4;
-  int x = 0;
-  if (!strcmp(f, "hcwnc4")) x = 4;
-  else if (!strcmp(f, "hcwnc8")) x = 8;
-  else if (!strcmp(f, "hcwnc16")) x = 16;
-  else if (strcmp(f, "ab")) {
-    lg_error_plain(err, LAY_E_NAME, NULL,
-         "cannot export '%s': the flexmlrt-hsi.json formats are "
-         "amd.hcwnc4, amd.hcwnc8, amd.hcwnc16 and amd.ab",
-         format);
-    return NULL;
-  }
-  int want = x ? 4 : 2;
-  if (rank != want) {
-    lg_error_plain(err, LAY_E_SHAPE, NULL, "%s needs a %d-D shape (%s), not %d-D", format,
-         want, x ? "n,c,h,w" : "a,b", rank);
-    return NULL;
-  }
-  for (int i = 0; i < rank; i++)
-    if (shape[i] < 1 || shape[i] > (int64_t)1 << 40) {
-      lg_error_plain(err, LAY_E_SHAPE, NULL, "dimension %d of the shape is %lld", i,
-           (long long)shape[i]);
-      return NULL;
-    }
-  int ovf = 0;
-  prod(shape, rank, &ovf);
-  if (ovf) {
-    lg_error_plain(err, LAY_E_OVERFLOW, NULL, "the shape's element count overflows 64 bits");
-    return NULL;
-  }
-  lay_dtype cdt = dtype ? dtype : quantize ? LAY_DT_FP32 : LAY_DT_INT8;
-  lay_dtype hdt = quantize ? LAY_DT_INT8 : cdt;
-  if (quantize && !is_float(cdt)) {
-    lg_error_plain(err, LAY_E_TYPE, NULL, "--quantize needs a float CPU type, not %s",
-         lay_dtype_name(cdt));
-    return NULL;
-  }
-  if (quantize && (!(scale > 0) || !isfinite(scale) ||
-                   zero_point != floor(zero_point) || fabs(zero_point) > 255)) {
-    lg_error_plain(err, LAY_E_ARG, NULL,
-         "--quantize needs a positive scale and an integer zero point");
-    return NULL;
-  }
-  /* The chain CPU -> NPU. */
-  op ops[4];
-  int n = 0;
-  int64_t cur[MAXR];
-  int r = rank;
-  memcpy(cur, shape, (size_t)rank * sizeof *cur);
-  if (quantize) {
-    op *o = &ops[n++];
-    memset(o, 0, sizeof *o);
-    o->k = OP_QUANT;
-    o->rin = o->rout = r;
-    memcpy(o->in, cur, sizeof o->in);
-    memcpy(o->out, cur, sizeof o->out);
-    o->din = cdt;
-    o->dout = hdt;
-    o->scale = scale;
-    o->zp = zero_point;
-  }
-  int64_t hw[5];
-  int hwr;
-  if (x) {
-    int64_t N = shape[0], C = shape[1], H = shape[2], W = shape[3];
-    int64_t cb = (C + x - 1) / x;
-    if (cb * x != C) {
-      op *o = &ops[n++];
-      memset(o, 0, sizeof *o);
-      o->k = OP_PAD;
-      o->rin = o->rout = 4;
-      memcpy(o->in, cur, sizeof o->in);
-      o->b[1] = cb * x - C;
-      memcpy(o->out, cur, sizeof o->out);
-      o->out[1] = cb * x;
-      o->din = o->dout = hdt;
-      memcpy(cur, o->out, sizeof cur);
-    }
-    op *o = &ops[n++];
-    memset(o, 0, sizeof *o);
-    o->k = OP_RESHAPE;
-    o->rin = 4;
-    memcpy(o->in, cur, sizeof o->in);
-    o->rout = 5;
-    int64_t rs[5] = {N, cb, x, H, W};
-    memcpy(o->out, rs, sizeof rs);
-    o->din = o->dout = hdt;
-    memcpy(cur, rs, sizeof rs);
-    o = &ops[n++];
-    memset(o, 0, sizeof *o);
-    o->k = OP_TRANSPOSE;
-    o->rin = o->rout = 5;
-    memcpy(o->in, cur, sizeof o->in);
-    static const int64_t perm[5] = {3, 1, 4, 0, 2}; /* -> [H, C/x, W, N, x] */
-    memcpy(o->a, perm, sizeof perm);
-    for (int i = 0; i < 5; i++) o->out[i] = cur[perm[i]];
-    o->din = o->dout = hdt;
-    memcpy(hw, o->out, sizeof hw);
-    hwr = 5;
+/* A layout's chain for one CPU shape, built from its IR (CPU -> NPU). */
+typedef struct xchain {
+  op ops[6];          /* quantize, slice, pad, reshape, transpose */
+  int n;
+  int64_t cur[MAXR];  /* the shape after the ops so far */
+  int rank;
+  int64_t hw[MAXR];   /* hw_shape: the axes' extents in memory order */
+  int hw_rank;
+  lay_dtype cpu_dt, hw_dt; /* element types */
+  double scale, zp;   /* scale_factor and zero_point (-1.0, 0: unset) */
+  int window;         /* a slice or an explicit pad: no hw_format */
+  char order[256];    /* the axes' labels, "[h, c/4, w, n, c%4]" */
+} xchain;
+
+/* Fill err with "cannot export 'FORMAT': why"; returns -1. */
+static int xfail(lay_error *err, lay_status code, const char *format,
+                 const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static int xfail(lay_error *err, lay_status code, const char *format,
+                 const char *fmt, ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  lg_error_plain(err, code, NULL, "cannot export '%s': %s", format, msg);
+  return -1;
+}
+
+/* Append an op of kind k whose output is out[0..rout) to x. */
+static op *xpush(xchain *x, opk k, const int64_t *out, int rout) {
+  op *o = &x->ops[x->n++];
+  memset(o, 0, sizeof *o);
+  o->k = k;
+  o->rin = x->rank;
+  memcpy(o->in, x->cur, sizeof o->in);
+  o->rout = rout;
+  memcpy(o->out, out, (size_t)rout * sizeof *out);
+  o->din = o->dout = x->hw_dt;
+  x->rank = rout;
+  memcpy(x->cur, o->out, sizeof x->cur);
+  return o;
+}
+
+static int is_pow2(double v) {
+  int e;
+  return v > 0 && frexp(v, &e) == 0.5;
+}
+
+/* The value part: a quantize step (float -> integer), or the fields
+** cpu_dtype, hw_dtype, scale_factor and zero_point, which give the value
+** rule of a chain without such a step (implied_value reads them back). */
+static int export_value(const lg_ir *ir, const char *format,
+                        const li_hsi_quant *quant, xchain *x,
+                        lay_error *err) {
+  char nb[32];
+  const lg_ir_value *v = &ir->value;
+  char why[160];
+  x->scale = -1.0;
+  x->zp = 0;
+  if (quant) {
+    lay_dtype to = quant->to ? quant->to : LAY_DT_INT8;
+    if (v->kind != LG_V_NONE)
+      return xfail(err, LAY_E_ARG, format,
+                   "it has its own value rule; --quantize is for a layout "
+                   "without one");
+    if (!is_float(x->cpu_dt))
+      return xfail(err, LAY_E_TYPE, format,
+                   "--quantize needs a float CPU type, not %s",
+                   lay_dtype_name(x->cpu_dt));
+    if (is_float(to))
+      return xfail(err, LAY_E_TYPE, format,
+                   "--quantize quantizes to an integer type, not %s",
+                   lay_dtype_name(to));
+    if (!(quant->scale > 0) || !isfinite(quant->scale))
+      return xfail(err, LAY_E_ARG, format,
+                   "--quantize: the scale must be positive, not %s",
+                   gnum(quant->scale, nb));
+    if (zp_fault(quant->zero_point, to, why, sizeof why))
+      return xfail(err, LAY_E_ARG, format, "--quantize: zero point %s",
+                   why);
+    x->hw_dt = to;
+    x->scale = quant->scale;
+    x->zp = quant->zero_point;
+  } else if (v->kind == LG_V_CAST) {
+    if (is_float(x->cpu_dt) && is_float(x->hw_dt)) return 0; /* a plain cast */
+    if (!v->saturate || (is_float(x->cpu_dt) && v->round != LG_R_HALF_EVEN))
+      return xfail(err, LAY_E_LAYOUT, format,
+                   "its cast %s -> %s %s; a chain rounds half to even and "
+                   "saturates",
+                   lay_dtype_name(x->cpu_dt), lay_dtype_name(x->hw_dt),
+                   v->saturate ? "does not round half to even"
+                               : "wraps around");
+    x->scale = 1; /* q = sat(round(x / 1) + 0): the cast */
+  } else if (v->kind == LG_V_AFFINE) {
+    if (v->n != 1 || v->axis >= 0)
+      return xfail(err, LAY_E_LAYOUT, format,
+                   "it quantizes per channel (along '%s'); a chain has one "
+                   "scale and zero point",
+                   v->axis >= 0 && v->axis < ir->rank && ir->dim[v->axis].name
+                       ? ir->dim[v->axis].name : "?");
+    if (v->xoff[0] != 0 || v->round != LG_R_HALF_EVEN || !v->saturate)
+      return xfail(err, LAY_E_LAYOUT, format,
+                   "its quantization %s; a chain computes q = sat("
+                   "round_half_even(x / scale) + zero_point)",
+                   v->xoff[0] != 0 ? "subtracts an offset first"
+                   : v->round != LG_R_HALF_EVEN ? "does not round half to even"
+                                                 : "wraps around");
+    /* lay computes x * num / den; a chain x / scale: the same only when
+    ** scale = den / num is exact and dividing by it is multiplying. */
+    double num = v->num[0], den = v->den[0];
+    if (num != 1 && !(is_pow2(num) && is_pow2(den)))
+      return xfail(err, LAY_E_LAYOUT, format,
+                   "it multiplies by %.9g / %.9g; a chain divides by one "
+                   "scale, which gives other roundings unless both are "
+                   "powers of two",
+                   num, den);
+    x->scale = den / num;
+    x->zp = v->zp[0];
+    lay_dtype it = v->dequant ? x->cpu_dt : x->hw_dt;
+    if (is_float(it) || (v->dequant && !is_float(x->hw_dt)))
+      return xfail(err, LAY_E_LAYOUT, format,
+                   "it converts %s to %s; a chain quantizes to an integer "
+                   "type or dequantizes from one",
+                   lay_dtype_name(x->cpu_dt), lay_dtype_name(x->hw_dt));
+    if (zp_fault(x->zp, it, why, sizeof why))
+      return xfail(err, LAY_E_LAYOUT, format, "its zero point %s", why);
   } else {
-    if (!n) { /* an explicit identity, so that the chain is never empty */
-      op *o = &ops[n++];
-      memset(o, 0, sizeof *o);
-      o->k = OP_RESHAPE;
-      o->rin = o->rout = 2;
-      memcpy(o->in, cur, sizeof o->in);
-      memcpy(o->out, cur, sizeof o->out);
-      o->din = o->dout = hdt;
-    }
-    hw[0] = shape[0];
-    hw[1] = shape[1];
-    hwr = 2;
+    return 0;
   }
-  (void)r;
+  if (is_float(x->cpu_dt) && !is_float(x->hw_dt)) { /* a quantize step */
+    op *o = xpush(x, OP_QUANT, x->cur, x->rank);
+    o->din = x->cpu_dt;
+    o->scale = x->scale;
+    o->zp = x->zp;
+  }
+  return 0;
+}
+
+/* The digit axes of dimension d, outermost first, into ax (*n of them):
+** 0, or -1 when they do not cut the padded extent P into a mixed radix
+** (each digit's divisor the product of the moduli inside it). ext gets
+** each axis' extent. */
+static int dim_digits(const lg_ir *ir, int d, int64_t P, int *ax, int *n,
+                      int64_t *ext) {
+  *n = 0;
+  for (int i = 0; i < ir->naxes; i++) {
+    if (ir->axis[i].kind != LG_AX_DIGIT || ir->axis[i].dim != d) continue;
+    int k = (*n)++;
+    while (k > 0 && ir->axis[ax[k - 1]].div < ir->axis[i].div) {
+      ax[k] = ax[k - 1];
+      k--;
+    }
+    ax[k] = i;
+  }
+  int64_t inner = 1;
+  for (int k = *n - 1; k >= 0; k--) {
+    const lg_ir_axis *a = &ir->axis[ax[k]];
+    if (a->div != inner || (k > 0 && a->mod <= 0)) return -1;
+    ext[ax[k]] = a->mod > 0 ? a->mod : P / inner;
+    if (inner > INT64_MAX / ext[ax[k]]) return -1;
+    inner *= ext[ax[k]];
+  }
+  return *n && inner == P ? 0 : -1;
+}
+
+/* A size expression of the IR for the CPU shape; `dflt` when e is NULL. */
+static int xeval(const lg_iexpr *e, const int64_t *shape, int64_t dflt,
+                 int64_t *out) {
+  if (!e) {
+    *out = dflt;
+    return 0;
+  }
+  return lg_iexpr_eval(e, shape, out);
+}
+
+/* The index part: slice, pad, reshape into digits, transpose. */
+static int export_index(const lg_ir *ir, const char *format,
+                        const int64_t *shape, xchain *x, lay_error *err) {
+  char nb[32];
+  int r = ir->rank, na = ir->naxes;
+  if (ir->table || na == 0)
+    return xfail(err, LAY_E_LAYOUT, format,
+                 "it needs a gather table (a reshape that crosses digits "
+                 "after a transpose), which no chain of whole-axis steps "
+                 "expresses");
+  if (ir->value.nplanes)
+    return xfail(err, LAY_E_LAYOUT, format,
+                 "it splits elements into byte planes, which no "
+                 "rt_transformations step expresses");
+  int64_t lo[LG_MAX_RANK], len[LG_MAX_RANK], pre[LG_MAX_RANK],
+      post[LG_MAX_RANK], P[LG_MAX_RANK], ext[LG_MAX_AXES];
+  int sliced = 0, padded = 0;
+  for (int d = 0; d < r; d++) {
+    const lg_ir_dim *D = &ir->dim[d];
+    int64_t hi, chunk = 1;
+    if (xeval(D->lo, shape, 0, &lo[d]) || xeval(D->hi, shape, shape[d], &hi) ||
+        xeval(D->before, shape, 0, &pre[d]) ||
+        xeval(D->after, shape, 0, &post[d]))
+      return xfail(err, LAY_E_OVERFLOW, format, "a size overflows");
+    len[d] = hi - lo[d];
+    sliced |= lo[d] != 0 || len[d] != shape[d];
+    x->window |= sliced || pre[d] || post[d];
+    for (int i = 0; i < na; i++)
+      if (ir->axis[i].kind == LG_AX_DIGIT && ir->axis[i].dim == d &&
+          ir->axis[i].mod > 0)
+        chunk *= ir->axis[i].mod;
+    P[d] = pre[d] + len[d] + post[d];
+    post[d] += (chunk - P[d] % chunk) % chunk; /* the implicit padding */
+    P[d] = pre[d] + len[d] + post[d];
+    padded |= pre[d] || post[d];
+  }
+  if (padded && ir->value.pad_value != 0)
+    return xfail(err, LAY_E_LAYOUT, format,
+                 "it pads with %s; rt_transformations pad with zeros",
+                 gnum(ir->value.pad_value, nb));
+  if (sliced) {
+    op *o = xpush(x, OP_SLICE, len, r);
+    memcpy(o->a, lo, (size_t)r * sizeof *lo);
+    memcpy(o->b, len, (size_t)r * sizeof *len);
+  }
+  if (padded) {
+    op *o = xpush(x, OP_PAD, P, r);
+    memcpy(o->a, pre, (size_t)r * sizeof *pre);
+    memcpy(o->b, post, (size_t)r * sizeof *post);
+  }
+  /* The reshape: every dimension cut into its digits, outermost first,
+  ** then a 1 for each unit axis; pos[i] is axis i's place in it. */
+  int64_t rs[LG_MAX_AXES];
+  int pos[LG_MAX_AXES], nr = 0;
+  for (int d = 0; d < r; d++) {
+    int ax[LG_MAX_AXES], n;
+    if (dim_digits(ir, d, P[d], ax, &n, ext))
+      return xfail(err, LAY_E_LAYOUT, format,
+                   "the digits of '%s' do not cut it into a mixed radix",
+                   ir->dim[d].name ? ir->dim[d].name : "?");
+    for (int k = 0; k < n; k++) pos[ax[k]] = nr, rs[nr++] = ext[ax[k]];
+  }
+  for (int i = 0; i < na; i++)
+    if (ir->axis[i].kind == LG_AX_UNIT) pos[i] = nr, ext[i] = 1, rs[nr++] = 1;
+  if (!same_shape(rs, nr, x->cur, x->rank)) xpush(x, OP_RESHAPE, rs, nr);
+  /* Explicit strides and alignment must be the row-major ones. */
+  int64_t natural = 1;
+  for (int i = na - 1; i >= 0; i--) {
+    const lg_ir_axis *a = &ir->axis[i];
+    int64_t st = natural, al = 1;
+    if (xeval(a->stride, shape, natural, &st) ||
+        xeval(a->align, shape, 1, &al))
+      return xfail(err, LAY_E_OVERFLOW, format, "a stride overflows");
+    if (st != natural || (al > 0 && natural % al))
+      return xfail(err, LAY_E_LAYOUT, format,
+                   "axis '%s' has %s, which leaves gaps no chain expresses",
+                   a->label ? a->label : "?",
+                   st != natural ? "an explicit stride" : "an alignment");
+    natural *= ext[i];
+  }
+  int64_t perm[LG_MAX_AXES];
+  int identity = 1;
+  size_t k = (size_t)snprintf(x->order, sizeof x->order, "[");
+  for (int i = 0; i < na; i++) {
+    perm[i] = pos[i];
+    identity &= pos[i] == i;
+    x->hw[i] = ext[i];
+    if (k < sizeof x->order)
+      k += (size_t)snprintf(x->order + k, sizeof x->order - k, "%s%s",
+                            i ? ", " : "", ir->axis[i].label);
+  }
+  if (k < sizeof x->order) snprintf(x->order + k, sizeof x->order - k, "]");
+  x->hw_rank = na;
+  if (!identity) {
+    op *o = xpush(x, OP_TRANSPOSE, x->hw, na);
+    memcpy(o->a, perm, (size_t)na * sizeof *perm);
+  }
+  if (!x->n) xpush(x, OP_RESHAPE, x->cur, x->rank); /* never an empty chain */
+  return 0;
+}
+
+/* cpu_format for a layout's dimension names, and the hw_format whose
+** derivation is its memory order (F_NONE when none is). */
+static void export_formats(const lg_ir *ir, const xchain *x, fmt *cf,
+                           fmt *hf) {
+  *cf = *hf = F_NONE;
+  for (int f = F_NCHW; f <= F_AB && !*cf; f++) {
+    int same = ir->rank == fmt_rank[f];
+    for (int i = 0; same && i < ir->rank; i++)
+      same = ir->dim[i].name && !strcmp(ir->dim[i].name, fmt_dims[f][i]);
+    if (same) *cf = (fmt)f;
+  }
+  if (!*cf || x->window) return;
+  for (int f = F_NCHW; f <= F_HCWNC16 && !*hf; f++) {
+    char order[64];
+    const char *why;
+    if (fmt_order(*cf, (fmt)f, order, sizeof order, &why) &&
+        !strcmp(order, x->order))
+      *hf = (fmt)f;
+  }
+}
+
+/* The report holding the entry, as cJSON text; NULL on OOM. */
+static char *export_json(const xchain *x, const int64_t *shape, int rank,
+                         fmt cf, fmt hf, int as_output) {
   cJSON *root = cJSON_CreateObject();
   cJSON *ins = cJSON_AddArrayToObject(root, "inputs");
   cJSON *outs = cJSON_AddArrayToObject(root, "outputs");
-  cJSON *e = cJSON_CreateObject();
+  cJSON *e = cJSON_CreateObject(), *chain = NULL;
   char *text = NULL;
   if (!root || !ins || !outs || !e ||
       !cJSON_AddItemToArray(as_output ? outs : ins, e)) {
     cJSON_Delete(e);
-    goto oom;
+    goto done;
   }
   /* No "name": that is the compiler's own identifier for the buffer. */
-  cJSON *chain;
   if (!cJSON_AddItemToObject(e, "cpu_shape", int_array(shape, rank)) ||
-      !cJSON_AddStringToObject(e, "cpu_format", x ? "NCHW" : "AB") ||
-      !cJSON_AddStringToObject(e, "cpu_dtype", lay_dtype_name(cdt)) ||
-      !cJSON_AddItemToObject(e, "hw_shape", int_array(hw, hwr)) ||
-      !cJSON_AddStringToObject(e, "hw_format",
-                               x ? fmt_names[x == 4   ? F_HCWNC4
-                                             : x == 8 ? F_HCWNC8
-                                                      : F_HCWNC16]
-                                 : "AB") ||
-      !cJSON_AddStringToObject(e, "hw_dtype", lay_dtype_name(hdt)) ||
-      !cJSON_AddNumberToObject(e, "scale_factor", quantize ? scale : -1.0) ||
-      !cJSON_AddNumberToObject(e, "zero_point", quantize ? zero_point : 0) ||
+      (cf && !cJSON_AddStringToObject(e, "cpu_format", fmt_names[cf])) ||
+      !cJSON_AddStringToObject(e, "cpu_dtype", lay_dtype_name(x->cpu_dt)) ||
+      !cJSON_AddItemToObject(e, "hw_shape", int_array(x->hw, x->hw_rank)) ||
+      (hf && !cJSON_AddStringToObject(e, "hw_format", fmt_names[hf])) ||
+      !cJSON_AddStringToObject(e, "hw_dtype", lay_dtype_name(x->hw_dt)) ||
+      !cJSON_AddNumberToObject(e, "scale_factor", x->scale) ||
+      !cJSON_AddNumberToObject(e, "zero_point", x->zp) ||
       !(chain = cJSON_AddArrayToObject(e, "rt_transformations")))
-    goto oom;
-  for (int i = 0; i < n; i++) {
+    goto done;
+  for (int i = 0; i < x->n; i++) {
     /* outputs list the chain NPU -> CPU: the inverses, last first */
     op inv;
-    if (as_output) invert_op(&ops[n - 1 - i], &inv);
-    if (add_op(chain, as_output ? &inv : &ops[i])) goto oom;
+    if (as_output) invert_op(&x->ops[x->n - 1 - i], &inv);
+    if (add_op(chain, as_output ? &inv : &x->ops[i])) goto done;
   }
   text = cJSON_Print(root);
-  if (!text) goto oom;
+done:
   cJSON_Delete(root);
-  size_t l = strlen(text);
-  char *t2 = malloc(l + 2);
-  if (!t2) {
-    cJSON_free(text);
-    lg_error_plain(err, LAY_E_NOMEM, NULL, "out of memory");
+  return text;
+}
+
+char *li_hsi_export(lay_ctx *ctx, const char *format, const int64_t *shape,
+                    int rank, lay_dtype dtype, const li_hsi_quant *quant,
+                    int as_output, lay_error *err) {
+  if (err) memset(err, 0, sizeof *err);
+  if (!ctx || !format || !shape) {
+    lg_error_plain(err, LAY_E_ARG, NULL, "no context, format or shape");
     return NULL;
   }
-  memcpy(t2, text, l);
-  t2[l] = '\n';
-  t2[l + 1] = '\0';
+  lg_ir *ir = NULL;
+  lay_plan *plan = NULL;
+  char *text = NULL, *out = NULL;
+  xchain x;
+  memset(&x, 0, sizeof x);
+  if (lg_instantiate(li_ctx_module(ctx), format, &ir, err)) return NULL;
+  /* The plan checks the shape and the dtype, and gives both types. */
+  if (quant && !dtype) dtype = ir->value.cpu ? ir->value.cpu : LAY_DT_FP32;
+  if (lay_plan_create(ctx, format, shape, rank, dtype, LAY_PACK, &plan, err))
+    goto done;
+  x.cpu_dt = lay_plan_src_dtype(plan);
+  x.hw_dt = lay_plan_dst_dtype(plan);
+  x.rank = rank;
+  memcpy(x.cur, shape, (size_t)rank * sizeof *shape);
+  if (export_value(ir, format, quant, &x, err) ||
+      export_index(ir, format, shape, &x, err))
+    goto done;
+  /* What the chain gives is what lay runs: the same buffer shape. */
+  int64_t ph[LAY_MAX_AXES];
+  int pr = lay_plan_hw_shape(plan, ph, NULL, LAY_MAX_AXES);
+  if (!same_shape(ph, pr, x.hw, x.hw_rank)) {
+    xfail(err, LAY_E_INTERNAL, format,
+          "the chain's hw_shape differs from the plan's (a bug in lay)");
+    goto done;
+  }
+  fmt cf, hf;
+  export_formats(ir, &x, &cf, &hf);
+  if (!(text = export_json(&x, shape, rank, cf, hf, as_output)) ||
+      !(out = malloc(strlen(text) + 2))) {
+    lg_error_plain(err, LAY_E_NOMEM, NULL, "out of memory");
+    goto done;
+  }
+  snprintf(out, strlen(text) + 2, "%s\n", text);
+done:
   cJSON_free(text);
-  return t2;
-oom:
-  cJSON_Delete(root);
-  lg_error_plain(err, LAY_E_NOMEM, NULL, "out of memory");
-  return NULL;
+  lay_plan_free(plan);
+  lg_ir_free(ir);
+  return out;
 }

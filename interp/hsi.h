@@ -19,9 +19,11 @@
 ** Every definition maps the CPU tensor to the NPU buffer (pack); for an
 ** output the report lists the chain NPU -> CPU, which is inverted here.
 **
-** Errors are LAY_E_JSON with either the JSON line:col (malformed JSON) or
-** the JSON path of the offending field in the message
-** ("inputs[0].rt_transformations[2].perm: ...").
+** Errors are LAY_E_JSON with either the JSON line:col (text that is not
+** strict JSON; the column counts characters) or the JSON path of the
+** offending field in the message ("inputs[0].rt_transformations[2].perm:
+** ..."); LAY_E_LIMIT for a report over LI_HSI_MAX_JSON bytes or nested
+** deeper than cJSON's 1000 levels.
 */
 #ifndef LI_HSI_H
 #define LI_HSI_H
@@ -62,7 +64,8 @@ typedef struct li_hsi_info {
   const char *name;        /* "name", or NULL */
   const char *tensor_name; /* "tensor_name", or NULL */
   const char *def;         /* the definition's local name, "input0" */
-  const char *spec;        /* its spec text (a layout or a transform) */
+  const char *spec;        /* its spec text (a layout or a transform);
+                              NULL when an issue left nothing to define */
   const char *ann_spec;    /* the annotation as a layout when the entry
                               also has a chain and it gives hw_shape */
   int has_chain;           /* rt_transformations present */
@@ -102,13 +105,35 @@ const li_hsi_issue *li_hsi_entry_issue(const li_hsi *h, int output,
 int li_hsi_check(const li_hsi *h, lay_ctx *ctx, const char *ns,
                  li_hsi_issue **issues, int *nissues, lay_error *err);
 
+/* The error for a report of `len` bytes that is over LI_HSI_MAX_JSON
+** (li_hsi_parse gives the same; the CLI uses it for a file it does not
+** read, len SIZE_MAX meaning "more than the limit"). */
+void li_hsi_size_error(const char *file, size_t len, lay_error *err);
+
+/* What `lay export --quantize SCALE,ZP[,TYPE]` asks for: a float CPU side
+** quantized to the integer type `to` (int8 when LAY_DT_NONE). */
+typedef struct li_hsi_quant {
+  double scale;      /* > 0 */
+  double zero_point; /* an integer in the range of `to` */
+  lay_dtype to;      /* the NPU element type */
+} li_hsi_quant;
+
 /* lay export: a flexmlrt-hsi.json file holding one tensor entry in the
-** transformation form for an AMD layout ("amd.hcwnc8", "hcwnc4",
-** "amd.ab"), for the CPU shape, with an optional quantization (fp32 CPU
-** side, int8 NPU side). as_output puts the entry under "outputs" with the
-** chain listed NPU -> CPU. malloc'd JSON text ending with a newline. */
-char *li_hsi_export(const char *format, const int64_t *shape, int rank,
-                    lay_dtype dtype, int quantize, double scale,
-                    double zero_point, int as_output, lay_error *err);
+** transformation form for any layout of ctx (a reference with arguments:
+** "amd.hcwnc(4)", "qnn.crouton", a user layout), for the CPU shape and
+** dtype (LAY_DT_NONE: the layout's, else int8; fp32 with quant). The chain
+** is built from the layout's IR: a quantize (or the cpu_dtype, hw_dtype,
+** scale_factor and zero_point fields for a value rule no chain step
+** expresses: a float cast, an integer CPU side), a slice of the stored
+** window, a pad to the padded extents, a reshape into the digits of each
+** dimension, a transpose into memory order. A layout that a chain cannot
+** express (byte planes, explicit strides or alignment that leave gaps, a
+** gather table, per-channel or truncating quantization) fails with a
+** message naming why. quant may be NULL. as_output puts the entry under
+** "outputs" with the chain listed NPU -> CPU. malloc'd JSON text ending
+** with a newline. */
+char *li_hsi_export(lay_ctx *ctx, const char *format, const int64_t *shape,
+                    int rank, lay_dtype dtype, const li_hsi_quant *quant,
+                    int as_output, lay_error *err);
 
 #endif /* LI_HSI_H */

@@ -91,9 +91,10 @@ static const command commands[] = {
      "Print the memory order in the vendor docs' notation, one line per\n"
      "run: (0,0,0,0), (0,0,0,1) ... (0,0,0,29), pad x2\n"
      "--limit N lists at most N elements (default 4096, 0 = all).\n"},
-    {"info", 1, 1, O_F | O_SHAPE | O_DTYPE, O_SHAPE, cli_cmd_info,
-     "info FORMAT --shape S [--dtype T]",
-     "Print the shapes, element types, buffer sizes and the plan.\n"},
+    {"info", 1, 2, O_F | O_SHAPE | O_DTYPE, O_SHAPE, cli_cmd_info,
+     "info FORMAT --shape S [--dtype T]   (or: info FROM TO --shape S)",
+     "Print the shapes, element types, buffer sizes and the plan; with two\n"
+     "formats, the plan that converts FROM into TO.\n"},
     {"where", 1, 1, O_F | O_SHAPE | O_DTYPE | O_AT, O_SHAPE | O_AT,
      cli_cmd_where, "where FORMAT --shape S --at I,J,K,L [--dtype T]",
      "Print the byte offset of a CPU-side coordinate in the layout buffer.\n"},
@@ -131,8 +132,8 @@ static void main_help(FILE *f) {
           "  lay repl [FILE.lay...]\n"
           "  lay pack|unpack --hsi FILE --input K|--output K [-i IN] [-o OUT]\n"
           "  lay hsi FILE [--check]\n"
-          "  lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP] "
-          "[--as input|output] [-o OUT]\n"
+          "  lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]] "
+          "[--as input|output] [-f FILE] [-o OUT]\n"
           "\n"
           "Options:\n"
           "  -f FILE      load extra specs (repeatable); LAY_PATH lists "
@@ -232,15 +233,21 @@ int main(int argc, char **argv) {
           rc = CLI_FAIL;
           goto out;
         }
-        rc = arg[0] == 'd' ? cli_draw(ctx, argc - i, argv + i)
-                           : cli_repl(ctx, argc - i, argv + i);
+        rc = arg[0] == 'd'
+                 ? cli_draw(ctx, argc - i, argv + i)
+                 : cli_repl(ctx, (const char *const *)a.files, a.nfiles,
+                            argc - i, argv + i);
         lay_ctx_free(ctx);
         goto out;
       }
-      if ((!strcmp(arg, "hsi") || !strcmp(arg, "export")) && !help) {
-        /* cli_hsi and cli_export parse their own arguments. */
-        rc = arg[0] == 'h' ? cli_hsi(argc - i, argv + i)
-                           : cli_export(argc - i, argv + i);
+      if (!strcmp(arg, "hsi") && !help) { /* parses its own arguments */
+        rc = cli_hsi(argc - i, argv + i);
+        goto out;
+      }
+      if (!strcmp(arg, "export") && !help) { /* parses its own arguments */
+        lay_ctx *ctx = cli_context(&a);
+        rc = ctx ? cli_export(ctx, argc - i, argv + i) : CLI_FAIL;
+        lay_ctx_free(ctx);
         goto out;
       }
       for (size_t k = 0; k < NCOMMANDS; k++)

@@ -12,7 +12,17 @@
 **   hsi_ref CASE INPUT_FILE EXPECTED_FILE
 ** writes pseudo-random input data for CASE and the bytes lay must produce;
 **   hsi_ref floats|bytes FILE COUNT
-** writes COUNT pseudo-random fp32 values or bytes (test data).
+** writes COUNT pseudo-random fp32 values or bytes (test data);
+**   hsi_ref xq_in|xq_out SCALE ZP TYPE INPUT_FILE EXPECTED_FILE
+** runs the seed's transformation-form chains (input: quantize, pad,
+** reshape, transpose; output: transpose, reshape, slice, dequantize) with
+** any scale, zero point and integer TYPE (int8 or uint8); the input holds
+** every float x for which x / SCALE is exactly a tie k + 1/2, the floats
+** next to each k + 1/2, and random values;
+**   hsi_ref ann_q CPU_TYPE HW_TYPE SCALE ZP INPUT_FILE EXPECTED_FILE
+** runs the annotation form NCHW [1,3,5,6] -> HCWNC4 with AMD's meaning of
+** scale_factor and zero_point: quantize to an integer hw type (from fp32
+** or an integer CPU type), dequantize from an integer CPU type to fp32.
 */
 #include <math.h>
 #include <stdint.h>
@@ -79,6 +89,25 @@ static int64_t round_half_even(double v) {
   return fmod(f, 2.0) == 0 ? (int64_t)f : (int64_t)f + 1;
 }
 
+/* The range of an integer type named "int8" or "uint8". */
+static void type_range(const char *t, int *lo, int *hi) {
+  if (!strcmp(t, "int8")) *lo = -128, *hi = 127;
+  else if (!strcmp(t, "uint8")) *lo = 0, *hi = 255;
+  else {
+    fprintf(stderr, "hsi_ref: unknown type %s\n", t);
+    exit(2);
+  }
+}
+
+/* q = sat(round_half_even(x / scale) + zp) into [lo, hi]. */
+static int quant_to(double x, double scale, double zp, int lo, int hi) {
+  double v = x / scale;
+  if (v > 1e9) return hi;
+  if (v < -1e9) return lo;
+  int64_t q = round_half_even(v) + (int64_t)zp;
+  return (int)(q > hi ? hi : q < lo ? lo : q);
+}
+
 static int8_t quant(float x, double scale, double zp) {
   double v = (double)x / scale;
   if (v > 1e6) return 127;
@@ -131,7 +160,7 @@ static arr make(int r, const int64_t *s) {
 }
 
 static arr np_transpose(arr a, const int *perm) {
-  int64_t s[8], c[8], d[8];
+  int64_t s[8] = {0}, c[8] = {0}, d[8] = {0};
   for (int i = 0; i < a.r; i++) s[i] = a.s[perm[i]];
   arr o = make(a.r, s);
   for (int64_t k = 0; k < count(&o); k++) {
@@ -143,7 +172,7 @@ static arr np_transpose(arr a, const int *perm) {
 }
 
 static arr np_pad(arr a, const int64_t *lo, const int64_t *hi) {
-  int64_t s[8], c[8];
+  int64_t s[8] = {0}, c[8] = {0};
   for (int i = 0; i < a.r; i++) s[i] = a.s[i] + lo[i] + hi[i];
   arr o = make(a.r, s);
   for (int64_t k = 0; k < count(&a); k++) {
@@ -187,6 +216,34 @@ static float *floats(int64_t n) {
   return x;
 }
 
+/* n floats for quantizing with `scale`: first every x with x / scale
+** exactly a tie k + 1/2 (|k| <= 300), then the floats nearest to each
+** k + 1/2 and their neighbours (|k| <= 150), then random values. Fails
+** when there are fewer than two ties. */
+static float *tie_floats(int64_t n, double scale) {
+  float *x = xmalloc((size_t)n * sizeof *x);
+  int64_t k = 0, ties = 0;
+  for (int t = -300; t <= 300 && k < n; t++) {
+    float f = (float)((t + 0.5) * scale);
+    float c[3] = {f, nextafterf(f, -1e30f), nextafterf(f, 1e30f)};
+    for (int j = 0; j < 3 && k < n; j++)
+      if ((double)c[j] / scale == t + 0.5) x[k++] = c[j], ties++;
+  }
+  for (int t = -150; t <= 150 && k + 3 <= n; t++) {
+    float f = (float)((t + 0.5) * scale);
+    x[k++] = f;
+    x[k++] = nextafterf(f, -1e30f);
+    x[k++] = nextafterf(f, 1e30f);
+  }
+  while (k < n) x[k++] = rnd_float();
+  if (ties < 2) {
+    fprintf(stderr, "hsi_ref: only %lld ties for scale %.17g\n",
+            (long long)ties, scale);
+    exit(1);
+  }
+  return x;
+}
+
 /* HCWNCx index of (n, c, h, w) for a tensor [N, C, H, W]. */
 static int64_t hcwnc(int x, int64_t N, int64_t C, int64_t W, int64_t n,
                      int64_t c, int64_t h, int64_t w) {
@@ -194,8 +251,100 @@ static int64_t hcwnc(int x, int64_t N, int64_t C, int64_t W, int64_t n,
   return (((h * cb + c / x) * W + w) * N + n) * x + c % x;
 }
 
+/* xq_in / xq_out SCALE ZP TYPE IN EXPECTED: the seed's chains with any
+** quantization. */
+static int case_xq(int in_side, double scale, double zp, const char *type,
+                   const char *in, const char *ex) {
+  int lo, hi;
+  type_range(type, &lo, &hi);
+  if (in_side) { /* quantize | pad | reshape | transpose */
+    int64_t s[4] = {1, 3, 32, 32};
+    arr a = make(4, s);
+    float *x = tie_floats(count(&a), scale);
+    for (int64_t i = 0; i < count(&a); i++)
+      a.v[i] = quant_to(x[i], scale, zp, lo, hi);
+    int64_t plo[4] = {0, 0, 0, 0}, phi[4] = {0, 5, 0, 0};
+    a = np_pad(a, plo, phi);
+    int64_t rs[5] = {1, 1, 8, 32, 32};
+    a = np_reshape(a, 5, rs);
+    int perm[5] = {3, 1, 4, 0, 2};
+    a = np_transpose(a, perm);
+    unsigned char *y = xmalloc((size_t)count(&a));
+    for (int64_t i = 0; i < count(&a); i++) y[i] = (unsigned char)(int)a.v[i];
+    write_file(in, x, 1 * 3 * 32 * 32 * 4);
+    write_file(ex, y, (size_t)count(&a));
+    return 0;
+  }
+  /* transpose | reshape | slice | dequantize: x = (q - zp) * scale */
+  int64_t s[5] = {32, 1, 32, 1, 8};
+  arr a = make(5, s);
+  int64_t n = count(&a);
+  unsigned char *q = xmalloc((size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    q[i] = (unsigned char)rnd();
+    a.v[i] = lo < 0 ? (double)(int8_t)q[i] : (double)q[i];
+  }
+  int perm[5] = {3, 1, 4, 0, 2};
+  a = np_transpose(a, perm);
+  int64_t rs[4] = {1, 8, 32, 32};
+  a = np_reshape(a, 4, rs);
+  int64_t st[4] = {0, 0, 0, 0}, sz[4] = {1, 4, 32, 32};
+  a = np_slice(a, st, sz);
+  int64_t m = count(&a);
+  float *x = xmalloc((size_t)m * 4);
+  for (int64_t i = 0; i < m; i++) x[i] = (float)((a.v[i] - zp) * scale);
+  write_file(in, q, (size_t)n);
+  write_file(ex, x, (size_t)m * 4);
+  return 0;
+}
+
+/* ann_q CPU HW SCALE ZP IN EXPECTED: NCHW [1,3,5,6] -> HCWNC4 [5,1,6,1,4]
+** with the value rule of scale_factor and zero_point. */
+static int case_ann_q(const char *ct, const char *ht, double scale,
+                      double zp, const char *in, const char *ex) {
+  int64_t N = 1, C = 3, H = 5, W = 6, n = N * C * H * W, hwn = H * W * N * 4;
+  int cpu_float = !strcmp(ct, "fp32"), hw_float = !strcmp(ht, "fp32");
+  int lo = 0, hi = 0, clo = 0, chi = 0;
+  double *v = xcalloc((size_t)n, sizeof *v);
+  if (cpu_float) {
+    float *x = tie_floats(n, scale);
+    for (int64_t i = 0; i < n; i++) v[i] = x[i];
+    write_file(in, x, (size_t)n * 4);
+  } else {
+    type_range(ct, &clo, &chi);
+    unsigned char *b = xmalloc((size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+      b[i] = (unsigned char)rnd();
+      v[i] = clo < 0 ? (double)(int8_t)b[i] : (double)b[i];
+    }
+    write_file(in, b, (size_t)n);
+  }
+  if (!hw_float) type_range(ht, &lo, &hi);
+  unsigned char *y = xcalloc((size_t)hwn, hw_float ? 4 : 1);
+  for (int64_t c = 0; c < C; c++)
+    for (int64_t h = 0; h < H; h++)
+      for (int64_t w = 0; w < W; w++) {
+        int64_t k = hcwnc(4, N, C, W, 0, c, h, w);
+        double x = v[(c * H + h) * W + w];
+        if (hw_float) { /* dequantize */
+          float f = (float)((x - zp) * scale);
+          memcpy(y + 4 * k, &f, 4);
+        } else {
+          y[k] = (unsigned char)quant_to(x, scale, zp, lo, hi);
+        }
+      }
+  write_file(ex, y, (size_t)hwn * (hw_float ? 4 : 1));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   atexit(free_kept);
+  if (argc == 7 && (!strcmp(argv[1], "xq_in") || !strcmp(argv[1], "xq_out")))
+    return case_xq(!strcmp(argv[1], "xq_in"), atof(argv[2]), atof(argv[3]),
+                   argv[4], argv[5], argv[6]);
+  if (argc == 8 && !strcmp(argv[1], "ann_q"))
+    return case_ann_q(argv[2], argv[3], atof(argv[4]), atof(argv[5]),
+                      argv[6], argv[7]);
   if (argc == 4 && !strcmp(argv[1], "floats")) { /* floats FILE COUNT */
     int64_t n = atoll(argv[3]);
     float *x = floats(n);
@@ -233,11 +382,12 @@ int main(int argc, char **argv) {
     /* HCWNC4 bf16 [30,1,30,1,4] -> NCHW fp32 [1,4,30,30]: bf16 widens. */
     int64_t N = 1, C = 4, H = 30, W = 30, hwn = H * W * N * 4;
     uint16_t *y = xmalloc((size_t)hwn * 2);
-    for (int64_t i = 0; i < hwn; i++) {
-      uint16_t u;
-      do u = (uint16_t)rnd(); while ((u & 0x7f80) == 0x7f80 && (u & 0x7f));
-      y[i] = u;
-    }
+    /* Every bit pattern, signalling and quiet NaNs among them: widening
+    ** is exact (the payload and its quiet bit kept). */
+    static const uint16_t nans[] = {0x7f81, 0xff81, 0x7fbf, 0x7fc0, 0xffc1,
+                                    0x7f80, 0xff80};
+    for (int64_t i = 0; i < hwn; i++)
+      y[i] = i % 5 ? (uint16_t)rnd() : nans[i / 5 % 7];
     float *x = xmalloc((size_t)(N * C * H * W) * 4);
     for (int64_t c = 0; c < C; c++)
       for (int64_t h = 0; h < H; h++)

@@ -1,10 +1,14 @@
 #!/bin/sh
 # tests/hsi/run_cli.sh: the hsi command line, end to end.
 #   run_cli.sh LAY REF SRCDIR WORKDIR
-# LAY is the `lay` binary; REF is the independent reference hsi_ref. Checks: the exact one-line error of every report in bad/ (exit
-# 1, no output file left), the seed's examples byte-exact against the
-# reference in every direction, --check on the seed reports and on a bad
-# one, `lay hsi` printing, and export -> run == the layout run directly.
+# LAY is the `lay` binary; REF is the independent reference hsi_ref.
+# Checks: the exact one-line error of every report in bad/ (exit 1, no
+# output file left), the seed's examples byte-exact against the reference
+# in every direction (bf16 NaN payloads too), quantization with scales that
+# are not powers of two, zero points and rounding ties, AMD's meaning of
+# scale_factor and zero_point, --check on the seed reports and on bad ones,
+# `lay hsi` printing, an oversized report, and export -> run == the layout
+# run directly for every AMD stdlib layout and others.
 set -u
 TOOL=$1 REF=$2 SRC=$3 W=$4
 rm -rf "$W" && mkdir -p "$W" || exit 1
@@ -54,6 +58,56 @@ rep_in_pack    seed_report.json     pack   input  compute_graph.ifm_ddr
 rep_out_unpack seed_report.json     unpack output compute_graph.ofm_ddr
 CASES
 
+# Quantization with scales that are not powers of two, zero points, int8
+# and uint8, ties: the seed's chains (tmpl_transform_q.json) and the
+# annotation form (tmpl_annotation_q.json), from templates.
+# kind  scale  zero_point  type
+while read -r kind s z t; do
+  c="xq-$s-$z-$t"
+  sed -e "s/@S@/$s/g" -e "s/@Z@/$z/g" -e "s/@T@/$t/g" tmpl_transform_q.json \
+    >"$W/$c.json"
+  for side in in out; do
+    "$REF" "xq_$side" "$s" "$z" "$t" "$W/$c.$side" "$W/$c.$side.want" ||
+      { bad "$c $side: reference"; continue; }
+    if [ $side = in ]; then set -- pack --input; else set -- unpack --output; fi
+    rm -f "$W/$c.got"
+    "$TOOL" "$1" --hsi "$W/$c.json" "$2" 0 -i "$W/$c.$side" -o "$W/$c.got" \
+      2>"$W/stderr" || { bad "$c $side: $(cat "$W/stderr")"; continue; }
+    cmp -s "$W/$c.got" "$W/$c.$side.want" ||
+      bad "$c $side: bytes differ from the reference"
+  done
+done <<'QUANT'
+xq 0.1   -5  int8
+xq 0.037 3   int8
+xq 0.003 -5  int8
+xq 0.1   128 uint8
+xq 0.037 3   uint8
+xq 0.003 128 uint8
+QUANT
+# cpu_dtype hw_dtype scale_factor zero_point: AMD's meaning of the fields
+# (quantize to an integer hw_dtype, from fp32 or an integer type; dequantize
+# from an integer cpu_dtype to fp32).
+while read -r ct t s z; do
+  c="ann-$ct-$t-$s-$z"
+  sed -e "s/@C@/$ct/g" -e "s/@S@/$s/g" -e "s/@Z@/$z/g" -e "s/@T@/$t/g" \
+    tmpl_annotation_q.json >"$W/$c.json"
+  "$REF" ann_q "$ct" "$t" "$s" "$z" "$W/$c.in" "$W/$c.want" ||
+    { bad "$c: reference"; continue; }
+  rm -f "$W/$c.got"
+  "$TOOL" pack --hsi "$W/$c.json" --input ann_q -i "$W/$c.in" \
+    -o "$W/$c.got" 2>"$W/stderr" || { bad "$c: $(cat "$W/stderr")"; continue; }
+  cmp -s "$W/$c.got" "$W/$c.want" || bad "$c: bytes differ from the reference"
+done <<'ANN'
+fp32  uint8 0.037 128
+fp32  int8  0.1   -5
+fp32  uint8 0.003 3
+int8  uint8 1     128
+int8  int8  0.5   0
+uint8 int8  1     -128
+int8  fp32  0.1   -5
+uint8 fp32  0.25  3
+ANN
+
 # A wrong input size: one line, exit 1, no output.
 rm -f "$W/x.bin"
 "$TOOL" pack --hsi seed_transform.json --input 0 -i /dev/null -o "$W/x.bin" \
@@ -87,6 +141,21 @@ cmp -s "$W/m16.check" golden/m16.check ||
   bad "m16 --check output differs: $(diff golden/m16.check "$W/m16.check")"
 [ "$(cat "$W/stderr")" = "lay: bad/m16_reshape_count.json: 2 inconsistencies" ] ||
   bad "m16 --check summary: $(cat "$W/stderr")"
+# Every disagreement of every entry (the chain steps that do not fit,
+# byte sizes, scales lay cannot apply), the fine entries still ok.
+for r in m51_float_scale:1 m54_bytes_overflow:2 m55_many:6; do
+  f=${r%:*} k=${r#*:}
+  "$TOOL" hsi "bad/$f.json" --check >"$W/$f.check" 2>"$W/stderr"
+  [ $? -eq 1 ] || bad "$f --check: not exit 1"
+  cmp -s "$W/$f.check" "golden/$f.check" ||
+    bad "$f --check output differs: $(diff "golden/$f.check" "$W/$f.check")"
+  want="lay: bad/$f.json: $k inconsistenc"
+  case $(cat "$W/stderr") in "$want"*) ;; *) bad "$f --check summary: $(cat "$W/stderr")" ;; esac
+done
+"$TOOL" pack --hsi bad/m55_many.json --input 2 -i "$W/xf_in_pack.in" \
+  -o "$W/m55.bin" 2>"$W/stderr" || bad "m55 inputs[2]: $(cat "$W/stderr")"
+cmp -s "$W/m55.bin" "$W/xf_in_pack.want" || bad "m55 inputs[2]: bytes differ"
+
 "$TOOL" hsi bad/hw_order_differs.json --check >"$W/hw.check" 2>/dev/null
 [ $? -eq 1 ] || bad "hw_order_differs --check: not exit 1"
 cmp -s "$W/hw.check" golden/hw_order_differs.check ||
@@ -105,55 +174,116 @@ cmp -s "$W/print.lay" golden/seed_transform.print ||
 grep -q '^# inconsistent: inputs\[0\].rt_transformations\[1\].output_shape' "$W/m15.lay" ||
   bad "hsi print: the inconsistency is not named"
 
+# ---- 4b. a report over 64 MB is not read: the same message path -----------
+truncate -s 70M "$W/big.json" 2>/dev/null ||
+  dd if=/dev/null of="$W/big.json" bs=1 seek=73400320 2>/dev/null
+want="lay: $W/big.json: report: 73400320 bytes, larger than 67108864 bytes"
+for cmd in "hsi" "hsi --check" "pack --hsi --input 0" "unpack --hsi --output 0"; do
+  set -- $cmd
+  rm -f "$W/big.out"
+  if [ $# -eq 1 ] || [ "$2" = --check ]; then
+    "$TOOL" "$@" "$W/big.json" >"$W/stdout" 2>"$W/stderr"
+  else
+    "$TOOL" "$1" "$2" "$W/big.json" "$3" "$4" -i /dev/null -o "$W/big.out" \
+      >"$W/stdout" 2>"$W/stderr"
+  fi
+  rc=$?
+  [ $rc -eq 1 ] || bad "big report, $cmd: exit $rc"
+  [ "$(cat "$W/stderr")" = "$want" ] || bad "big report, $cmd: $(cat "$W/stderr")"
+  [ ! -e "$W/big.out" ] || bad "big report, $cmd: left an output file"
+done
+head -c 67108865 /dev/zero | "$TOOL" hsi - 2>"$W/stderr"
+[ "$(cat "$W/stderr")" = "lay: -: report: larger than 67108864 bytes" ] ||
+  bad "big report on stdin: $(cat "$W/stderr")"
+rm -f "$W/big.json"
+
 # ---- 5. export, then run the export == run the layout ----------------------
-# format  shape  dtype  quantize  direct layout
+# Every layout of stdlib/amd.lay must have a row below (checked by name).
+# format  shape  dtype  quantize(scale,zp[,type])  direct layout
+U="-f user_layouts.lay"
+cat >"$W/exports" <<'EXPORTS'
+amd.hcwnc4              2,5,3,7   int8  -                amd.hcwnc4
+amd.hcwnc8              2,5,3,7   int8  -                amd.hcwnc8
+amd.hcwnc16             1,17,2,3  fp32  -                amd.hcwnc16
+amd.hcwnc(3)            2,7,3,2   int16 -                amd.hcwnc(3)
+amd.ab                  3,5       int8  -                amd.ab
+amd.ab                  4,9       fp32  -                amd.ab
+amd.hcwnc_q(4,0.1,-5)   1,3,5,6   fp32  -                amd.hcwnc_q(4,0.1,-5)
+amd.hcwnc_bf16(8)       2,9,2,3   fp32  -                amd.hcwnc_bf16(8)
+amd.hcwnc4              1,3,5,6   fp32  0.0078125,0      amd.hcwnc_q(4,0.0078125)
+amd.hcwnc8              2,3,5,6   fp32  0.037,3          amd.hcwnc_q(8,0.037,3)
+amd.hcwnc16             1,20,2,3  fp32  0.003,-5,int8    amd.hcwnc_q(16,0.003,-5)
+amd.hcwnc4              2,5,3,3   fp32  0.1,128,uint8    t.qu8(4,0.1,128)
+core.nhwc               2,3,4,5   int8  -                core.nhwc
+qnn.crouton             1,9,10,33 uint8 -                qnn.crouton
+kneron.4w4c8b           1,6,3,5   int8  -                kneron.4w4c8b
+ti.tidl(pad_l=1,pad_t=2,pad_ch=1) 2,3,4,5 int8 -         ti.tidl(pad_l=1,pad_t=2,pad_ch=1)
+t.user                  5,9,2     int8  -                t.user
+t.i2u                   7,9       int8  -                t.i2u
+EXPORTS
+for name in $(sed -n 's/^layout \([a-z0-9_]*\).*/\1/p' ../../stdlib/amd.lay); do
+  awk -v n="amd.$name" '{ sub(/\(.*/, "", $1); if ($1 == n) f = 1 } END { exit !f }' \
+    "$W/exports" || bad "export: no row for the stdlib layout amd.$name"
+done
+nx=0
 while read -r f shape dt q direct; do
+  nx=$((nx + 1))
   qa=""
   [ "$q" = "-" ] || qa="--quantize $q"
+  case $dt in fp32|int32) size=4 ;; fp16|bf16|int16|uint16) size=2 ;; *) size=1 ;; esac
+  elems=$(echo "$shape" | awk -F, '{p=1; for(i=1;i<=NF;i++) p*=$i; print p}')
+  if [ "$dt" = fp32 ]; then "$REF" floats "$W/d.in" "$elems"
+  else "$REF" bytes "$W/d.in" $((elems * size)); fi
   for as in input output; do
-    e="$W/exp-$f-$as.json"
+    e="$W/exp-$nx-$as.json"
     # shellcheck disable=SC2086
-    "$TOOL" export "$f" --shape "$shape" --dtype "$dt" $qa --as "$as" -o "$e" \
-      2>"$W/stderr" || { bad "export $f: $(cat "$W/stderr")"; continue; }
+    "$TOOL" export "$f" $U --shape "$shape" --dtype "$dt" $qa --as "$as" \
+      -o "$e" 2>"$W/stderr" || { bad "export $f: $(cat "$W/stderr")"; continue; }
     "$TOOL" hsi "$e" --check >/dev/null 2>"$W/stderr" ||
       bad "export $f --as $as: --check: $(cat "$W/stderr")"
-    elems=$(echo "$shape" | tr ',' '*' | xargs expr 2>/dev/null || echo 0)
-    elems=$(echo "$shape" | awk -F, '{p=1; for(i=1;i<=NF;i++) p*=$i; print p}')
-    if [ "$dt" = fp32 ]; then "$REF" floats "$W/d.in" "$elems"
-    else "$REF" bytes "$W/d.in" "$elems"; fi
     for cmd in pack unpack; do
       if [ $cmd = unpack ]; then
-        "$TOOL" pack "$direct" --shape "$shape" --dtype "$dt" -i "$W/d.in" \
+        # shellcheck disable=SC2086
+        "$TOOL" $U pack "$direct" --shape "$shape" --dtype "$dt" -i "$W/d.in" \
           -o "$W/d.src" || { bad "$direct pack"; continue; }
       else cp "$W/d.in" "$W/d.src"; fi
-      "$TOOL" $cmd "$direct" --shape "$shape" --dtype "$dt" -i "$W/d.src" \
+      # shellcheck disable=SC2086
+      "$TOOL" $U $cmd "$direct" --shape "$shape" --dtype "$dt" -i "$W/d.src" \
         -o "$W/d.direct" 2>"$W/stderr" || { bad "$direct $cmd: $(cat "$W/stderr")"; continue; }
       "$TOOL" $cmd --hsi "$e" "--$as" 0 -i "$W/d.src" -o "$W/d.hsi" \
         2>"$W/stderr" || { bad "$f $as $cmd: $(cat "$W/stderr")"; continue; }
       cmp -s "$W/d.direct" "$W/d.hsi" || bad "export $f --as $as: $cmd differs from $direct"
     done
   done
-done <<'EXPORTS'
-amd.hcwnc4  2,5,3,7  int8 -           amd.hcwnc4
-amd.hcwnc8  2,5,3,7  int8 -           amd.hcwnc8
-amd.hcwnc16 1,17,2,3 fp32 -           amd.hcwnc16
-amd.ab      3,5      int8 -           amd.ab
-amd.ab      4,9      fp32 -           amd.ab
-amd.hcwnc4  1,3,5,6  fp32 0.0078125,0 amd.hcwnc_q(4,0.0078125)
-amd.hcwnc8  2,3,5,6  fp32 0.0078125,0 amd.hcwnc_q(8,0.0078125)
-amd.hcwnc16 1,20,2,3 fp32 0.0078125,0 amd.hcwnc_q(16,0.0078125)
-EXPORTS
+done <"$W/exports"
+[ $nx -ge 18 ] || bad "only $nx exports ran"
+# -f before the command word serves export as it serves every command
+"$TOOL" -f user_layouts.lay export t.user --shape 5,9,2 -o "$W/before.json" \
+  2>"$W/stderr" || bad "lay -f FILE export: $(cat "$W/stderr")"
+"$TOOL" export t.user -f user_layouts.lay --shape 5,9,2 -o "$W/after.json" \
+  2>"$W/stderr" || bad "lay export -f FILE: $(cat "$W/stderr")"
+cmp -s "$W/before.json" "$W/after.json" || bad "-f before and after export differ"
 
 # Export errors: one line, exit 1, no file.
-rm -f "$W/e.json"
-"$TOOL" export amd.hcwnc5 --shape 1,3,4,4 -o "$W/e.json" 2>"$W/stderr"
-[ $? -eq 1 ] || bad "export hcwnc5: not exit 1"
-[ "$(cat "$W/stderr")" = "lay: cannot export 'amd.hcwnc5': the flexmlrt-hsi.json formats are amd.hcwnc4, amd.hcwnc8, amd.hcwnc16 and amd.ab" ] ||
-  bad "export hcwnc5 message: $(cat "$W/stderr")"
-[ ! -e "$W/e.json" ] || bad "failed export left a file"
-"$TOOL" export amd.hcwnc8 --shape 1,3,4,4 --quantize x -o "$W/e.json" 2>"$W/stderr"
-[ "$(cat "$W/stderr")" = "lay: bad --quantize 'x': expected SCALE,ZERO_POINT" ] ||
-  bad "export --quantize message: $(cat "$W/stderr")"
+while IFS='|' read -r args msg; do
+  rm -f "$W/e.json"
+  # shellcheck disable=SC2086
+  "$TOOL" export $args -o "$W/e.json" 2>"$W/stderr"
+  rc=$?
+  [ $rc -eq 1 ] || bad "export $args: exit $rc"
+  [ "$(cat "$W/stderr")" = "$msg" ] || bad "export $args: $(cat "$W/stderr")"
+  [ ! -e "$W/e.json" ] || bad "export $args: left a file"
+done <<'XERR'
+amd.hcwnc5 --shape 1,3,4,4|lay: unknown layout 'amd.hcwnc5'
+kneron.1w16c8bhl --shape 1,16,2,2|lay: cannot export 'kneron.1w16c8bhl': it splits elements into byte planes, which no rt_transformations step expresses
+ti.tidl(ch_pitch=100) --shape 1,2,3,4|lay: cannot export 'ti.tidl(ch_pitch=100)': axis 'c' has an explicit stride, which leaves gaps no chain expresses
+amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,200|lay: cannot export 'amd.hcwnc8': --quantize: zero point 200 is outside the int8 range [-128, 127]
+amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,-3,uint8|lay: cannot export 'amd.hcwnc8': --quantize: zero point -3 is outside the uint8 range [0, 255]
+amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,1.5|lay: cannot export 'amd.hcwnc8': --quantize: zero point must be an integer, not 1.5
+amd.hcwnc8 --shape 1,3,4,4 --quantize x|lay: bad --quantize 'x': expected SCALE,ZERO_POINT[,TYPE]
+amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,0,int4|lay: bad --quantize '0.5,0,int4': expected SCALE,ZERO_POINT[,TYPE]
+t.padv -f user_layouts.lay --shape 6|lay: cannot export 't.padv': it pads with 7; rt_transformations pad with zeros
+XERR
 "$TOOL" export amd.hcwnc8 2>/dev/null
 [ $? -eq 2 ] || bad "export without --shape: not a usage error"
 

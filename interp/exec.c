@@ -520,6 +520,31 @@ ilv8x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, __m256i v4, __m256i v5,
   o[7] = _mm256_unpackhi_epi32(q3, q7);
 }
 
+/* W == 4, 32 rows a step (NCHW -> HCWNC4): the two SSE2 rounds on both
+** 128-bit lanes, the lanes put back in row order (rows 0-15 are the low
+** lanes of o0..o3, rows 16-31 the high ones) for four 32-byte stores. */
+__attribute__((target("avx2"))) static int64_t
+ilv4_avx2(const uint8_t *const *pl, uint8_t pad, uint8_t *d, int64_t n) {
+  const __m256i padv = _mm256_set1_epi8((char)pad);
+  int64_t r = 0;
+#define LD(w) (pl[w] ? _mm256_loadu_si256((const __m256i *)(const void *)(pl[w] + r)) : padv)
+#define ST(k, v) _mm256_storeu_si256((__m256i *)(void *)(d + r * 4) + (k), v)
+  for (; r + 32 <= n; r += 32) {
+    __m256i a = LD(0), b = LD(1), c = LD(2), e = LD(3);
+    __m256i t0 = _mm256_unpacklo_epi8(a, b), t1 = _mm256_unpackhi_epi8(a, b);
+    __m256i t2 = _mm256_unpacklo_epi8(c, e), t3 = _mm256_unpackhi_epi8(c, e);
+    __m256i o0 = _mm256_unpacklo_epi16(t0, t2), o1 = _mm256_unpackhi_epi16(t0, t2);
+    __m256i o2 = _mm256_unpacklo_epi16(t1, t3), o3 = _mm256_unpackhi_epi16(t1, t3);
+    ST(0, _mm256_permute2x128_si256(o0, o1, 0x20));
+    ST(1, _mm256_permute2x128_si256(o2, o3, 0x20));
+    ST(2, _mm256_permute2x128_si256(o0, o1, 0x31));
+    ST(3, _mm256_permute2x128_si256(o2, o3, 0x31));
+  }
+#undef LD
+#undef ST
+  return r;
+}
+
 /* W == 8, 32 rows a step: the SSE2 rounds on both 128-bit lanes (rows
 ** r..r+15 in the low lane, r+16..r+31 in the high one); 16-byte stores
 ** (32-byte ones split cache lines when d is only 16-byte aligned). */
@@ -868,6 +893,7 @@ static void ilv_u8(const uint8_t *s, int64_t ssi, int K, int pre, int W,
       pl[w] = w >= pre && w < pre + K && w < W ? s + (w - pre) * ssi : NULL;
 #if defined(LI_HAVE_X86_TARGET)
     if (simd >= LI_SIMD_AVX2 && W == 8) r = ilv8_avx2(pl, pad, d, n);
+    if (simd >= LI_SIMD_AVX2 && W == 4) r = ilv4_avx2(pl, pad, d, n);
 #endif
 #define ILV_SSE(WW)                                                   \
   {                                                                   \

@@ -422,25 +422,30 @@ rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
   }
 }
 
-/* Rows of B < 32 bytes followed by post pad bytes, B + post == 32: one
+/* n2 x n rows of B < 32 bytes followed by post pad bytes, B + post == 32: one
 ** 32-byte load, a blend with the pad and one store per row (the load reads
 ** up to 32 - B bytes past the row: only while that stays before send, the
 ** end of the source buffer; the rows after that take the plain path). */
 __attribute__((target("avx2"))) static void
-rowsblend_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
-               int64_t n, int B, int post, uint8_t pad, const uint8_t *send) {
+rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,
+               int64_t dso2, int64_t dso, int64_t n2, int64_t n, int B,
+               int post, uint8_t pad, const uint8_t *send) {
   const __m256i padv = _mm256_set1_epi8((char)pad);
   const __m256i idx = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
                                        12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
                                        22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
   const __m256i take_pad = /* bytes B..31 are the pad's */
       _mm256_cmpgt_epi8(idx, _mm256_set1_epi8((char)(B - 1)));
-  int64_t r = 0;
-  for (; r < n && s + 32 <= send; r++, s += sso, d += dso)
-    S32(d, _mm256_blendv_epi8(L32(s), padv, take_pad));
-  for (; r < n; r++, s += sso, d += dso) {
-    cpys(d, s, (size_t)B);
-    padb(d + B, post, pad);
+  for (int64_t a = 0; a < n2; a++, s0 += sso2, d0 += dso2) {
+    const uint8_t *s = s0;
+    uint8_t *d = d0;
+    int64_t r = 0;
+    for (; r < n && s + 32 <= send; r++, s += sso, d += dso)
+      S32(d, _mm256_blendv_epi8(L32(s), padv, take_pad));
+    for (; r < n; r++, s += sso, d += dso) {
+      cpys(d, s, (size_t)B);
+      padb(d + B, post, pad);
+    }
   }
 #undef L32
 #undef S32
@@ -1414,7 +1419,7 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
            (size_t)(to - from) * p->d.esz);
     return;
   }
-  memcpy(L, p->loops + b->l0, sizeof *L * (size_t)nl);
+  for (int i = 0; i < nl; i++) L[i] = p->loops[b->l0 + i];
   if (b->kern == LI_K_TABLE) {
     table_run(p, src, dst, from, to);
     return;
@@ -1436,7 +1441,7 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
                    (b->kern == LI_K_CONV && nl >= 2) ? 2 : 1;
   int no = nl - kl;
   int64_t idx[LG_MAX_RANK * (2 * LG_MAX_AXES + 1)];
-  memset(idx, 0, sizeof *idx * (size_t)nl);
+  for (int i = 0; i < nl; i++) idx[i] = 0;
   size_t se = p->s.esz, de = p->d.esz;
   const li_loop *in = &L[nl - 1];
   const uint8_t *pat = p->pats[b->pat];
@@ -1465,6 +1470,14 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
       const li_loop *o2 = nl >= 3 ? &L[nl - 3] : NULL;
       int64_t n2 = o2 ? o2->ext : 1;
       int64_t sso = o->ss * (int64_t)se, dso = o->ds * (int64_t)de;
+#if defined(LI_HAVE_X86_TARGET)
+      if (de == 1 && !pre && post && b->bk + post == 32 && p->simd >= LI_SIMD_AVX2) {
+        rowsblend_avx2(src + sb, o2 ? o2->ss : 0, sso, d, o2 ? o2->ds : 0, dso,
+                       n2, o->ext, b->bk, (int)post, dpat[0], src + p->sbytes);
+        pre = post = 0;
+        break;
+      }
+#endif
       for (int64_t a = 0; a < n2; a++) {
         const uint8_t *s = src + (sb + (o2 ? a * o2->ss : 0)) * (int64_t)se;
         uint8_t *dd = d + (o2 ? a * o2->ds : 0) * (int64_t)de;
@@ -1473,11 +1486,6 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
 #if defined(LI_HAVE_X86_TARGET)
           if (de == 1 && b->bk >= 32 && b->bk <= 128 && p->simd >= LI_SIMD_AVX2) {
             rowspad_avx2(s, sso, dd, dso, o->ext, b->bk, pb, qb, dpat[0]);
-            continue;
-          }
-          if (de == 1 && pb == 0 && b->bk + qb == 32 && p->simd >= LI_SIMD_AVX2) {
-            rowsblend_avx2(s, sso, dd, dso, o->ext, b->bk, (int)qb, dpat[0],
-                           src + p->sbytes);
             continue;
           }
 #endif

@@ -46,6 +46,14 @@
 
 #define TILE 256
 
+/* SSE2 kernels compiled twice, for the baseline and (VEX-encoded) for
+** AVX2, the copy chosen when the program loads (GCC's target_clones). */
+#if defined(LI_HAVE_X86_TARGET) && defined(__GNUC__) && !defined(__clang__)
+#define LI_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LI_CLONES
+#endif
+
 /* ---- Value path ----------------------------------------------------------- */
 static uint32_t ld_bits(const uint8_t *p, size_t n) {
   uint32_t u = 0;
@@ -676,7 +684,7 @@ static inline void st_run(uint8_t *d, const __m128i *t, int W) {
 ** 8w + k. The planes' 8-byte loads read up to 8 - W bytes past a run: the
 ** runs whose loads would pass send (the source's end) are copied out
 ** first. */
-static void ilv8x8(const uint8_t *s, int64_t ssi, int K, int pre, uint8_t pad,
+LI_CLONES static void ilv8x8(const uint8_t *s, int64_t ssi, int K, int pre, uint8_t pad,
                    uint8_t *d, int64_t dso2, int64_t n2, int W,
                    const uint8_t *send, int64_t cnt, int64_t sstep,
                    int64_t dstep) {
@@ -734,6 +742,52 @@ static inline void st_low(uint8_t *d, __m128i v, int n) {
   }
 }
 
+/* Two runs of 6 <= n <= 8 blocks at once (all eight planes, loads inside
+** the source; AVX2's VEX encoding): each plane's 2n bytes, the first run's
+** n and the second's n, gathered by one byte shuffle into one 16-byte store (its 16 - 2n <= 4
+** bytes of overhang are overwritten by the run after the pair, which the
+** caller guarantees). Returns the runs done (an even number). */
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"))) static int64_t
+deilv8x8_pairs(const uint8_t *sr, int64_t sso, int64_t pairs, int n,
+               uint8_t *dr, int64_t dps) {
+  /* bytes 0..n-1 of the first run's plane, then 0..n-1 of the second's */
+  static const int8_t mk[3][16] = {
+      {0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 15, 15, 15, 15},
+      {0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 15},
+      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}};
+  const __m128i m = _mm_loadu_si128((const __m128i *)(const void *)mk[n - 6]);
+  __m128i t[4], u[4];
+#define LD(q, w) _mm_loadl_epi64((const __m128i *)(const void *)((q) + 8 * (w)))
+#define ST(p, v) _mm_storeu_si128((__m128i *)(void *)(p), _mm_shuffle_epi8(v, m))
+  /* the planes' places, moved along together (no multiplications) */
+  uint8_t *d0 = dr, *d1 = dr + dps, *d2 = dr + 2 * dps, *d3 = dr + 3 * dps;
+  const int64_t d4 = 4 * dps;
+  for (int64_t i = 0; i < pairs; i++, sr += 2 * sso) {
+    const uint8_t *q = sr + sso;
+    tr8x8(LD(sr, 0), LD(sr, 1), LD(sr, 2), LD(sr, 3), LD(sr, 4), LD(sr, 5),
+          LD(sr, 6), LD(sr, 7), t);
+    tr8x8(LD(q, 0), LD(q, 1), LD(q, 2), LD(q, 3), LD(q, 4), LD(q, 5), LD(q, 6),
+          LD(q, 7), u);
+    ST(d0, _mm_unpacklo_epi64(t[0], u[0]));
+    ST(d1, _mm_unpackhi_epi64(t[0], u[0]));
+    ST(d2, _mm_unpacklo_epi64(t[1], u[1]));
+    ST(d3, _mm_unpackhi_epi64(t[1], u[1]));
+    ST(d0 + d4, _mm_unpacklo_epi64(t[2], u[2]));
+    ST(d1 + d4, _mm_unpackhi_epi64(t[2], u[2]));
+    ST(d2 + d4, _mm_unpacklo_epi64(t[3], u[3]));
+    ST(d3 + d4, _mm_unpackhi_epi64(t[3], u[3]));
+    d0 += 2 * n;
+    d1 += 2 * n;
+    d2 += 2 * n;
+    d3 += 2 * n;
+  }
+#undef LD
+#undef ST
+  return 2 * pairs;
+}
+#endif
+
 /* The inverse, cnt tiles (tile c at s + c * sstep, d + c * dstep) of n2
 ** runs of n <= 8 blocks of 8 bytes (run a at s + a * sso) into planes: byte
 ** p0 + k of block w goes to d[k * dps + a * n + w] for k < K. A plane's n
@@ -741,10 +795,16 @@ static inline void st_low(uint8_t *d, __m128i v, int n) {
 ** overhang), exactly n for the tile's last run. A run's eight 8-byte loads
 ** read 8 - n blocks past it while that stays before send (the source's
 ** end); the extra bytes land in the overhang only. */
-static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n, int p0,
+LI_CLONES static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n, int p0,
                      int K, uint8_t *d, int64_t dps, int64_t cnt,
-                     int64_t sstep, int64_t dstep, const uint8_t *send) {
+                     int64_t sstep, int64_t dstep, const uint8_t *send,
+                     int simd) {
   __m128i t[4];
+#if defined(LI_HAVE_X86_TARGET)
+  const int pairs_ok = n >= 6 && simd >= LI_SIMD_AVX2;
+#else
+  (void)simd;
+#endif
   const __m128i z = _mm_setzero_si128();
 #define STK(k, v) _mm_storel_epi64((__m128i *)(void *)(dr + (k) * dps), v)
 #define HI(v) _mm_unpackhi_epi64(v, v)
@@ -754,6 +814,13 @@ static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n, int p0,
     int64_t a = 0;
     if (p0 == 0 && K == 8 && s + (n2 - 1) * sso + 64 <= send) {
       /* all eight planes, every load inside the source: no branches */
+#if defined(LI_HAVE_X86_TARGET)
+      if (pairs_ok && n2 >= 3) { /* pairs while a run follows them */
+        a = deilv8x8_pairs(sr, sso, (n2 - 1) / 2, n, dr, dps);
+        sr += a * sso;
+        dr += a * n;
+      }
+#endif
 #define LD(w) _mm_loadl_epi64((const __m128i *)(const void *)(sr + 8 * (w)))
       for (; a + 1 < n2 || (a < n2 && n == 8); a++, sr += sso, dr += n) {
         tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
@@ -1585,7 +1652,8 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
         const li_loop *lj = no >= 1 && !L[no - 1].tab ? &L[no - 1] : NULL;
         int64_t cnt = lj ? lj->ext - idx[no - 1] : 1;
         deilv8x8(s0, o->ss, o->ext, (int)in->ext, (int)p0, (int)pl->ext, d,
-                 pl->ds, cnt, lj ? lj->ss : 0, lj ? lj->ds : 0, src + p->sbytes);
+                 pl->ds, cnt, lj ? lj->ss : 0, lj ? lj->ds : 0, src + p->sbytes,
+                 p->simd);
         if (lj) ODO_SKIP(lj, cnt - 1);
         break;
       }

@@ -5,7 +5,7 @@
 **   rank above LAY_MAX_RANK (spec and plan), axes above LAY_MAX_AXES,
 **   sizes and byte sizes that overflow 64 bits (shape, pad, ceil, stride,
 **   align, where), the front end's gather-table cap and the planner's
-**   LI_MAX_TABLE_BYTES, nesting beyond LG_MAX_DEPTH, a spec string and a
+**   LI_MAX_TABLE_BYTES, the planner's LI_MAX_BOXES, nesting beyond LG_MAX_DEPTH, a spec string and a
 **   spec file over LG_MAX_SOURCE (and exactly at it), imports nested beyond
 **   LG_MAX_IMPORTS, an import cycle, alias chains and cycles, and parameter
 **   defaults that recurse.
@@ -201,6 +201,29 @@ static void t_tables(void) {
   li_plan_free(lp);
 }
 
+/* ---- boxes ------------------------------------------------------------------- */
+/* Eight dimensions, each padded by one before and after and cut into three
+** digits (x/16, x/4%4, x%4): the valid coordinates of each dimension fall
+** into four pieces of plain digit ranges, so the data alone needs 4^8 =
+** 65536 boxes, and the pads more: over LI_MAX_BOXES. With one dimension
+** smaller the plan stays under it. */
+static void t_boxes(void) {
+  static const char dims[] = "abcdefgh";
+  char s[2048];
+  size_t n = (size_t)snprintf(s, sizeof s, "namespace bx\nlayout many (a, b, c, d, e, f, g, h) -> [");
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 8; i++)
+      n += (size_t)snprintf(s + n, sizeof s - n, "%s(1 + %c + 1)%s", k || i ? ", " : "",
+                            dims[i], k == 0 ? "/16" : k == 1 ? "/4%4" : "%4");
+  snprintf(s + n, sizeof s - n, "]");
+  loads("many boxes spec", s, LAY_OK, NULL, 0);
+  int64_t sh[8] = {30, 30, 30, 30, 30, 30, 30, 30};
+  plan("more than 65536 boxes", "bx.many", sh, 8, LAY_DT_INT8, LAY_E_LIMIT,
+       "the plan needs more than 65536 boxes");
+  sh[7] = 2;
+  plan("under the box limit", "bx.many", sh, 8, LAY_DT_INT8, LAY_OK, NULL);
+}
+
 /* ---- nesting and source size ------------------------------------------------- */
 static void t_depth_and_size(const char *dir) {
   /* LG_MAX_DEPTH through the public API: brackets and an expression */
@@ -335,6 +358,7 @@ int main(int argc, char **argv) {
   t_rank();
   t_overflow();
   t_tables();
+  t_boxes();
   t_depth_and_size(dir);
   t_imports(dir);
   t_recursion();

@@ -1445,13 +1445,26 @@ static void table_run(const li_plan *p, const uint8_t *src, uint8_t *dst,
 
 /* A table loop as the kernel: element i from s + t[2i] to d + t[2i+1]
 ** (offsets in elements, relative to the loop's first pair: s and d are
-** its places), converted when the plan converts values. */
-static void dimtab(const li_plan *p, const li_loop *in, const uint8_t *s,
-                   uint8_t *d, int64_t cb) {
+** its places), converted when the plan converts values; a fill box writes
+** its pattern at each d + t[2i+1] instead. */
+static void dimtab(const li_plan *p, const li_box *b, const li_loop *in,
+                   const uint8_t *s, uint8_t *d, int64_t cb) {
   const int64_t *t = p->tabs + in->tab - 1;
   int64_t se = (int64_t)p->s.esz, de = (int64_t)p->d.esz, n = in->ext;
   s -= t[0] * se; /* a part of the loop that starts at a later pair */
   d -= t[1] * de;
+  if (b->fill) {
+    const uint8_t *pat = p->pats[b->pat];
+    int planes = p->d.v.nplanes && !b->raw ? p->d.v.nplanes : 0;
+    for (int64_t i = 0; i < n; i++) {
+      uint8_t *q = d + t[2 * i + 1] * de;
+      if (planes)
+        for (int k = 0; k < planes; k++) q[k * p->d.pstride] = pat[k];
+      else
+        memcpy(q, pat, (size_t)de);
+    }
+    return;
+  }
   if (p->slow) {
     for (int64_t i = 0; i < n; i++)
       li_conv_block(&p->s, &p->d, s + t[2 * i] * se, 0, 1, d + t[2 * i + 1] * de,
@@ -1718,7 +1731,7 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
       copy_any(src + sb * (int64_t)se, in->ss, d, in->ds, in->ext, de);
       break;
     case LI_K_DIMTAB:
-      dimtab(p, in, src + sb * (int64_t)se, d, cb);
+      dimtab(p, b, in, src + sb * (int64_t)se, d, cb);
       break;
     case LI_K_BLOCK: {
       const li_loop *o = &L[nl - 2];
@@ -1857,7 +1870,7 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
   if ((int64_t)p->dbytes < ((int64_t)1 << 16)) nt = 1;
   /* an unpack through a gather table that does not hold every element
   ** fills the CPU side first: one thread */
-  if (p->s.table && p->nbox > 1) nt = 1;
+  if (p->s.table && p->d.is_cpu && p->nbox > 1) nt = 1;
   if (nt <= 1) {
     run_part(p, src, dst, 0, 1);
     return LAY_OK;

@@ -838,7 +838,10 @@ static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
   p->nloops += n;
   const li_loop *in = &L[n - 1];
   size_t esz = p->d.esz;
-  if (fill) {
+  if (in->tab) { /* offset pairs: copies, or (fill) the pattern at each */
+    b->raw = bd->raw;
+    b->kern = LI_K_DIMTAB;
+  } else if (fill) {
     int same = 1;
     for (size_t k = 1; k < esz; k++)
       if (p->pats[pat][k] != p->pats[pat][0]) same = 0;
@@ -847,8 +850,6 @@ static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
                   ? LI_K_MEMSET : LI_K_FILL;
     if (pat == 1 && (p->s.v.axis >= 0 || p->d.v.axis >= 0))
       b->kern = LI_K_PADCONV; /* the source's pad, converted per channel */
-  } else if (in->tab) {
-    b->kern = LI_K_DIMTAB;
   } else if (p->slow) {
     b->kern = LI_K_CONV;
     /* planes of one source run each, converted then interleaved */
@@ -1115,6 +1116,32 @@ static void make_pats(li_plan *p) {
   memcpy(p->pats[2], sel, LI_PAT_MAX); /* S's pad element as stored */
 }
 
+/* D's pads (its padded box outside its window) as fill boxes: V = D's
+** window, O = outside it, F = all, per dimension (dmap[i]: D's dim for
+** index i); on the fused row dimension (rowdim, rows of K) at row
+** granularity. V, O and F hold rank refdims each, freed by the caller. */
+static lay_status pad_boxes(builder *bd, const li_side *D, const int *dmap,
+                            int rank, int rowdim, int64_t K, refdim *V,
+                            refdim *O, refdim *F) {
+  for (int i = 0; i < rank; i++) {
+    int j = dmap[i];
+    const li_sdim *b = &D->dim[j];
+    int64_t A = b->before, B = b->before + b->hi - b->lo;
+    if (i == rowdim) {
+      A -= A % K;
+      if (B % K) B += K - B % K;
+      if (B > b->ext) B = b->ext;
+    }
+    refine_one(D, j, &V[i]);
+    refine_one(D, j, &O[i]);
+    refine_one(D, j, &F[i]);
+    if (cut(&V[i], A, B) || cut(&O[i], 0, A) || cut(&O[i], B, b->ext) ||
+        cut(&F[i], 0, b->ext))
+      return nomem(bd->err);
+  }
+  return fill_boxes(bd, V, O, F, rank, 0, -1);
+}
+
 /* Build the boxes of p (sides filled in). dmap[i] = D's dim for S's dim i. */
 static lay_status build_boxes(li_plan *p, const int *dmap, lay_error *err) {
   builder bd = {p, err, 0, 0, 0, -1, 0, 0};
@@ -1179,25 +1206,7 @@ static lay_status build_boxes(li_plan *p, const int *dmap, lay_error *err) {
                     rowdim >= 0 ? D->dim[dmap[rowdim]].off : 0);
   bd.rowi = -1;
   bd.pre = bd.post = 0;
-  /* D's pads: V = D window, O = outside it, F = all; on the fused dim at
-  ** row granularity */
-  for (int i = 0; i < rank && !st; i++) {
-    int j = dmap[i];
-    const li_sdim *b = &D->dim[j];
-    int64_t A = b->before, B = b->before + b->hi - b->lo;
-    if (i == rowdim) {
-      A -= A % K;
-      if (B % K) B += K - B % K;
-      if (B > b->ext) B = b->ext;
-    }
-    refine_one(D, j, &V[i]);
-    refine_one(D, j, &O[i]);
-    refine_one(D, j, &F[i]);
-    if (cut(&V[i], A, B) || cut(&O[i], 0, A) || cut(&O[i], B, b->ext) ||
-        cut(&F[i], 0, b->ext))
-      st = nomem(err);
-  }
-  if (!st) st = fill_boxes(&bd, V, O, F, rank, 0, -1);
+  if (!st) st = pad_boxes(&bd, D, dmap, rank, rowdim, K, V, O, F);
   /* elements inside D's window that S does not provide */
   if (!st) {
     free_refs(V, rank);
@@ -1269,6 +1278,140 @@ static void fix_labels(li_plan *p) {
   }
 }
 
+/* The place of every CPU element on side X, indexed by the element's
+** row-major index on the source side S (rank dims, sizes sz): X's element
+** offset, or -1 where X does not hold it (outside its window, or in no
+** entry of its gather table). map[i]: X's dim for S's dim i. */
+static void element_places(const li_side *X, const int *map, const int64_t *sz,
+                           int rank, int64_t n, int64_t *out) {
+  int64_t x[LG_MAX_RANK], y[LG_MAX_RANK];
+  for (int64_t c = 0; c < n; c++) out[c] = -1;
+  if (X->table) { /* each hardware element names its CPU element */
+    for (int64_t e = 0, len; e < X->table->n; e += len) {
+      int64_t cx = li_gather_run(X->table, e, &len);
+      for (int64_t k = 0; cx >= 0 && k < len; k++) {
+        int64_t r = cx + k, c = 0;
+        for (int j = rank - 1; j >= 0; j--) {
+          y[j] = r % X->dim[j].size;
+          r /= X->dim[j].size;
+        }
+        for (int i = 0; i < rank; i++) c = c * sz[i] + y[map[i]];
+        out[c] = e + k;
+      }
+    }
+    return;
+  }
+  for (int64_t c = 0; c < n; c++) {
+    int64_t r = c, off = 0;
+    for (int i = rank - 1; i >= 0; i--) {
+      x[i] = r % sz[i];
+      r /= sz[i];
+    }
+    int in = 1;
+    for (int i = 0; i < rank && in; i++) {
+      const li_sdim *d = &X->dim[map[i]];
+      if (x[i] < d->lo || x[i] >= d->hi) in = 0;
+      else off += dim_offset(X, map[i], x[i]);
+    }
+    if (in) out[c] = off;
+  }
+}
+
+/* One table-loop box over the offset pairs (so[c], dof[c]) of the CPU
+** elements c with a destination place: those the source holds too, copied;
+** or (fill) those it does not, given pattern pat. */
+static lay_status pairs_box(builder *bd, const int64_t *so, const int64_t *dof,
+                            int64_t n, int fill, int pat) {
+  li_plan *p = bd->p;
+  int64_t cnt = 0, first = -1, bytes;
+  for (int64_t c = 0; c < n; c++)
+    if (dof[c] >= 0 && (so[c] >= 0) == !fill) {
+      if (first < 0) first = c;
+      cnt++;
+    }
+  if (!cnt) return LAY_OK;
+  if (mul64(cnt, 2 * (int64_t)sizeof(int64_t), &bytes) ||
+      add64(bytes, p->ntabs * (int64_t)sizeof(int64_t), &bytes) ||
+      (size_t)bytes > LI_MAX_TABLE_BYTES)
+    return fail(bd->err, LAY_E_LIMIT, "the plan's index tables exceed %zu bytes",
+                (size_t)LI_MAX_TABLE_BYTES);
+  int64_t *t = realloc(p->tabs, (size_t)bytes);
+  if (!t) return nomem(bd->err);
+  p->tabs = t;
+  t += p->ntabs;
+  int64_t s0 = fill ? 0 : so[first], d0 = dof[first], k = 0;
+  for (int64_t c = first; c < n; c++)
+    if (dof[c] >= 0 && (so[c] >= 0) == !fill) {
+      t[2 * k] = fill ? 0 : so[c] - s0;
+      t[2 * k + 1] = dof[c] - d0;
+      k++;
+    }
+  li_loop L[1] = {{cnt, 0, 0, 0, p->ntabs + 1}};
+  p->ntabs += 2 * cnt;
+  return emit(bd, L, 1, s0, d0, 0, fill, pat);
+}
+
+/* A convert with a gather-table side (a transform chain with no affine
+** structure): one table loop over the offset pairs of the CPU elements
+** both sides hold; the destination's window elements the source lacks get
+** the source's pad (a table loop writing pattern 1); the destination's
+** pads and holes the usual fill boxes. Still one plan, no buffer between. */
+static lay_status table_convert(li_plan *p, const int *dmap, lay_error *err) {
+  li_side *S = &p->s, *D = &p->d;
+  int rank = S->rank;
+  if (S->v.axis >= 0 || D->v.axis >= 0)
+    return fail(err, LAY_E_LAYOUT,
+                "a convert through a gather table cannot quantize per channel");
+  int64_t sz[LG_MAX_RANK], n = 1, bytes;
+  for (int i = 0; i < rank; i++) {
+    sz[i] = S->dim[i].size;
+    if (mul64(n, sz[i], &n)) return OVF(err);
+  }
+  if (mul64(n, 2 * (int64_t)sizeof(int64_t), &bytes) ||
+      (size_t)bytes > LI_MAX_TABLE_BYTES)
+    return fail(err, LAY_E_LIMIT, "the plan's index tables exceed %zu bytes",
+                (size_t)LI_MAX_TABLE_BYTES);
+  int64_t *so = malloc((size_t)bytes), *dof = so ? so + n : NULL;
+  refdim *R = calloc((size_t)rank * 3, sizeof *R);
+  p->npat = 3;
+  p->pats = calloc(3, sizeof *p->pats);
+  if (!so || !R || !p->pats) {
+    free(so);
+    free(R);
+    return nomem(err);
+  }
+  make_pats(p);
+  int ident[LG_MAX_RANK];
+  for (int i = 0; i < rank; i++) ident[i] = i;
+  element_places(S, ident, sz, rank, n, so);
+  element_places(D, dmap, sz, rank, n, dof);
+  builder bd = {p, err, 0, 0, 0, -1, 0, 0};
+  lay_status st = pairs_box(&bd, so, dof, n, 0, 0);
+  if (!st) st = pairs_box(&bd, so, dof, n, 1, 1);
+  free(so);
+  if (!st && !D->table) {
+    st = pad_boxes(&bd, D, ident, rank, -1, 0, R, R + rank, R + 2 * rank);
+    if (!st) st = hole_boxes(&bd, D, 0);
+  } else if (!st) { /* the table's pad entries */
+    int64_t npad = 0;
+    for (int64_t e = 0, len; e < D->table->n; e += len)
+      if (li_gather_run(D->table, e, &len) < 0) npad += len;
+    int64_t *no = npad ? malloc(2 * (size_t)npad * sizeof *no) : NULL;
+    if (npad && !no) st = nomem(err);
+    for (int64_t e = 0, len, k = 0; no && e < D->table->n; e += len)
+      if (li_gather_run(D->table, e, &len) < 0)
+        for (int64_t i = 0; i < len; i++, k++) {
+          no[k] = -1;        /* no source */
+          no[npad + k] = e + i;
+        }
+    if (no) st = pairs_box(&bd, no, no + npad, npad, 1, 0);
+    free(no);
+  }
+  free_refs(R, rank * 3);
+  free(R);
+  return st;
+}
+
 static lay_status finish(li_plan *p, const int *dmap, lay_error *err) {
   lay_status st;
   int64_t b;
@@ -1280,7 +1423,9 @@ static lay_status finish(li_plan *p, const int *dmap, lay_error *err) {
   p->s.v.simd = p->d.v.simd = p->simd;
   p->slow = !(p->s.v.kind == LI_VR_ID && p->d.v.kind == LI_VR_ID &&
               !p->s.v.nplanes && !p->d.v.nplanes && p->s.esz == p->d.esz);
-  if (p->s.table || p->d.table)
+  if ((p->s.table || p->d.table) && p->dir == LAY_CONVERT)
+    st = table_convert(p, dmap, err);
+  else if (p->s.table || p->d.table)
     st = table_box(p, err);
   else
     st = build_boxes(p, dmap, err);
@@ -1399,11 +1544,6 @@ lay_status li_plan_convert(const lg_ir *a, const lg_ir *b,
       (st = any_side(&p->d, b, bshape, rank, t, p, &pn, err))) {
     li_plan_free(p);
     return st;
-  }
-  if (p->s.table || p->d.table) {
-    li_plan_free(p);
-    return fail(err, LAY_E_LAYOUT,
-                "convert between gather-table layouts is not supported");
   }
   fix_labels(p);
   p->lay = &p->d;

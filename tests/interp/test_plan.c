@@ -898,6 +898,107 @@ static void t_table(void) {
               "in 5 runs");
 }
 
+/* convert A -> B where a side is a gather table: equal to unpack A, then
+** pack B (each checked against the reference on its own), on one and two
+** threads, and one plan: a table loop, no buffer in between. */
+static void check_table_convert(const char *name, const lg_ir *a,
+                                const lg_ir *b, const int64_t *shape,
+                                lay_dtype cpu) {
+  li_plan *pa = NULL, *ua = NULL, *pb = NULL, *cv = NULL;
+  lay_error err;
+  int64_t bshape[8];
+  for (int i = 0; i < a->rank; i++)
+    for (int j = 0; j < b->rank; j++)
+      if (!strcmp(a->dim[i].name, b->dim[j].name)) bshape[j] = shape[i];
+  CHECK(!li_plan_build(a, shape, a->rank, cpu, LAY_PACK, &pa, &err) &&
+            !li_plan_build(a, shape, a->rank, cpu, LAY_UNPACK, &ua, &err) &&
+            !li_plan_build(b, bshape, b->rank, cpu, LAY_PACK, &pb, &err),
+        "%s: pack/unpack plans: %s", name, err.message);
+  CHECK(!li_plan_convert(a, b, shape, a->rank, cpu, &cv, &err), "%s: convert: %s",
+        name, err.message);
+  if (pa && ua && pb && cv) {
+    size_t xs = li_plan_src_bytes(pa), as = li_plan_dst_bytes(pa),
+           bs = li_plan_dst_bytes(pb);
+    uint8_t *x = malloc(xs), *abuf = malloc(as), *xa = malloc(xs),
+            *xb = malloc(xs), *want = malloc(bs), *got = malloc(bs);
+    int64_t n = 1, xi[8], xj[8];
+    for (int i = 0; i < a->rank; i++) n *= shape[i];
+    fill_random(x, n, cpu);
+    li_plan_run(pa, x, xs, abuf, as, 1, &err);
+    li_plan_run(ua, abuf, as, xa, xs, 1, &err);
+    size_t es = xs / (size_t)n;
+    for (int64_t k = 0; k < n; k++) { /* xa into b's CPU order */
+      r_unravel(k, shape, a->rank, xi);
+      for (int i = 0; i < a->rank; i++)
+        for (int j = 0; j < b->rank; j++)
+          if (!strcmp(a->dim[i].name, b->dim[j].name)) xj[j] = xi[i];
+      int64_t kb = 0;
+      for (int j = 0; j < b->rank; j++) kb = kb * bshape[j] + xj[j];
+      memcpy(xb + kb * (int64_t)es, xa + k * (int64_t)es, es);
+    }
+    li_plan_run(pb, xb, xs, want, bs, 1, &err);
+    for (int th = 1; th <= 2; th++) {
+      memset(got, 0x5A, bs);
+      li_plan_run(cv, abuf, as, got, bs, th, &err);
+      CHECK(!memcmp(got, want, bs), "%s: convert on %d thread(s) != unpack + pack",
+            name, th);
+      if (memcmp(got, want, bs)) hexdiff(name, got, want, bs);
+    }
+    char *d = li_plan_describe(cv);
+    CHECK(d && strstr(d, "table of offset pairs") && !strstr(d, "stage"),
+          "%s: not one plan with a table loop:\n%s", name, d ? d : "");
+    free(d);
+    free(x); free(abuf); free(xa); free(xb); free(want); free(got);
+  }
+  li_plan_free(pa);
+  li_plan_free(ua);
+  li_plan_free(pb);
+  li_plan_free(cv);
+}
+
+static void t_table_convert(void) {
+  lg_ir a, b;
+  /* a transposed (a, b, r) with a pad after each tile, as a table */
+  enum { A = 5, B = 4, R = 300 };
+  static int64_t t1[B * (A * R + 3)];
+  for (int64_t bb = 0, e = 0; bb < B; bb++) {
+    for (int64_t aa = 0; aa < A; aa++)
+      for (int64_t k = 0; k < R; k++) t1[e++] = (aa * B + bb) * R + k;
+    for (int k = 0; k < 3; k++) t1[e++] = -1;
+  }
+  int64_t s1[] = {A, B, R};
+  ir_init(&a, "tab", "a,b,r");
+  a.table = t1;
+  a.ntable = B * (A * R + 3);
+  a.value.pad_value = 3;
+  int ord[] = {2, 0, 1};
+  plain(&b, "a,b,r", ord, 3); /* [r, a, b] */
+  b.dim[0].before = C(1);     /* a pad row before a */
+  b.value.pad_value = 7;
+  check_table_convert("table -> padded plain", &a, &b, s1, LAY_DT_INT16);
+  check_table_convert("padded plain -> table", &b, &a, s1, LAY_DT_INT8);
+  /* a table that holds part of the tensor (a slice): the destination's
+  ** other elements get the source's pad */
+  static int64_t t2[A * B * 200];
+  for (int64_t e = 0; e < A * B * 200; e++) t2[e] = e / 200 * R + 50 + e % 200;
+  ir_init(&b, "tab2", "a,b,r");
+  b.table = t2;
+  b.ntable = A * B * 200;
+  b.value.pad_value = 9;
+  check_table_convert("sliced table -> table", &b, &a, s1, LAY_DT_UINT8);
+  int nat[] = {0, 1, 2};
+  plain(&a, "a,b,r", nat, 3);
+  check_table_convert("sliced table -> plain", &b, &a, s1, LAY_DT_FP32);
+  /* values on the way: a quantized table side */
+  ir_init(&a, "tabq", "a,b,r");
+  a.table = t1;
+  a.ntable = B * (A * R + 3);
+  quant(&a, 0.25, 1, LG_R_HALF_EVEN, -1, 1, LAY_DT_INT8);
+  plain(&b, "a,b,r", ord, 3);
+  b.value.cpu = LAY_DT_FP32;
+  check_table_convert("quantized table -> fp32 plain", &a, &b, s1, LAY_DT_FP32);
+}
+
 /* Random layouts: digit splits, orders, pads, windows, alignment, unit
 ** axes, every dtype; each checked against the reference, and random pairs
 ** converted. */
@@ -1081,7 +1182,8 @@ int main(int argc, char **argv) {
       {"hcwnc", t_hcwnc}, {"chunked", t_chunked}, {"tidl", t_tidl},
       {"kneron", t_kneron}, {"window", t_window}, {"values", t_values},
       {"convert", t_convert}, {"errors", t_errors}, {"table", t_table},
-      {"random", t_random}, {"kernels", t_kernels}};
+      {"random", t_random}, {"kernels", t_kernels},
+      {"table_convert", t_table_convert}};
   fesetround(FE_TONEAREST);
   for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
     if (argc < 2 || !strcmp(argv[1], groups[i].name)) groups[i].fn();

@@ -37,6 +37,15 @@ cmp -s "$T/rgb.bin" "$T/back.bin" || fail "unpack(pack(x)) != x"
 run pack amd.hcwnc4 --shape 1,3,2,2 --threads 2 -i "$T/rgb.bin" -o "$T/hw5.bin"
 expect_rc 0 "pack --threads 2"
 cmp -s "$T/hw.bin" "$T/hw5.bin" || fail "--threads 2 changes the output"
+# ... on a buffer large enough to be split (the planner runs anything under
+# 64 KiB on one thread): 1x3x224x224 into HCWNC4, 196 KiB
+head -c 150528 /dev/urandom >"$T/big.bin"
+run pack amd.hcwnc4 --shape 1,3,224,224 -i "$T/big.bin" -o "$T/big1.bin"
+expect_rc 0 "pack big, one thread"
+run pack amd.hcwnc4 --shape 1,3,224,224 --threads 4 -i "$T/big.bin" -o "$T/big4.bin"
+expect_rc 0 "pack big --threads 4"
+cmp -s "$T/big1.bin" "$T/big4.bin" || fail "--threads 4 changes a split output"
+[ "$(wc -c <"$T/big4.bin")" -eq 200704 ] || fail "pack big: $(wc -c <"$T/big4.bin") bytes"
 
 # A larger tensor, several dtypes, round trip and byte counts.
 head -c 2880 /dev/urandom >"$T/big.bin" # 1x10x6x6 fp32 = 1440 int16 = 2880 int8

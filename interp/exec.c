@@ -908,6 +908,26 @@ static inline void deilv8_off_sse(const uint8_t *s, const int64_t *off,
 #endif
 
 #if defined(LI_HAVE_X86_TARGET)
+/* The deinterleave network of 32 rows of 8 bytes (v[j]: rows 2j, 2j+1 in
+** the low lane, 16+2j, 17+2j in the high one): four rounds of byte unpacks
+** leave plane w's 32 bytes in v[w]; planes p0 .. p0+K-1 are stored at
+** d + k * dps. v is used up. */
+__attribute__((target("avx2"), always_inline)) static inline void
+deilv8x32(__m256i *v, int p0, int K, uint8_t *d, int64_t dps) {
+  __m256i u[8];
+  for (int round = 0; round < 4; round++) {
+    for (int j = 0; j < 4; j++) {
+      u[2 * j] = _mm256_unpacklo_epi8(v[j], v[j + 4]);
+      u[2 * j + 1] = _mm256_unpackhi_epi8(v[j], v[j + 4]);
+    }
+    for (int j = 0; j < 8; j++) v[j] = u[j];
+  }
+  for (int k = 0; k < K; k++)
+    _mm256_storeu_si256((__m256i *)(void *)(d + k * dps), v[p0 + k]);
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
 __attribute__((target("avx2"))) static int64_t
 deilv8_off_avx2(const uint8_t *s, const int64_t *off, int p0, int K,
                 uint8_t *d, int64_t dps, int64_t n) {
@@ -917,19 +937,11 @@ deilv8_off_avx2(const uint8_t *s, const int64_t *off, int p0, int K,
       if (r >= n || n < 32) break;
       r = n - 32;
     }
-    __m256i v[8], u[8];
+    __m256i v[8];
     for (int j = 0; j < 8; j++)
       v[j] = _mm256_inserti128_si256(_mm256_castsi128_si256(ld8x2(s, off, r + 2 * j)),
                                      ld8x2(s, off, r + 16 + 2 * j), 1);
-    for (int round = 0; round < 4; round++) {
-      for (int j = 0; j < 4; j++) {
-        u[2 * j] = _mm256_unpacklo_epi8(v[j], v[j + 4]);
-        u[2 * j + 1] = _mm256_unpackhi_epi8(v[j], v[j + 4]);
-      }
-      for (int j = 0; j < 8; j++) v[j] = u[j];
-    }
-    for (int k = 0; k < K; k++)
-      _mm256_storeu_si256((__m256i *)(void *)(d + k * dps + r), v[p0 + k]);
+    deilv8x32(v, p0, K, d + r, dps);
   }
   return r;
 }
@@ -1120,21 +1132,13 @@ deilv8_avx2(const uint8_t *t, int p0, int K, uint8_t *d, int64_t dps,
             int64_t n) {
   int64_t r = 0;
   for (; r + 32 <= n; r += 32) {
-    __m256i v[8], u[8];
+    __m256i v[8];
     const uint8_t *a = t + r * 8;
     for (int j = 0; j < 8; j++)
       v[j] = _mm256_inserti128_si256(
           _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(a + 16 * j))),
           _mm_loadu_si128((const __m128i *)(const void *)(a + 128 + 16 * j)), 1);
-    for (int round = 0; round < 4; round++) {
-      for (int j = 0; j < 4; j++) {
-        u[2 * j] = _mm256_unpacklo_epi8(v[j], v[j + 4]);
-        u[2 * j + 1] = _mm256_unpackhi_epi8(v[j], v[j + 4]);
-      }
-      for (int j = 0; j < 8; j++) v[j] = u[j];
-    }
-    for (int k = 0; k < K; k++)
-      _mm256_storeu_si256((__m256i *)(void *)(d + k * dps + r), v[p0 + k]);
+    deilv8x32(v, p0, K, d + r, dps);
   }
   return r;
 }

@@ -1100,6 +1100,18 @@ static void t_kernels(void) {
     kernel_case(nm, &ir, tiles[i], LAY_DT_INT8, "interleave through a tile",
                 "deinterleave through a tile");
   }
+  /* channels shifted by a pad of 3 before them: the first block's planes
+  ** start at plane 3 of the deinterleave (tiles of 9x9 rows, and planes of
+  ** 256 rows) */
+  static const int64_t shifted[][4] = {{1, 21, 9, 9}, {1, 13, 16, 16}, {2, 5, 7, 7}};
+  for (size_t i = 0; i < sizeof shifted / sizeof *shifted; i++) {
+    hcwnc(&ir, 8);
+    ir.dim[1].before = C(3);
+    snprintf(nm, sizeof nm, "kernels hcwnc8 c shifted by 3, %lldx%lldx%lldx%lld",
+             (long long)shifted[i][0], (long long)shifted[i][1],
+             (long long)shifted[i][2], (long long)shifted[i][3]);
+    check_layout(nm, &ir, shifted[i], LAY_DT_INT8);
+  }
   static const int64_t planes[][4] = {
       {1, 32, 5, 7},  /* 35 pixels: steps of 16 and an overlapping one */
       {1, 16, 4, 4},  /* 16 pixels */

@@ -530,6 +530,6 @@ int main(int argc, char **argv) {
           "       langtest [-s] expect FILE\n"
           "       langtest ast FILE [EXPECTED.ast]\n"
           "       langtest [-s] golden FILE [EXPECTED.ir]\n"
-          "       langtest [-s] checkall FILE [EXPECTED.out]\n");
+          "       langtest [-s] checkall FILE [EXPECTED]\n");
   return 2;
 }

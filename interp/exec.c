@@ -1497,10 +1497,17 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
   li_loop L[LG_MAX_RANK * (2 * LG_MAX_AXES + 1)];
   int nl = b->nl;
   if (from >= to) return;
-  if (nl == 1 && b->kern == LI_K_MEMSET) { /* one run: no odometer */
+  if (nl <= 2 && b->kern == LI_K_MEMSET) { /* runs: no odometer */
     const li_loop *l = &p->loops[b->l0];
-    memset(dst + (b->db + from * l->ds) * (int64_t)p->d.esz, p->pats[b->pat][0],
-           (size_t)(to - from) * p->d.esz);
+    int64_t de = (int64_t)p->d.esz;
+    if (nl == 1) {
+      memset(dst + (b->db + from * l->ds) * de, p->pats[b->pat][0],
+             (size_t)((to - from) * de));
+      return;
+    }
+    for (int64_t i = from; i < to; i++) /* rows of l[1].ext, dst stride 1 */
+      memset(dst + (b->db + i * l->ds) * de, p->pats[b->pat][0],
+             (size_t)(l[1].ext * de));
     return;
   }
   for (int i = 0; i < nl; i++) L[i] = p->loops[b->l0 + i];
@@ -1813,8 +1820,25 @@ typedef struct job {
   int t, nt;
 } job;
 
+/* Part t of nt of the iterations [0, e): from and to. */
+static void part(int64_t e, int t, int nt, int64_t *from, int64_t *to) {
+  int64_t q = e / nt, rm = e % nt; /* without overflow */
+  *from = q * t + (t < rm ? t : rm);
+  *to = *from + q + (t < rm ? 1 : 0);
+}
+
 static void run_part(const li_plan *p, const uint8_t *src, uint8_t *dst,
                      int t, int nt) {
+  int64_t from, to;
+  if (p->chunk) { /* interleaved: every box, a chunk of the outer loop */
+    part(p->loops[p->box[0].l0].ext, t, nt, &from, &to);
+    for (int64_t c = from; c < to; c += p->chunk) {
+      int64_t end = to - c > p->chunk ? c + p->chunk : to;
+      for (int i = 0; i < p->nbox; i++)
+        li_exec_box(p, &p->box[i], src, dst, c, end);
+    }
+    return;
+  }
   for (int i = 0; i < p->nbox; i++) {
     const li_box *b = &p->box[i];
     int64_t e = p->loops[b->l0].ext;
@@ -1823,9 +1847,7 @@ static void run_part(const li_plan *p, const uint8_t *src, uint8_t *dst,
       if (t == 0) li_exec_box(p, b, src, dst, 0, e);
       continue;
     }
-    int64_t q = e / nt, rm = e % nt; /* part t of e, without overflow */
-    int64_t from = q * t + (t < rm ? t : rm);
-    int64_t to = from + q + (t < rm ? 1 : 0);
+    part(e, t, nt, &from, &to);
     li_exec_box(p, b, src, dst, from, to);
   }
 }

@@ -791,8 +791,10 @@ deilv8x8_pairs(const uint8_t *sr, int64_t sso, int64_t pairs, int n,
 /* The inverse, cnt tiles (tile c at s + c * sstep, d + c * dstep) of n2
 ** runs of n <= 8 blocks of 8 bytes (run a at s + a * sso) into planes: byte
 ** p0 + k of block w goes to d[k * dps + a * n + w] for k < K. A plane's n
-** bytes are stored as 8 while the next run follows (it overwrites the
-** overhang), exactly n for the tile's last run. A run's eight 8-byte loads
+** bytes are stored as 8 while those 8 stay inside the plane's n2 * n (the
+** later runs overwrite the overhang), exactly n for the runs after that:
+** with n < 4 that is more than the last run, whose overhang would reach
+** into the next plane. A run's eight 8-byte loads
 ** read 8 - n blocks past it while that stays before send (the source's
 ** end); the extra bytes land in the overhang only. */
 LI_CLONES static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n, int p0,
@@ -808,6 +810,8 @@ LI_CLONES static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n,
   const __m128i z = _mm_setzero_si128();
 #define STK(k, v) _mm_storel_epi64((__m128i *)(void *)(dr + (k) * dps), v)
 #define HI(v) _mm_unpackhi_epi64(v, v)
+  /* runs a with a * n + 8 <= n2 * n store 8 bytes a plane */
+  const int64_t nwide = n2 * n >= 8 ? (n2 * n - 8) / n + 1 : 0;
   for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
     const uint8_t *sr = s;
     uint8_t *dr = d;
@@ -822,18 +826,17 @@ LI_CLONES static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n,
       }
 #endif
 #define LD(w) _mm_loadl_epi64((const __m128i *)(const void *)(sr + 8 * (w)))
-      for (; a + 1 < n2 || (a < n2 && n == 8); a++, sr += sso, dr += n) {
+      for (; a < nwide; a++, sr += sso, dr += n) {
         tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
         STK(0, t[0]); STK(1, HI(t[0])); STK(2, t[1]); STK(3, HI(t[1]));
         STK(4, t[2]); STK(5, HI(t[2])); STK(6, t[3]); STK(7, HI(t[3]));
       }
-      if (a < n2) { /* the last run: exactly n bytes a plane */
+      for (; a < n2; a++, sr += sso, dr += n) { /* exactly n bytes a plane */
         tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
         for (int k = 0; k < 4; k++) {
           st_low(dr + 2 * k * dps, t[k], n);
           st_low(dr + (2 * k + 1) * dps, HI(t[k]), n);
         }
-        a++;
       }
 #undef LD
     }
@@ -841,11 +844,11 @@ LI_CLONES static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n,
 #define LD(w) (w < n ? _mm_loadl_epi64((const __m128i *)(const void *)(sr + 8 * w)) : z)
       tr8x8(LD(0), LD(1), LD(2), LD(3), LD(4), LD(5), LD(6), LD(7), t);
 #undef LD
-      const int last = a + 1 == n2 && n < 8;
+      const int exact = a >= nwide;
       for (int k = 0; k < K; k++) {
         int q = p0 + k;
         __m128i v = q & 1 ? HI(t[q >> 1]) : t[q >> 1];
-        if (!last) STK(k, v);
+        if (!exact) STK(k, v);
         else st_low(dr + k * dps, v, n);
       }
     }

@@ -1103,6 +1103,11 @@ static void t_kernels(void) {
       {1, 13, 6, 6},  /* the last channel block has 5 of 8 planes */
       {1, 11, 8, 8},  /* 64 rows, 3 planes in the last block */
       {1, 1403, 7, 7}, /* >= 64 KiB out: two threads split the blocks */
+      /* runs of n < 4 blocks: a plane's 8-byte store would reach past its
+      ** last run into the next plane (fuzz_diff found it, crash-ed4d8dbd) */
+      {1, 13, 9, 2},  /* n = 2, the last block with 5 planes */
+      {1, 16, 6, 3},  /* n = 3, all eight planes */
+      {1, 16, 8, 2},  /* n = 2, all eight planes */
   };
   char nm[96];
   hcwnc(&ir, 8);

@@ -1833,15 +1833,6 @@ static void part(int64_t e, int t, int nt, int64_t *from, int64_t *to) {
 static void run_part(const li_plan *p, const uint8_t *src, uint8_t *dst,
                      int t, int nt) {
   int64_t from, to;
-  if (p->chunk) { /* interleaved: every box, a chunk of the outer loop */
-    part(p->loops[p->box[0].l0].ext, t, nt, &from, &to);
-    for (int64_t c = from; c < to; c += p->chunk) {
-      int64_t end = to - c > p->chunk ? c + p->chunk : to;
-      for (int i = 0; i < p->nbox; i++)
-        li_exec_box(p, &p->box[i], src, dst, c, end);
-    }
-    return;
-  }
   for (int i = 0; i < p->nbox; i++) {
     const li_box *b = &p->box[i];
     int64_t e = p->loops[b->l0].ext;

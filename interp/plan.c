@@ -1412,33 +1412,6 @@ static lay_status table_convert(li_plan *p, const int *dmap, lay_error *err) {
   return st;
 }
 
-/* Boxes that share their outermost loop (its extent and destination
-** stride) run interleaved, a chunk of its iterations at a time, so that a
-** fill box writes the lines a data box has just written around it rather
-** than lines long evicted: TIDL's top and bottom border rows, written
-** after every plane's rows, would otherwise come back from memory. Not
-** with a gather table (an unpack through one fills first), table loops,
-** or a lone padded row (exec.c runs it whole). */
-#define LI_CHUNK_BYTES 32768
-
-static void chunk_boxes(li_plan *p) {
-  p->chunk = 0;
-  if (p->nbox < 2 || p->s.table || p->d.table) return;
-  const li_loop *o = &p->loops[p->box[0].l0];
-  for (int i = 0; i < p->nbox; i++) {
-    const li_box *b = &p->box[i];
-    const li_loop *l = &p->loops[b->l0];
-    if (b->nl < 2 || l->tab || l->ext != o->ext || l->ds != o->ds ||
-        b->kern == LI_K_TABLE)
-      return;
-  }
-  int64_t step = o->ds * (int64_t)p->d.esz;
-  if (step <= 0) return;
-  int64_t k = LI_CHUNK_BYTES / step;
-  if (k < 1) k = 1;
-  if (k < o->ext) p->chunk = k;
-}
-
 static lay_status finish(li_plan *p, const int *dmap, lay_error *err) {
   lay_status st;
   int64_t b;
@@ -1456,7 +1429,6 @@ static lay_status finish(li_plan *p, const int *dmap, lay_error *err) {
     st = table_box(p, err);
   else
     st = build_boxes(p, dmap, err);
-  if (!st) chunk_boxes(p);
   return st;
 }
 
@@ -1818,9 +1790,6 @@ char *li_plan_describe(const li_plan *p) {
   lg_sb_printf(&b, "boxes: %d (%d data: %lld elements; %d fill: %lld elements)\n",
             p->nbox, ndata, (long long)datael, p->nbox - ndata,
             (long long)padel);
-  if (p->chunk)
-    lg_sb_printf(&b, "  interleaved: every box in turn, %lld iterations of "
-                 "their outer loop at a time\n", (long long)p->chunk);
   for (int i = 0; i < p->nbox; i++) {
     const li_box *x = &p->box[i];
     lg_sb_printf(&b, "  box %d: %s, %s", i,

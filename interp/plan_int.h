@@ -183,9 +183,6 @@ struct li_plan {
   li_loop *loops;
   int npat;
   uint8_t (*pats)[LI_PAT_MAX];
-  int64_t chunk;       /* 0, or the boxes share their outermost loop and
-                          run interleaved, this many of its iterations of
-                          every box at a time (exec.c run_part) */
   int slow;            /* value path through tiles */
   int simd;            /* kernels' instruction sets: LI_SIMD_* */
   int dmap[LG_MAX_RANK]; /* d's dim for each of s's dims */

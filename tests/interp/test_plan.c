@@ -451,19 +451,6 @@ static void t_tidl(void) {
   tidl(&ir, 1, 1, 1, 1, 0, 0, 0);
   check_layout("tidl 1 pads", &ir, s1, LAY_DT_INT8);
   check_layout("tidl 1 pads big", &ir, s3, LAY_DT_INT8);
-  { /* the border rows' boxes run interleaved with the data box, 1156-byte
-    ** planes 28 at a time (32 KiB): chunks of 28, 28 and 8 planes, and of
-    ** 28 and 4 in each half with two threads (check_layout's runs) */
-    li_plan *p = NULL;
-    lay_error e;
-    CHECK(li_plan_build(&ir, s3, 4, LAY_DT_INT8, LAY_PACK, &p, &e) == LAY_OK,
-          "tidl big: %s", e.message);
-    char *d = p ? li_plan_describe(p) : NULL;
-    CHECK(d && strstr(d, "interleaved: every box in turn, 28 iterations"),
-          "tidl big: boxes not interleaved:\n%s", d ? d : "");
-    free(d);
-    li_plan_free(p);
-  }
   tidl(&ir, 2, 1, 0, 3, 1, 0, 0);
   check_layout("tidl asym + pad_ch", &ir, s2, LAY_DT_INT16);
   tidl(&ir, 1, 1, 1, 1, 0, 100, 0);

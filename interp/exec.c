@@ -397,9 +397,9 @@ rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
             int64_t dso2, int64_t dso, int64_t n2, int64_t n, int q) {
 #define L32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define S32(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
-  for (int64_t a = 0; a < n2; a++, s += sso2, d += dso2) {
-    const uint8_t *sr = s;
-    uint8_t *dr = d;
+  for (int64_t a = 0; a < n2; a++) {
+    const uint8_t *sr = s + a * sso2;
+    uint8_t *dr = d + a * dso2;
     if (q == 1) {
       for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) S32(dr, L32(sr));
     } else if (q == 2) {
@@ -1340,14 +1340,13 @@ int li_simd_level(void) {
 /* Quantize + interleave, fused (W == 8, 1-byte hw type): per 32 rows,
 ** each present plane's 32 floats are quantized in registers (li_quant_fast's
 ** arithmetic: 8 floats an op with saturating packs, NaN -> 0) into 32
-** bytes, and the 8 byte
-** vectors are interleaved as in ilv8_avx2; d[r*8 + w] for n >= 32 rows,
-** the last step overlapping. */
+** bytes, and the 8 byte vectors are interleaved as in ilv8_avx2; d[r*8 + w]
+** for n >= 32 rows, the last step overlapping. When planes 4..7 are all
+** pad (C <= 4 in HCWNC8), the network's first two rounds run on planes
+** 0..3 only and the last pairs their 4-byte groups with the pad. */
 #if defined(LI_HAVE_X86_TARGET)
 __attribute__((target("avx2"), always_inline)) static inline void
-ilv8x32_st(const __m256i *x, uint8_t *d) {
-  __m256i o[8];
-  ilv8x32(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], o);
+st8x32(const __m256i *o, uint8_t *d) {
   __m128i *dl = (__m128i *)(void *)d, *dh = dl + 8;
   for (int k = 0; k < 8; k++) {
     _mm_storeu_si128(dl + k, _mm256_castsi256_si128(o[k]));
@@ -1355,39 +1354,83 @@ ilv8x32_st(const __m256i *x, uint8_t *d) {
   }
 }
 
-__attribute__((target("avx2"))) static int
-qilv8_avx2(const li_vrule *v, const uint8_t *s, int64_t ssi, int K, int pre,
-           uint8_t pad, uint8_t *d, int64_t n) {
-  const __m256 scv = _mm256_set1_ps((float)(v->num[0] / v->den[0])),
-               hi = _mm256_set1_ps(0x1p30f), lo = _mm256_set1_ps(-0x1p30f);
-  const __m256i zpv = _mm256_set1_epi32((int)v->zp[0]), padv = _mm256_set1_epi8((char)pad);
-  const __m256i ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-  const int trunc = v->round == LG_R_TRUNC, u8 = v->hw == LAY_DT_UINT8;
-  const float *pl[8];
-  for (int w = 0; w < 8; w++)
-    pl[w] = w >= pre && w < pre + K ? (const float *)(const void *)(s + (w - pre) * ssi * 4) : NULL;
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv4p4x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, __m256i padv,
+          __m256i *o) {
+  __m256i p0 = _mm256_unpacklo_epi8(v0, v1), p1 = _mm256_unpackhi_epi8(v0, v1);
+  __m256i p2 = _mm256_unpacklo_epi8(v2, v3), p3 = _mm256_unpackhi_epi8(v2, v3);
+  __m256i q[4] = {_mm256_unpacklo_epi16(p0, p2), _mm256_unpackhi_epi16(p0, p2),
+                  _mm256_unpacklo_epi16(p1, p3), _mm256_unpackhi_epi16(p1, p3)};
+  for (int k = 0; k < 4; k++) {
+    o[2 * k] = _mm256_unpacklo_epi32(q[k], padv);
+    o[2 * k + 1] = _mm256_unpackhi_epi32(q[k], padv);
+  }
+}
+
+typedef struct {
+  __m256 sc, hi, lo;
+  __m256i zp, ord;
+  int trunc, u8;
+} qv8;
+
+/* 32 floats at f quantized to 32 bytes in row order. zp0 (a constant at
+** each use): the zero point is 0, so values below the range need no clamp
+** (cvt gives INT_MIN, which the packs saturate) and nothing is added. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+q32(const qv8 *k, const float *f, const int zp0) {
+  __m256i q[4];
+  for (int j = 0; j < 4; j++) {
+    __m256 x = _mm256_loadu_ps(f + 8 * j);
+    __m256 ok = _mm256_cmp_ps(x, x, _CMP_ORD_Q);
+    __m256 t = _mm256_min_ps(_mm256_mul_ps(x, k->sc), k->hi);
+    if (!zp0) t = _mm256_max_ps(t, k->lo);
+    __m256i c = k->trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
+    if (!zp0) c = _mm256_add_epi32(c, k->zp);
+    q[j] = _mm256_and_si256(c, _mm256_castps_si256(ok));
+  }
+  __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
+  __m256i c = k->u8 ? _mm256_packus_epi16(a, b) : _mm256_packs_epi16(a, b);
+  return _mm256_permutevar8x32_epi32(c, k->ord);
+}
+
+/* Rows [0, n) of the interleave, 32 a step, the last one overlapping. */
+__attribute__((target("avx2"), always_inline)) static inline void
+qilv8_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
+           uint8_t *d, int64_t n, const int zp0) {
+#define QX(w) (pl[w] ? q32(k, pl[w] + r, zp0) : padv)
   for (int64_t r = 0;; r += 32) {
     if (r + 32 > n) {
       if (r >= n) break;
       r = n - 32;
     }
-    __m256i x[8];
-    for (int w = 0; w < 8; w++) {
-      if (!pl[w]) { x[w] = padv; continue; }
-      __m256i q[4];
-      for (int k = 0; k < 4; k++) {
-        __m256 f = _mm256_loadu_ps(pl[w] + r + 8 * k);
-        __m256 ok = _mm256_cmp_ps(f, f, _CMP_ORD_Q);
-        __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(f, scv), lo), hi);
-        __m256i c = trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
-        q[k] = _mm256_and_si256(_mm256_add_epi32(c, zpv), _mm256_castps_si256(ok));
-      }
-      __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
-      __m256i c = u8 ? _mm256_packus_epi16(a, b) : _mm256_packs_epi16(a, b);
-      x[w] = _mm256_permutevar8x32_epi32(c, ord);
-    }
-    ilv8x32_st(x, d + r * 8);
+    __m256i o[8];
+    if (half)
+      ilv4p4x32(QX(0), QX(1), QX(2), QX(3), padv, o);
+    else
+      ilv8x32(QX(0), QX(1), QX(2), QX(3), QX(4), QX(5), QX(6), QX(7), o);
+    st8x32(o, d + r * 8);
   }
+#undef QX
+}
+
+__attribute__((target("avx2"))) static int
+qilv8_avx2(const li_vrule *v, const uint8_t *s, int64_t ssi, int K, int pre,
+           uint8_t pad, uint8_t *d, int64_t n) {
+  const qv8 k = {.sc = _mm256_set1_ps((float)(v->num[0] / v->den[0])),
+                 .hi = _mm256_set1_ps(0x1p30f),
+                 .lo = _mm256_set1_ps(-0x1p30f),
+                 .zp = _mm256_set1_epi32((int)v->zp[0]),
+                 .ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
+                 .trunc = v->round == LG_R_TRUNC,
+                 .u8 = v->hw == LAY_DT_UINT8};
+  const float *pl[8];
+  for (int w = 0; w < 8; w++)
+    pl[w] = w >= pre && w < pre + K ? (const float *)(const void *)(s + (w - pre) * ssi * 4) : NULL;
+  const __m256i padv = _mm256_set1_epi8((char)pad);
+  if (v->zp[0] == 0)
+    qilv8_rows(&k, pl, padv, pre + K <= 4, d, n, 1);
+  else
+    qilv8_rows(&k, pl, padv, pre + K <= 4, d, n, 0);
   return 1;
 }
 

@@ -1182,6 +1182,7 @@ static void t_kernels(void) {
       {1.0 / 128, 0, LG_R_HALF_EVEN, LAY_DT_INT8},
       {0.25, 3, LG_R_HALF_EVEN, LAY_DT_UINT8},
       {1.0 / 64, -2, LG_R_TRUNC, LAY_DT_INT8},
+      {1.0 / 32, 0, LG_R_TRUNC, LAY_DT_UINT8}, /* zero point 0: no low clamp */
   };
   for (size_t j = 0; j < sizeof qr / sizeof *qr; j++)
     for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {

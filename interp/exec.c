@@ -387,19 +387,20 @@ static inline void cpy(uint8_t *d, const uint8_t *s, size_t n) {
   else cpys(d, s, n);
 }
 
-/* AVX2 row copies: n rows of B = 32*q bytes (q = 1..4), or rows of
+/* AVX2 row copies: n3 x n2 x n rows of B = 32*q bytes (q = 1..4), or rows of
 ** 32 <= B <= 128 bytes with one-byte pads around them (pre before, post
 ** after: TIDL's borders); 32-byte moves, every load of a row before its
 ** first store. */
 #if defined(LI_HAVE_X86_TARGET)
 __attribute__((target("avx2"))) static void
 rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
-            int64_t dso2, int64_t dso, int64_t n2, int64_t n, int q) {
+            int64_t dso2, int64_t dso, int64_t n2, int64_t n, int q,
+            int64_t n3, int64_t sso3, int64_t dso3) {
 #define L32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define S32(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
-  for (int64_t a = 0; a < n2; a++) {
-    const uint8_t *sr = s + a * sso2;
-    uint8_t *dr = d + a * dso2;
+  for (int64_t c = 0, a = 0; c < n3; a = a + 1 < n2 ? a + 1 : (c++, 0)) {
+    const uint8_t *sr = s + c * sso3 + a * sso2;
+    uint8_t *dr = d + c * dso3 + a * dso2;
     if (q == 1) {
       for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) S32(dr, L32(sr));
     } else if (q == 2) {
@@ -1648,9 +1649,13 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
         }
 #if defined(LI_HAVE_X86_TARGET)
         if (p->simd >= LI_SIMD_AVX2 && b->bk % 32 == 0 && b->bk <= 128) {
-          /* both loops in one call */
+          /* both loops, and the rest of the next odometer loop, in one call */
+          const li_loop *lj = o2 && no >= 1 && !L[no - 1].tab ? &L[no - 1] : NULL;
+          int64_t cnt = lj ? lj->ext - idx[no - 1] : 1;
           rows32_avx2(s, o2 ? o2->ss * (int64_t)se : 0, sso, dd,
-                      o2 ? o2->ds * (int64_t)de : 0, dso, n2, o->ext, b->bk / 32);
+                      o2 ? o2->ds * (int64_t)de : 0, dso, n2, o->ext, b->bk / 32,
+                      cnt, lj ? lj->ss * (int64_t)se : 0, lj ? lj->ds * (int64_t)de : 0);
+          if (lj) ODO_SKIP(lj, cnt - 1);
           break;
         }
 #endif

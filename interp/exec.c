@@ -115,7 +115,8 @@ static void fill_n(uint8_t *d, int64_t ds, int64_t n, const uint8_t *pat,
 static inline void cpys(uint8_t *d, const uint8_t *s, size_t n);
 
 /* n bytes of v: overlapping word stores for short runs. */
-static inline void padb(uint8_t *d, int64_t n, uint8_t v) {
+__attribute__((always_inline)) static inline void padb(uint8_t *d, int64_t n,
+                                                      uint8_t v) {
   if (n <= 0) return;
   if (n > 16) { memset(d, v, (size_t)n); return; }
   uint64_t w = 0x0101010101010101ull * v;
@@ -401,7 +402,11 @@ rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
   for (int64_t c = 0, a = 0; c < n3; a = a + 1 < n2 ? a + 1 : (c++, 0)) {
     const uint8_t *sr = s + c * sso3 + a * sso2;
     uint8_t *dr = d + c * dso3 + a * dso2;
-    if (q == 1) {
+    if (q == 1 && n == 8) { /* blocks of 8 rows (crouton's w%8): unrolled, */
+      __m256i x[8];           /* all loads before the stores */
+      for (int k = 0; k < 8; k++) x[k] = L32(sr + k * sso);
+      for (int k = 0; k < 8; k++) S32(dr + k * dso, x[k]);
+    } else if (q == 1) {
       for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) S32(dr, L32(sr));
     } else if (q == 2) {
       for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) {
@@ -415,8 +420,8 @@ rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
   }
 }
 
-__attribute__((target("avx2"))) static void
-rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
+__attribute__((target("avx2"), always_inline)) static inline void
+rowspad_rows(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
              int64_t n, int B, int64_t pre, int64_t post, uint8_t pad) {
   for (int64_t r = 0; r < n; r++, s += sso, d += dso) {
     __m256i a = L32(s), e = L32(s + B - 32);
@@ -429,6 +434,17 @@ rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
     padb(d - pre, pre, pad);
     padb(d + B, post, pad);
   }
+}
+
+/* One-byte pads on both sides (TIDL's usual border) as constants: two
+** byte stores a row, no branches. */
+__attribute__((target("avx2"))) static void
+rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
+             int64_t n, int B, int64_t pre, int64_t post, uint8_t pad) {
+  if (pre == 1 && post == 1)
+    rowspad_rows(s, sso, d, dso, n, B, 1, 1, pad);
+  else
+    rowspad_rows(s, sso, d, dso, n, B, pre, post, pad);
 }
 
 /* n2 x n rows of B < 32 bytes followed by post pad bytes, B + post == 32: one

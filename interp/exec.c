@@ -399,23 +399,25 @@ rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
             int64_t n3, int64_t sso3, int64_t dso3) {
 #define L32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define S32(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
-  for (int64_t c = 0, a = 0; c < n3; a = a + 1 < n2 ? a + 1 : (c++, 0)) {
-    const uint8_t *sr = s + c * sso3 + a * sso2;
-    uint8_t *dr = d + c * dso3 + a * dso2;
-    if (q == 1 && n == 8) { /* blocks of 8 rows (crouton's w%8): unrolled, */
-      __m256i x[8];           /* all loads before the stores */
-      for (int k = 0; k < 8; k++) x[k] = L32(sr + k * sso);
-      for (int k = 0; k < 8; k++) S32(dr + k * dso, x[k]);
-    } else if (q == 1) {
-      for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) S32(dr, L32(sr));
-    } else if (q == 2) {
-      for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) {
-        __m256i x = L32(sr), y = L32(sr + 32);
-        S32(dr, x); S32(dr + 32, y);
+  for (int64_t c = 0; c < n3; c++) {
+    for (int64_t a = 0; a < n2; a++) {
+      const uint8_t *sr = s + c * sso3 + a * sso2;
+      uint8_t *dr = d + c * dso3 + a * dso2;
+      if (q == 1 && n == 8) { /* blocks of 8 rows (crouton's w%8): unrolled, */
+        __m256i x[8];         /* all loads before the stores */
+        for (int k = 0; k < 8; k++) x[k] = L32(sr + k * sso);
+        for (int k = 0; k < 8; k++) S32(dr + k * dso, x[k]);
+      } else if (q == 1) {
+        for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) S32(dr, L32(sr));
+      } else if (q == 2) {
+        for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) {
+          __m256i x = L32(sr), y = L32(sr + 32);
+          S32(dr, x); S32(dr + 32, y);
+        }
+      } else {
+        for (int64_t r = 0; r < n; r++, sr += sso, dr += dso)
+          for (int k = 0; k < q; k++) S32(dr + 32 * k, L32(sr + 32 * k));
       }
-    } else {
-      for (int64_t r = 0; r < n; r++, sr += sso, dr += dso)
-        for (int k = 0; k < q; k++) S32(dr + 32 * k, L32(sr + 32 * k));
     }
   }
 }

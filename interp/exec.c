@@ -807,6 +807,89 @@ deilv8x8_pairs(const uint8_t *sr, int64_t sso, int64_t pairs, int n,
 }
 #endif
 
+#if defined(LI_HAVE_X86_TARGET)
+/* Two 8x8 transpositions at once, one a lane: x[j] holds bytes 16j..16j+15
+** of a run (blocks 2j and 2j + 1), and afterwards planes 2j (low 8 bytes)
+** and 2j + 1 (high 8). */
+__attribute__((target("avx2"), always_inline)) static inline void
+tr8x8x2(__m256i *x) {
+  __m256i a0 = _mm256_unpacklo_epi8(x[0], x[1]), a1 = _mm256_unpackhi_epi8(x[0], x[1]);
+  __m256i a2 = _mm256_unpacklo_epi8(x[2], x[3]), a3 = _mm256_unpackhi_epi8(x[2], x[3]);
+  __m256i b0 = _mm256_unpacklo_epi8(a0, a1), b1 = _mm256_unpackhi_epi8(a0, a1);
+  __m256i b2 = _mm256_unpacklo_epi8(a2, a3), b3 = _mm256_unpackhi_epi8(a2, a3);
+  x[0] = _mm256_unpacklo_epi32(b0, b2);
+  x[1] = _mm256_unpackhi_epi32(b0, b2);
+  x[2] = _mm256_unpacklo_epi32(b1, b3);
+  x[3] = _mm256_unpackhi_epi32(b1, b3);
+}
+
+/* cnt tiles (as deilv8x8) of n2 runs of 6 <= n <= 8 blocks, all eight
+** planes, 32 <= n2 * n <= 64 (AVX2), with n and n2 constants in each copy.
+** Take a tile's pixels (its blocks) in plane order, p = a * n + w: a
+** step transposes pixels p0..p0 + 31 into each plane's bytes p0..p0 + 31,
+** one 32-byte store a plane. Register i of a group holds pixels p0 + 2i,
+** p0 + 2i + 1 in lane 0 and the pixels 16 later in lane 1, one 16-byte
+** load each, or two 8-byte loads where a pair spans two runs; after the
+** two groups' transpositions, unpacking their low and high halves gives
+** planes 2j and 2j + 1 whole. Two steps cover a tile, p0 = 0 and p0 =
+** n2 * n - 32: every byte stored is a plane byte, and every load stays
+** inside the runs. */
+#define DL_PAIR(s, sso, n, p)                                                  \
+  ((p) % (n) != (n) - 1                                                        \
+       ? _mm_loadu_si128((const __m128i *)(const void *)((s) + (p) / (n) * (sso) + (p) % (n) * 8)) \
+       : _mm_castpd_si128(_mm_loadh_pd(                                        \
+             _mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(const void *)((s) + (p) / (n) * (sso) + ((n) - 1) * 8))), \
+             (const double *)(const void *)((s) + ((p) / (n) + 1) * (sso)))))
+#define DL_REG(s, sso, n, p)                                                   \
+  _mm256_inserti128_si256(_mm256_castsi128_si256(DL_PAIR(s, sso, n, p)),      \
+                          DL_PAIR(s, sso, n, (p) + 16), 1)
+
+__attribute__((target("avx2"), always_inline)) static inline void
+deilv8x8_step(const uint8_t *s, int64_t sso, const int n, const int p0,
+              uint8_t *d, int64_t dps) {
+  __m256i x[4] = {DL_REG(s, sso, n, p0), DL_REG(s, sso, n, p0 + 2),
+                  DL_REG(s, sso, n, p0 + 4), DL_REG(s, sso, n, p0 + 6)};
+  __m256i y[4] = {DL_REG(s, sso, n, p0 + 8), DL_REG(s, sso, n, p0 + 10),
+                  DL_REG(s, sso, n, p0 + 12), DL_REG(s, sso, n, p0 + 14)};
+  tr8x8x2(x);
+  tr8x8x2(y);
+  for (int j = 0; j < 4; j++) {
+    _mm256_storeu_si256((__m256i *)(void *)(d + 2 * j * dps + p0),
+                        _mm256_unpacklo_epi64(x[j], y[j]));
+    _mm256_storeu_si256((__m256i *)(void *)(d + (2 * j + 1) * dps + p0),
+                        _mm256_unpackhi_epi64(x[j], y[j]));
+  }
+}
+#undef DL_REG
+#undef DL_PAIR
+
+__attribute__((target("avx2"), always_inline)) static inline void
+deilv8x8_tiles_(const uint8_t *s, int64_t sso, const int n2, const int n,
+                uint8_t *d, int64_t dps, int64_t cnt, int64_t sstep,
+                int64_t dstep) {
+  for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
+    deilv8x8_step(s, sso, n, 0, d, dps);
+    if (n2 * n > 32) deilv8x8_step(s, sso, n, n2 * n - 32, d, dps);
+  }
+}
+
+/* Returns 0, having done nothing, for n2 and n outside 32 <= n2 * n <= 64
+** and 6 <= n <= 8. */
+__attribute__((target("avx2"))) static int
+deilv8x8_tiles(const uint8_t *s, int64_t sso, int64_t n2, int n, uint8_t *d,
+               int64_t dps, int64_t cnt, int64_t sstep, int64_t dstep) {
+#define T(N2, N) \
+  case N2 * 16 + N: deilv8x8_tiles_(s, sso, N2, N, d, dps, cnt, sstep, dstep); return 1;
+  switch (n2 > 10 ? 0 : n2 * 16 + n) {
+    T(6, 6) T(7, 6) T(8, 6) T(9, 6) T(10, 6)
+    T(5, 7) T(6, 7) T(7, 7) T(8, 7) T(9, 7)
+    T(4, 8) T(5, 8) T(6, 8) T(7, 8) T(8, 8)
+    default: return 0;
+  }
+#undef T
+}
+#endif
+
 /* The inverse, cnt tiles (tile c at s + c * sstep, d + c * dstep) of n2
 ** runs of n <= 8 blocks of 8 bytes (run a at s + a * sso) into planes: byte
 ** p0 + k of block w goes to d[k * dps + a * n + w] for k < K. A plane's n
@@ -831,6 +914,11 @@ LI_CLONES static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n,
 #define HI(v) _mm_unpackhi_epi64(v, v)
   /* runs a with a * n + 8 <= n2 * n store 8 bytes a plane */
   const int64_t nwide = n2 * n >= 8 ? (n2 * n - 8) / n + 1 : 0;
+#if defined(LI_HAVE_X86_TARGET)
+  if (pairs_ok && p0 == 0 && K == 8 &&
+      deilv8x8_tiles(s, sso, n2, n, d, dps, cnt, sstep, dstep))
+    return;
+#endif
   for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
     const uint8_t *sr = s;
     uint8_t *dr = d;

@@ -697,6 +697,91 @@ static inline void st_run(uint8_t *d, const __m128i *t, int W) {
 #undef ST8
 }
 
+#if defined(LI_HAVE_X86_TARGET)
+/* Two 8x8 transpositions at once, one a lane: x[j] holds bytes 16j..16j+15
+** of a run (blocks 2j and 2j + 1), and afterwards planes 2j (low 8 bytes)
+** and 2j + 1 (high 8). */
+__attribute__((target("avx2"), always_inline)) static inline void
+tr8x8x2(__m256i *x) {
+  __m256i a0 = _mm256_unpacklo_epi8(x[0], x[1]), a1 = _mm256_unpackhi_epi8(x[0], x[1]);
+  __m256i a2 = _mm256_unpacklo_epi8(x[2], x[3]), a3 = _mm256_unpackhi_epi8(x[2], x[3]);
+  __m256i b0 = _mm256_unpacklo_epi8(a0, a1), b1 = _mm256_unpackhi_epi8(a0, a1);
+  __m256i b2 = _mm256_unpacklo_epi8(a2, a3), b3 = _mm256_unpackhi_epi8(a2, a3);
+  x[0] = _mm256_unpacklo_epi32(b0, b2);
+  x[1] = _mm256_unpackhi_epi32(b0, b2);
+  x[2] = _mm256_unpacklo_epi32(b1, b3);
+  x[3] = _mm256_unpackhi_epi32(b1, b3);
+}
+
+
+/* cnt tiles (as ilv8x8) of n2 runs of 6 <= n <= 8 blocks from all eight
+** planes, 32 <= n2 * n <= 64 (AVX2), with n and n2 constants in each copy:
+** deilv8x8_tiles backwards. A step loads each plane's bytes p0..p0 + 31,
+** one 32-byte load a plane; unpacking planes 2j and 2j + 1 gives the
+** groups' registers, and after the transpositions register i of a group
+** holds pixels p0 + 2i, p0 + 2i + 1 in lane 0 and the pixels 16 later in
+** lane 1, stored as 16 bytes, or as two 8-byte halves where a pair spans
+** two runs. Two steps cover a tile, p0 = 0 and p0 = n2 * n - 32; the
+** second stores only the pairs the first did not. */
+#define IL_PAIR(d, dso2, n, q, v)                                              \
+  do {                                                                         \
+    if ((q) % (n) != (n) - 1) {                                                \
+      _mm_storeu_si128((__m128i *)(void *)((d) + (q) / (n) * (dso2) + (q) % (n) * 8), v); \
+    } else {                                                                   \
+      _mm_storel_epi64((__m128i *)(void *)((d) + (q) / (n) * (dso2) + ((n) - 1) * 8), v); \
+      _mm_storeh_pd((double *)(void *)((d) + ((q) / (n) + 1) * (dso2)), _mm_castsi128_pd(v)); \
+    }                                                                          \
+  } while (0)
+
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv8x8_step(const uint8_t *s, int64_t ssi, const int n, const int p0,
+            const int from, uint8_t *d, int64_t dso2) {
+  __m256i x[4], y[4];
+  for (int j = 0; j < 4; j++) {
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + 2 * j * ssi + p0));
+    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + (2 * j + 1) * ssi + p0));
+    x[j] = _mm256_unpacklo_epi64(a, b);
+    y[j] = _mm256_unpackhi_epi64(a, b);
+  }
+  tr8x8x2(x);
+  tr8x8x2(y);
+  for (int j = 0; j < 4; j++) { /* the pairs at p0 + 2j, 8, 16 and 24 later */
+    const int q = p0 + 2 * j;
+    if (q + 1 >= from) IL_PAIR(d, dso2, n, q, _mm256_castsi256_si128(x[j]));
+    if (q + 9 >= from) IL_PAIR(d, dso2, n, q + 8, _mm256_castsi256_si128(y[j]));
+    if (q + 17 >= from) IL_PAIR(d, dso2, n, q + 16, _mm256_extracti128_si256(x[j], 1));
+    if (q + 25 >= from) IL_PAIR(d, dso2, n, q + 24, _mm256_extracti128_si256(y[j], 1));
+  }
+}
+#undef IL_PAIR
+
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv8x8_tiles_(const uint8_t *s, int64_t ssi, const int n2, const int n,
+              uint8_t *d, int64_t dso2, int64_t cnt, int64_t sstep,
+              int64_t dstep) {
+  for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
+    ilv8x8_step(s, ssi, n, 0, 0, d, dso2);
+    if (n2 * n > 32) ilv8x8_step(s, ssi, n, n2 * n - 32, 32, d, dso2);
+  }
+}
+
+/* Returns 0, having done nothing, for n2 and n outside 32 <= n2 * n <= 64
+** and 6 <= n <= 8. */
+__attribute__((target("avx2"))) static int
+ilv8x8_tiles(const uint8_t *s, int64_t ssi, int64_t n2, int n, uint8_t *d,
+             int64_t dso2, int64_t cnt, int64_t sstep, int64_t dstep) {
+#define T(N2, N) \
+  case N2 * 16 + N: ilv8x8_tiles_(s, ssi, N2, N, d, dso2, cnt, sstep, dstep); return 1;
+  switch (n2 > 10 ? 0 : n2 * 16 + n) {
+    T(6, 6) T(7, 6) T(8, 6) T(9, 6) T(10, 6)
+    T(5, 7) T(6, 7) T(7, 7) T(8, 7) T(9, 7)
+    T(4, 8) T(5, 8) T(6, 8) T(7, 8) T(8, 8)
+    default: return 0;
+  }
+#undef T
+}
+#endif
+
 /* cnt tiles (tile c at s + c * sstep, d + c * dstep) of n2 runs of W <= 8
 ** blocks: block w of run a gets plane bytes s[(k - pre) * ssi + a * W + w]
 ** for planes pre <= k < pre + K, the pad byte elsewhere, at d + a * dso2 +
@@ -808,21 +893,6 @@ deilv8x8_pairs(const uint8_t *sr, int64_t sso, int64_t pairs, int n,
 #endif
 
 #if defined(LI_HAVE_X86_TARGET)
-/* Two 8x8 transpositions at once, one a lane: x[j] holds bytes 16j..16j+15
-** of a run (blocks 2j and 2j + 1), and afterwards planes 2j (low 8 bytes)
-** and 2j + 1 (high 8). */
-__attribute__((target("avx2"), always_inline)) static inline void
-tr8x8x2(__m256i *x) {
-  __m256i a0 = _mm256_unpacklo_epi8(x[0], x[1]), a1 = _mm256_unpackhi_epi8(x[0], x[1]);
-  __m256i a2 = _mm256_unpacklo_epi8(x[2], x[3]), a3 = _mm256_unpackhi_epi8(x[2], x[3]);
-  __m256i b0 = _mm256_unpacklo_epi8(a0, a1), b1 = _mm256_unpackhi_epi8(a0, a1);
-  __m256i b2 = _mm256_unpacklo_epi8(a2, a3), b3 = _mm256_unpackhi_epi8(a2, a3);
-  x[0] = _mm256_unpacklo_epi32(b0, b2);
-  x[1] = _mm256_unpackhi_epi32(b0, b2);
-  x[2] = _mm256_unpacklo_epi32(b1, b3);
-  x[3] = _mm256_unpackhi_epi32(b1, b3);
-}
-
 /* cnt tiles (as deilv8x8) of n2 runs of 6 <= n <= 8 blocks, all eight
 ** planes, 32 <= n2 * n <= 64 (AVX2), with n and n2 constants in each copy.
 ** Take a tile's pixels (its blocks) in plane order, p = a * n + w: a
@@ -1797,6 +1867,15 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
         /* the rest of the next odometer loop in the same call */
         const li_loop *lj = no >= 1 && !L[no - 1].tab ? &L[no - 1] : NULL;
         int64_t cnt = lj ? lj->ext - idx[no - 1] : 1;
+#if defined(LI_HAVE_X86_TARGET)
+        if (p->simd >= LI_SIMD_AVX2 && pre == 0 && in->ext == 8 &&
+            ilv8x8_tiles(src + sb, in->ss, o2->ext, (int)o->ext, d, o2->ds,
+                         cnt, lj ? lj->ss : 0, lj ? lj->ds : 0)) {
+          if (lj) ODO_SKIP(lj, cnt - 1);
+          pre = post = 0;
+          break;
+        }
+#endif
         ilv8x8(src + sb, in->ss, (int)in->ext, (int)pre, dpat[0], d - pre,
                o2->ds, o2->ext, (int)o->ext, src + p->sbytes, cnt,
                lj ? lj->ss : 0, lj ? lj->ds : 0);

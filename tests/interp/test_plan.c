@@ -1095,7 +1095,7 @@ static void t_kernels(void) {
       {1, 13, 9, 2},  /* n = 2, the last block with 5 planes */
       {1, 16, 6, 3},  /* n = 3, all eight planes */
       {1, 16, 8, 2},  /* n = 2, all eight planes */
-      /* AVX2 deinterleave by tiles of 32 <= H * W <= 64 pixels: every
+      /* AVX2 (de)interleave by tiles of 32 <= H * W <= 64 pixels: every
       ** copy of it (the pixel pairs that span two rows differ), and the
       ** sizes just outside it */
       {1, 16, 6, 6}, {1, 16, 7, 6}, {1, 16, 8, 6}, {1, 16, 9, 6}, {1, 16, 10, 6},

@@ -713,16 +713,20 @@ tr8x8x2(__m256i *x) {
   x[3] = _mm256_unpackhi_epi32(b1, b3);
 }
 
-
-/* cnt tiles (as ilv8x8) of n2 runs of 6 <= n <= 8 blocks from all eight
-** planes, 32 <= n2 * n <= 64 (AVX2), with n and n2 constants in each copy:
-** deilv8x8_tiles backwards. A step loads each plane's bytes p0..p0 + 31,
-** one 32-byte load a plane; unpacking planes 2j and 2j + 1 gives the
-** groups' registers, and after the transpositions register i of a group
-** holds pixels p0 + 2i, p0 + 2i + 1 in lane 0 and the pixels 16 later in
-** lane 1, stored as 16 bytes, or as two 8-byte halves where a pair spans
-** two runs. Two steps cover a tile, p0 = 0 and p0 = n2 * n - 32; the
-** second stores only the pairs the first did not. */
+/* Tiles of HCWNC8 by whole planes (AVX2): n2 runs of 6 <= n <= 8 blocks
+** of 8 bytes, all eight planes, 32 <= n2 * n <= 64, n and n2 constants in
+** each copy. A tile's pixels (its blocks) in plane order, p = a * n + w,
+** go 32 at a time: a step takes pixels p0..p0 + 31, and two steps, p0 = 0
+** and p0 = n2 * n - 32, cover a tile. In a step's two groups of four
+** registers, register i holds pixels p0 + 2i, p0 + 2i + 1 in lane 0 and
+** the pixels 16 later in lane 1 (the second group 8 pixels on); one
+** transposition a group, and unpacking the two groups' low and high
+** halves, turn pixels into planes 2j and 2j + 1 whole, or back.
+**
+** The interleave's step: one 32-byte load a plane, unpacked into the
+** groups, transposed, and each pixel pair stored as 16 bytes, or as two
+** 8-byte halves where the pair spans two runs; the second step stores
+** only the pairs the first did not. */
 #define IL_PAIR(d, dso2, n, q, v)                                              \
   do {                                                                         \
     if ((q) % (n) != (n) - 1) {                                                \
@@ -755,31 +759,6 @@ ilv8x8_step(const uint8_t *s, int64_t ssi, const int n, const int p0,
 }
 #undef IL_PAIR
 
-__attribute__((target("avx2"), always_inline)) static inline void
-ilv8x8_tiles_(const uint8_t *s, int64_t ssi, const int n2, const int n,
-              uint8_t *d, int64_t dso2, int64_t cnt, int64_t sstep,
-              int64_t dstep) {
-  for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
-    ilv8x8_step(s, ssi, n, 0, 0, d, dso2);
-    if (n2 * n > 32) ilv8x8_step(s, ssi, n, n2 * n - 32, 32, d, dso2);
-  }
-}
-
-/* Returns 0, having done nothing, for n2 and n outside 32 <= n2 * n <= 64
-** and 6 <= n <= 8. */
-__attribute__((target("avx2"))) static int
-ilv8x8_tiles(const uint8_t *s, int64_t ssi, int64_t n2, int n, uint8_t *d,
-             int64_t dso2, int64_t cnt, int64_t sstep, int64_t dstep) {
-#define T(N2, N) \
-  case N2 * 16 + N: ilv8x8_tiles_(s, ssi, N2, N, d, dso2, cnt, sstep, dstep); return 1;
-  switch (n2 > 10 ? 0 : n2 * 16 + n) {
-    T(6, 6) T(7, 6) T(8, 6) T(9, 6) T(10, 6)
-    T(5, 7) T(6, 7) T(7, 7) T(8, 7) T(9, 7)
-    T(4, 8) T(5, 8) T(6, 8) T(7, 8) T(8, 8)
-    default: return 0;
-  }
-#undef T
-}
 #endif
 
 /* cnt tiles (tile c at s + c * sstep, d + c * dstep) of n2 runs of W <= 8
@@ -893,17 +872,10 @@ deilv8x8_pairs(const uint8_t *sr, int64_t sso, int64_t pairs, int n,
 #endif
 
 #if defined(LI_HAVE_X86_TARGET)
-/* cnt tiles (as deilv8x8) of n2 runs of 6 <= n <= 8 blocks, all eight
-** planes, 32 <= n2 * n <= 64 (AVX2), with n and n2 constants in each copy.
-** Take a tile's pixels (its blocks) in plane order, p = a * n + w: a
-** step transposes pixels p0..p0 + 31 into each plane's bytes p0..p0 + 31,
-** one 32-byte store a plane. Register i of a group holds pixels p0 + 2i,
-** p0 + 2i + 1 in lane 0 and the pixels 16 later in lane 1, one 16-byte
-** load each, or two 8-byte loads where a pair spans two runs; after the
-** two groups' transpositions, unpacking their low and high halves gives
-** planes 2j and 2j + 1 whole. Two steps cover a tile, p0 = 0 and p0 =
-** n2 * n - 32: every byte stored is a plane byte, and every load stays
-** inside the runs. */
+/* The deinterleave's step (see the interleave's, above): each pixel pair
+** one 16-byte load, or two 8-byte loads where the pair spans two runs;
+** then one 32-byte store a plane. Every byte stored is a plane byte, and
+** every load stays inside the runs. */
 #define DL_PAIR(s, sso, n, p)                                                  \
   ((p) % (n) != (n) - 1                                                        \
        ? _mm_loadu_si128((const __m128i *)(const void *)((s) + (p) / (n) * (sso) + (p) % (n) * 8)) \
@@ -933,23 +905,31 @@ deilv8x8_step(const uint8_t *s, int64_t sso, const int n, const int p0,
 #undef DL_REG
 #undef DL_PAIR
 
+/* cnt tiles of n2 runs of n blocks, as ilv8x8 (inv == 0) or deilv8x8
+** (inv == 1) take them, all eight planes, by the steps above: p0 = 0 and
+** p0 = n2 * n - 32. Returns 0, having done nothing, for n2 and n outside
+** 32 <= n2 * n <= 64 and 6 <= n <= 8. */
 __attribute__((target("avx2"), always_inline)) static inline void
-deilv8x8_tiles_(const uint8_t *s, int64_t sso, const int n2, const int n,
-                uint8_t *d, int64_t dps, int64_t cnt, int64_t sstep,
-                int64_t dstep) {
+tiles8x8_(const int inv, const uint8_t *s, int64_t ss, const int n2,
+          const int n, uint8_t *d, int64_t ds, int64_t cnt, int64_t sstep,
+          int64_t dstep) {
   for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
-    deilv8x8_step(s, sso, n, 0, d, dps);
-    if (n2 * n > 32) deilv8x8_step(s, sso, n, n2 * n - 32, d, dps);
+    if (inv) deilv8x8_step(s, ss, n, 0, d, ds);
+    else ilv8x8_step(s, ss, n, 0, 0, d, ds);
+    if (n2 * n == 32) continue;
+    if (inv) deilv8x8_step(s, ss, n, n2 * n - 32, d, ds);
+    else ilv8x8_step(s, ss, n, n2 * n - 32, 32, d, ds);
   }
 }
 
-/* Returns 0, having done nothing, for n2 and n outside 32 <= n2 * n <= 64
-** and 6 <= n <= 8. */
 __attribute__((target("avx2"))) static int
-deilv8x8_tiles(const uint8_t *s, int64_t sso, int64_t n2, int n, uint8_t *d,
-               int64_t dps, int64_t cnt, int64_t sstep, int64_t dstep) {
-#define T(N2, N) \
-  case N2 * 16 + N: deilv8x8_tiles_(s, sso, N2, N, d, dps, cnt, sstep, dstep); return 1;
+tiles8x8(int inv, const uint8_t *s, int64_t ss, int64_t n2, int n,
+         uint8_t *d, int64_t ds, int64_t cnt, int64_t sstep, int64_t dstep) {
+#define T(N2, N)                                                               \
+  case N2 * 16 + N:                                                            \
+    if (inv) tiles8x8_(1, s, ss, N2, N, d, ds, cnt, sstep, dstep);             \
+    else tiles8x8_(0, s, ss, N2, N, d, ds, cnt, sstep, dstep);                 \
+    return 1;
   switch (n2 > 10 ? 0 : n2 * 16 + n) {
     T(6, 6) T(7, 6) T(8, 6) T(9, 6) T(10, 6)
     T(5, 7) T(6, 7) T(7, 7) T(8, 7) T(9, 7)
@@ -986,7 +966,7 @@ LI_CLONES static void deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n,
   const int64_t nwide = n2 * n >= 8 ? (n2 * n - 8) / n + 1 : 0;
 #if defined(LI_HAVE_X86_TARGET)
   if (pairs_ok && p0 == 0 && K == 8 &&
-      deilv8x8_tiles(s, sso, n2, n, d, dps, cnt, sstep, dstep))
+      tiles8x8(1, s, sso, n2, n, d, dps, cnt, sstep, dstep))
     return;
 #endif
   for (int64_t c = 0; c < cnt; c++, s += sstep, d += dstep) {
@@ -1869,8 +1849,8 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
         int64_t cnt = lj ? lj->ext - idx[no - 1] : 1;
 #if defined(LI_HAVE_X86_TARGET)
         if (p->simd >= LI_SIMD_AVX2 && pre == 0 && in->ext == 8 &&
-            ilv8x8_tiles(src + sb, in->ss, o2->ext, (int)o->ext, d, o2->ds,
-                         cnt, lj ? lj->ss : 0, lj ? lj->ds : 0)) {
+            tiles8x8(0, src + sb, in->ss, o2->ext, (int)o->ext, d, o2->ds,
+                     cnt, lj ? lj->ss : 0, lj ? lj->ds : 0)) {
           if (lj) ODO_SKIP(lj, cnt - 1);
           pre = post = 0;
           break;

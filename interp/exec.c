@@ -907,8 +907,7 @@ deilv8x8_step(const uint8_t *s, int64_t sso, const int n, const int p0,
 
 /* cnt tiles of n2 runs of n blocks, as ilv8x8 (inv == 0) or deilv8x8
 ** (inv == 1) take them, all eight planes, by the steps above: p0 = 0 and
-** p0 = n2 * n - 32. Returns 0, having done nothing, for n2 and n outside
-** 32 <= n2 * n <= 64 and 6 <= n <= 8. */
+** p0 = n2 * n - 32. */
 __attribute__((target("avx2"), always_inline)) static inline void
 tiles8x8_(const int inv, const uint8_t *s, int64_t ss, const int n2,
           const int n, uint8_t *d, int64_t ds, int64_t cnt, int64_t sstep,
@@ -922,6 +921,8 @@ tiles8x8_(const int inv, const uint8_t *s, int64_t ss, const int n2,
   }
 }
 
+/* The copy of tiles8x8_ for n2 and n; 0, having done nothing, for n2 and
+** n outside 32 <= n2 * n <= 64 and 6 <= n <= 8. */
 __attribute__((target("avx2"))) static int
 tiles8x8(int inv, const uint8_t *s, int64_t ss, int64_t n2, int n,
          uint8_t *d, int64_t ds, int64_t cnt, int64_t sstep, int64_t dstep) {

@@ -388,10 +388,8 @@ static inline void cpy(uint8_t *d, const uint8_t *s, size_t n) {
   else cpys(d, s, n);
 }
 
-/* AVX2 row copies: n3 x n2 x n rows of B = 32*q bytes (q = 1..4), or rows of
-** 32 <= B <= 128 bytes with one-byte pads around them (pre before, post
-** after: TIDL's borders); 32-byte moves, every load of a row before its
-** first store. */
+/* AVX2 row copies: n3 x n2 x n rows of B = 32*q bytes (q = 1..4); 32-byte
+** moves, every load of a row before its first store. */
 #if defined(LI_HAVE_X86_TARGET)
 __attribute__((target("avx2"))) static void
 rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
@@ -422,31 +420,73 @@ rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
   }
 }
 
+/* Rows of B >= 32 bytes with pads before (pre bytes) and after (post),
+** TIDL's borders. The cost is in the stores: single pad-byte stores between
+** a row's vector stores made the row cost about 1.5x what it does as whole
+** vectors, so each row and its pads go out as 32-byte stores in address
+** order. */
+
+/* A row and its pads the plain way, for the rows rowspad_whole cannot take:
+** 32-byte moves (the last one overlapping), then the pads. */
 __attribute__((target("avx2"), always_inline)) static inline void
-rowspad_rows(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
-             int64_t n, int B, int64_t pre, int64_t post, uint8_t pad) {
+rowspad_plain(const uint8_t *s, uint8_t *d, int64_t B, int64_t pre,
+              int64_t post, uint8_t pad) {
+  for (int64_t x = 0; x < B - 32; x += 32) S32(d + x, L32(s + x));
+  S32(d + B - 32, L32(s + B - 32));
+  padb(d - pre, pre, pad);
+  padb(d + B, post, pad);
+}
+
+/* A row and its pads (at most 32 bytes each), pre + B + post bytes from
+** d - pre: the first store is read from s - pre with its first pre bytes
+** replaced by the pad, the last ends at the post pad's end with its last
+** post bytes replaced; those between are plain loads (any of their bytes
+** past the row is a post pad byte that the last store writes again). The
+** reads reach pre bytes before the row and post bytes after it. */
+__attribute__((target("avx2"), always_inline)) static inline void
+rowspad_whole(const uint8_t *s, uint8_t *d, int64_t B, int pre, int post,
+              __m256i padv, __m256i head, __m256i tail) {
+  const int64_t T = pre + B + post;
+  const uint8_t *sp = s - pre;
+  uint8_t *dp = d - pre;
+  S32(dp, _mm256_blendv_epi8(L32(sp), padv, head));
+  for (int64_t x = 32; x < T - 32; x += 32) S32(dp + x, L32(sp + x));
+  S32(dp + T - 32, _mm256_blendv_epi8(L32(sp + T - 32), padv, tail));
+}
+
+/* n rows, whole where the reads stay inside the source buffer [sbeg, send)
+** (all but the buffer's first and last rows, at most). */
+__attribute__((target("avx2"), always_inline)) static inline void
+rowspad_loop(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
+             int64_t n, int64_t B, int pre, int post, uint8_t pad,
+             const uint8_t *sbeg, const uint8_t *send) {
+  const __m256i padv = _mm256_set1_epi8((char)pad);
+  const __m256i idx = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                       12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+  const __m256i head = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)pre), idx);
+  const __m256i tail = _mm256_cmpgt_epi8(idx, _mm256_set1_epi8((char)(31 - post)));
   for (int64_t r = 0; r < n; r++, s += sso, d += dso) {
-    __m256i a = L32(s), e = L32(s + B - 32);
-    if (B <= 64) {
-      S32(d, a); S32(d + B - 32, e);
-    } else {
-      __m256i b = L32(s + 32), c = L32(s + B - 64);
-      S32(d, a); S32(d + 32, b); S32(d + B - 64, c); S32(d + B - 32, e);
-    }
-    padb(d - pre, pre, pad);
-    padb(d + B, post, pad);
+    if (s - sbeg >= pre && send - s >= B + post)
+      rowspad_whole(s, d, B, pre, post, padv, head, tail);
+    else
+      rowspad_plain(s, d, B, pre, post, pad);
   }
 }
 
-/* One-byte pads on both sides (TIDL's usual border) as constants: two
-** byte stores a row, no branches. */
+/* Pads over 32 bytes go the plain way; one-byte pads on both sides
+** (TIDL's usual border) run as constants. */
 __attribute__((target("avx2"))) static void
 rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
-             int64_t n, int B, int64_t pre, int64_t post, uint8_t pad) {
-  if (pre == 1 && post == 1)
-    rowspad_rows(s, sso, d, dso, n, B, 1, 1, pad);
+             int64_t n, int64_t B, int64_t pre, int64_t post, uint8_t pad,
+             const uint8_t *sbeg, const uint8_t *send) {
+  if (pre > 32 || post > 32)
+    for (int64_t r = 0; r < n; r++, s += sso, d += dso)
+      rowspad_plain(s, d, B, pre, post, pad);
+  else if (pre == 1 && post == 1)
+    rowspad_loop(s, sso, d, dso, n, B, 1, 1, pad, sbeg, send);
   else
-    rowspad_rows(s, sso, d, dso, n, B, pre, post, pad);
+    rowspad_loop(s, sso, d, dso, n, B, (int)pre, (int)post, pad, sbeg, send);
 }
 
 /* n2 x n rows of B < 32 bytes followed by post pad bytes, B + post == 32: one
@@ -1779,8 +1819,9 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
         if (pre || post) {
           int64_t pb = pre * (int64_t)de, qb = post * (int64_t)de;
 #if defined(LI_HAVE_X86_TARGET)
-          if (de == 1 && b->bk >= 32 && b->bk <= 128 && p->simd >= LI_SIMD_AVX2) {
-            rowspad_avx2(s, sso, dd, dso, o->ext, b->bk, pb, qb, dpat[0]);
+          if (de == 1 && b->bk >= 32 && p->simd >= LI_SIMD_AVX2) {
+            rowspad_avx2(s, sso, dd, dso, o->ext, b->bk, pb, qb, dpat[0], src,
+                         src + p->sbytes);
             continue;
           }
 #endif

@@ -1156,6 +1156,31 @@ static void t_kernels(void) {
       kernel_case(nm, &ir, sh, LAY_DT_INT8, "row copy", NULL);
     }
   }
+  /* rows of 32 bytes or more with pads of up to 32 bytes a side, stored whole
+  ** in 32-byte vectors (the first and last blended with the pad); the
+  ** buffer's first and last rows, whose reads would leave the source, and
+  ** pads over 32 bytes take the plain path */
+  static const int64_t pw[] = {32, 33, 50, 63, 64, 100, 127, 128, 129, 224, 1000};
+  static const struct { int pl, pr; } pp[] = {
+      {1, 1}, {0, 1}, {1, 0}, {32, 32}, {31, 7}, {3, 32}, {33, 1}, {1, 33}};
+  for (size_t i = 0; i < sizeof pw / sizeof *pw; i++)
+    for (size_t j = 0; j < sizeof pp / sizeof *pp; j++) {
+      int64_t sh[] = {2, 3, 4, pw[i]};
+      tidl(&ir, pp[j].pl, pp[j].pr, 1, 0, 0, 0, 0);
+      snprintf(nm, sizeof nm, "kernels rows %lld pads %d+%d (whole)",
+               (long long)pw[i], pp[j].pl, pp[j].pr);
+      kernel_case(nm, &ir, sh, LAY_DT_INT8, "row copy", NULL);
+    }
+  /* the same from a padded source: the reads before and after a row take
+  ** the source's own pad bytes, which the blend must drop */
+  {
+    lg_ir a, b;
+    int64_t sh[] = {1, 3, 5, 100};
+    tidl(&a, 2, 2, 1, 1, 0, 0, 0);
+    tidl(&b, 1, 1, 1, 1, 0, 0, 0);
+    a.value.pad_value = 0x77;
+    check_convert("kernels tidl 2+2 -> tidl 1+1 rows 100", &a, &b, sh, LAY_DT_INT8);
+  }
   /* rows of w < 32 bytes padded to 32 (crouton's d%32 on 30 channels):
   ** one blended 32-byte store per row while the load stays inside the
   ** source, the plain path for the last rows */

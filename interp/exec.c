@@ -426,6 +426,16 @@ rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
   }
 }
 
+/* The byte lanes lo <= i < hi (0 <= lo <= hi <= 32) of a blend mask. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+lanes(int lo, int hi) {
+  const __m256i idx = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                       12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+  return _mm256_and_si256(_mm256_cmpgt_epi8(idx, _mm256_set1_epi8((char)(lo - 1))),
+                          _mm256_cmpgt_epi8(_mm256_set1_epi8((char)hi), idx));
+}
+
 /* Rows of B >= 32 bytes with pads before (pre bytes) and after (post),
 ** TIDL's borders. The cost is in the stores: single pad-byte stores between
 ** a row's vector stores made the row cost about 1.5x what it does as whole
@@ -467,11 +477,7 @@ rowspad_loop(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
              int64_t n, int64_t B, int pre, int post, uint8_t pad,
              const uint8_t *sbeg, const uint8_t *send) {
   const __m256i padv = _mm256_set1_epi8((char)pad);
-  const __m256i idx = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                       12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
-  const __m256i head = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)pre), idx);
-  const __m256i tail = _mm256_cmpgt_epi8(idx, _mm256_set1_epi8((char)(31 - post)));
+  const __m256i head = lanes(0, pre), tail = lanes(32 - post, 32);
   for (int64_t r = 0; r < n; r++, s += sso, d += dso) {
     if (s - sbeg >= pre && send - s >= B + post)
       rowspad_whole(s, d, B, pre, post, padv, head, tail);
@@ -504,11 +510,7 @@ rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,
                int64_t dso2, int64_t dso, int64_t n2, int64_t n, int B,
                int post, uint8_t pad, const uint8_t *send) {
   const __m256i padv = _mm256_set1_epi8((char)pad);
-  const __m256i idx = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                       12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
-  const __m256i take_pad = /* bytes B..31 are the pad's */
-      _mm256_cmpgt_epi8(idx, _mm256_set1_epi8((char)(B - 1)));
+  const __m256i take_pad = lanes(B, 32); /* bytes B..31 are the pad's */
   for (int64_t a = 0; a < n2; a++, s0 += sso2, d0 += dso2) {
     const uint8_t *s = s0;
     uint8_t *d = d0;

@@ -13,6 +13,7 @@
 #include "fuzz.h"
 #include "lang.h"
 #include "plan.h"
+#include "plan_int.h"
 
 #define MAX_NAMES 32        /* definitions instantiated per input */
 #define MAX_ELEMS 4096      /* CPU elements of a planned shape */

@@ -82,10 +82,10 @@
 
 /* ---- Formats ------------------------------------------------------------- */
 
-typedef enum fmt {
+typedef enum hsi_fmt {
   F_NONE = 0, /* absent */
   F_NCHW, F_NHWC, F_AB, F_HCWNC4, F_HCWNC8, F_HCWNC16
-} fmt; /* ORDER: fmt_names */
+} hsi_fmt; /* ORDER: fmt_names */
 
 static const char *const fmt_names[] = {"",   "NCHW",   "NHWC",  "AB",
                                         "HCWNC4", "HCWNC8", "HCWNC16"};
@@ -96,15 +96,15 @@ static const char *const fmt_dims[][4] = {
     {NULL}, {NULL},               {NULL}};
 static const int fmt_rank[] = {0, 4, 4, 2, 5, 5, 5};
 
-static int fmt_block(fmt f) {
+static int fmt_block(hsi_fmt f) {
   return f == F_HCWNC4 ? 4 : f == F_HCWNC8 ? 8 : f == F_HCWNC16 ? 16 : 0;
 }
 
-static fmt fmt_parse(const char *s) {
+static hsi_fmt fmt_parse(const char *s) {
   for (int i = 1; i < (int)(sizeof fmt_names / sizeof *fmt_names); i++) {
     const char *a = fmt_names[i], *b = s;
     while (*a && toupper((unsigned char)*b) == *a) a++, b++;
-    if (!*a && !*b) return (fmt)i;
+    if (!*a && !*b) return (hsi_fmt)i;
   }
   return F_NONE;
 }
@@ -145,7 +145,7 @@ typedef struct tensor {
   int64_t cpu[LAY_MAX_RANK];
   int hw_rank;                /* hw_shape */
   int64_t hw[MAXR];
-  fmt cpu_fmt, hw_fmt;        /* F_NONE when absent */
+  hsi_fmt cpu_fmt, hw_fmt;        /* F_NONE when absent */
   lay_dtype cpu_dt, hw_dt;
   int has_scale;              /* scale_factor present and not -1.0 */
   double scale;
@@ -368,7 +368,7 @@ static int get_dtype(pctx *p, const cJSON *o, const char *path,
 }
 
 static int get_fmt(pctx *p, const cJSON *o, const char *path, const char *key,
-                   int required, fmt *out) {
+                   int required, hsi_fmt *out) {
   const char *s;
   *out = F_NONE;
   if (get_string(p, o, path, key, required, &s)) return -1;
@@ -809,7 +809,7 @@ static void sb_value(lg_strbuf *b, const op *o) {
 /* The memory order that cpu_format cf -> hw_format hf derives, in lay's
 ** notation over the dimensions cf names ("[h, c/4, w, n, c%4]"), into
 ** buf; NULL with *why set when it does not derive. */
-static const char *fmt_order(fmt cf, fmt hf, char *buf, size_t cap,
+static const char *fmt_order(hsi_fmt cf, hsi_fmt hf, char *buf, size_t cap,
                              const char **why) {
   int x = fmt_block(hf);
   if (cf == F_NONE || hf == F_NONE) {
@@ -833,7 +833,7 @@ static const char *fmt_order(fmt cf, fmt hf, char *buf, size_t cap,
 ** derive, with *why set) and the hw shape it computes. */
 static char *annotation_text(tensor *t, const char *def, int64_t *hw,
                              int *hwr, const char **why, const op *value) {
-  fmt cf = t->cpu_fmt, hf = t->hw_fmt;
+  hsi_fmt cf = t->cpu_fmt, hf = t->hw_fmt;
   char order[64];
   if (cf && fmt_dims[cf][0] && hf && fmt_rank[cf] != t->rank) {
     *why = "cpu_format does not match the rank of cpu_shape";
@@ -2308,28 +2308,28 @@ static int export_index(const lg_ir *ir, const char *format,
 
 /* cpu_format for a layout's dimension names, and the hw_format whose
 ** derivation is its memory order (F_NONE when none is). */
-static void export_formats(const lg_ir *ir, const xchain *x, fmt *cf,
-                           fmt *hf) {
+static void export_formats(const lg_ir *ir, const xchain *x, hsi_fmt *cf,
+                           hsi_fmt *hf) {
   *cf = *hf = F_NONE;
   for (int f = F_NCHW; f <= F_AB && !*cf; f++) {
     int same = ir->rank == fmt_rank[f];
     for (int i = 0; same && i < ir->rank; i++)
       same = ir->dim[i].name && !strcmp(ir->dim[i].name, fmt_dims[f][i]);
-    if (same) *cf = (fmt)f;
+    if (same) *cf = (hsi_fmt)f;
   }
   if (!*cf || x->window) return;
   for (int f = F_NCHW; f <= F_HCWNC16 && !*hf; f++) {
     char order[64];
     const char *why;
-    if (fmt_order(*cf, (fmt)f, order, sizeof order, &why) &&
+    if (fmt_order(*cf, (hsi_fmt)f, order, sizeof order, &why) &&
         !strcmp(order, x->order))
-      *hf = (fmt)f;
+      *hf = (hsi_fmt)f;
   }
 }
 
 /* The report holding the entry, as cJSON text; NULL on OOM. */
 static char *export_json(const xchain *x, const int64_t *shape, int rank,
-                         fmt cf, fmt hf, int as_output) {
+                         hsi_fmt cf, hsi_fmt hf, int as_output) {
   cJSON *root = cJSON_CreateObject();
   cJSON *ins = cJSON_AddArrayToObject(root, "inputs");
   cJSON *outs = cJSON_AddArrayToObject(root, "outputs");
@@ -2396,7 +2396,7 @@ char *li_hsi_export(lay_ctx *ctx, const char *format, const int64_t *shape,
           "the chain's hw_shape differs from the plan's (a bug in lay)");
     goto done;
   }
-  fmt cf, hf;
+  hsi_fmt cf, hf;
   export_formats(ir, &x, &cf, &hf);
   if (!(text = export_json(&x, shape, rank, cf, hf, as_output)) ||
       !(out = malloc(strlen(text) + 2))) {

@@ -42,9 +42,6 @@ int li_plan_cpu_shape(const li_plan *p, int64_t *shape, int cap);
 int li_plan_hw_shape(const li_plan *p, int64_t *shape, const char **names,
                      int cap);
 
-lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
-                       void *dst, size_t dst_bytes, int threads,
-                       lay_error *err);
 lay_status li_plan_where(const li_plan *p, const int64_t *coord, int rank,
                          uint64_t *offset, lay_error *err);
 lay_status li_plan_at(const li_plan *p, uint64_t offset, int64_t *coord,

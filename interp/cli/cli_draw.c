@@ -379,7 +379,7 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
     coord_label(&cells[i], rank, planes, lab, sizeof lab);
     if (strlen(lab) > maxlab) maxlab = strlen(lab);
   }
-  int cw = (int)(maxlab * 6.4 + 10);
+  int cw = (int)((double)maxlab * 6.4 + 10);
   if (cw < 30) cw = 30;
   int top = 88;
   int gap_h = summary ? 30 : 0;

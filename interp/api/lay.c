@@ -23,6 +23,7 @@
 #include "lang.h"
 #include "lay.h"
 #include "plan.h"
+#include "plan_int.h"
 
 struct lay_ctx {
   lg_module *m; /* everything compiled so far */

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "plan_int.h"
 #include "strbuf.h"
 

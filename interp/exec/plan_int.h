@@ -15,7 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan.h"
+#include "ir.h"
+#include "lay.h"
+
+typedef struct li_plan li_plan;
 
 /* ---- Value rules ---------------------------------------------------------- */
 typedef enum li_vkind {
@@ -215,5 +218,9 @@ void li_conv_block(const li_side *S, const li_side *D, const uint8_t *src,
                    const uint8_t *pad);
 void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
                  uint8_t *dst, int64_t from, int64_t to);
+/* Run plan p from src to dst (sizes checked) on up to `threads` threads. */
+lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
+                       void *dst, size_t dst_bytes, int threads,
+                       lay_error *err);
 
 #endif /* LI_PLAN_INT_H */

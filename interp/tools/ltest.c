@@ -24,7 +24,7 @@
 ** stops at its first failing statement, reported with the test's name and
 ** line, the statement's position and the first differing place.
 **
-** The static check (li_test_check) walks the same statements "dry": it
+** The static check (lay_tool_test_check) walks the same statements "dry": it
 ** compiles every use and load and checks every operand (types, literals,
 ** coordinate ranks and ranges, byte planes, listing syntax, data sizes)
 ** without running a plan or comparing a result, and reports each problem
@@ -46,9 +46,8 @@
 #include "diag.h"
 #include "lang.h"
 #include "lay.h"
-#include "listing.h"
+#include "lay_tools.h"
 #include "lower.h"
-#include "ltest.h"
 
 #define LT_WHY 1024          /* room for one failure message */
 #define LT_MAX_FILE (64u << 20)  /* largest file("...") read */
@@ -270,7 +269,7 @@ static void fmt_coord(char *buf, size_t cap, const int64_t *c, int n) {
 /* "lo(0,1,0,1)" when the plan has byte planes, else "(0,1,0,1)". */
 static void fmt_plane_coord(const lay_plan *p, int plane, char *buf,
                             size_t cap, const int64_t *c, int n) {
-  const char *pn = li_plane_count(p) > 0 ? li_plane_name(p, plane) : NULL;
+  const char *pn = lay_plan_plane_count(p) > 0 ? lay_plan_plane_name(p, plane) : NULL;
   size_t k = (size_t)snprintf(buf, cap, "%s", pn ? pn : "");
   if (k < cap) fmt_coord(buf + k, cap - k, c, n);
 }
@@ -735,9 +734,9 @@ static int coord_operand(lt_run *r, const char *what, const lg_expr *e,
   if (e && e->kind == LG_X_CALL && planes_ok && e->u.call.fn &&
       e->u.call.fn->kind == LG_X_NAME) {
     const char *pn = e->u.call.fn->u.str.s;
-    int np = li_plane_count(r->pack);
+    int np = lay_plan_plane_count(r->pack);
     for (int i = 0; i < np; i++)
-      if (li_plane_name(r->pack, i) && !strcmp(li_plane_name(r->pack, i), pn))
+      if (lay_plan_plane_name(r->pack, i) && !strcmp(lay_plan_plane_name(r->pack, i), pn))
         *plane = i;
     if (*plane < 0) {
       char names[128];
@@ -745,7 +744,7 @@ static int coord_operand(lt_run *r, const char *what, const lg_expr *e,
       names[0] = '\0';
       for (int i = 0; i < np && k < sizeof names; i++)
         k += (size_t)snprintf(names + k, sizeof names - k, "%s%s",
-                              i ? ", " : "", li_plane_name(r->pack, i));
+                              i ? ", " : "", lay_plan_plane_name(r->pack, i));
       if (!np)
         return fail_at(r, e->pos, "%s: '%s(..)': the layout has no byte "
                        "planes", what, pn);
@@ -844,7 +843,7 @@ static int st_where(lt_run *r, const lg_tstmt *s) {
                      "hw_shape or bytes, not '%s'", what);
     if (eval_int(r, s->b, &want)) return LT_FAIL;
     if (r->dry) return LT_OK;
-    size_t have = li_layout_bytes(r->pack);
+    size_t have = lay_plan_layout_bytes(r->pack);
     if (want < 0 || have != (uint64_t)want)
       return fail(r, "where bytes: expected %lld, the layout buffer has %zu "
                   "bytes", (long long)want, have);
@@ -872,7 +871,7 @@ static int st_at(lt_run *r, const lg_tstmt *s) {
   char got[300], ws[300];
   if (k) return k;
   if (eval_int(r, s->a, &off)) return LT_FAIL;
-  size_t size = li_layout_bytes(r->pack);
+  size_t size = lay_plan_layout_bytes(r->pack);
   if (off < 0 || (uint64_t)off >= size)
     return fail_at(r, s->a->pos, "at %lld: outside the layout buffer of %zu "
                    "bytes", (long long)off, size);
@@ -880,12 +879,12 @@ static int st_at(lt_run *r, const lg_tstmt *s) {
     want_pad = 1;
   else if (coord_operand(r, "at", s->b, 1, want, &want_plane))
     return LT_FAIL;
-  int planes = li_plane_count(r->pack);
+  int planes = lay_plan_plane_count(r->pack);
   if (r->dry) {
     if (planes > 0 && !want_pad && want_plane < 0)
       return fail_at(r, s->b->pos, "at %lld: the layout has byte planes: name "
                      "the plane, as in %s(..)", (long long)off,
-                     li_plane_name(r->pack, 0));
+                     lay_plan_plane_name(r->pack, 0));
     return LT_OK;
   }
   for (int i = 0; i < LAY_MAX_RANK; i++) c[i] = -1;
@@ -924,9 +923,9 @@ static int st_order(lt_run *r, const lg_tstmt *s) {
   if (!s->b || s->b->kind != LG_X_STR)
     return fail(r, "order: expected a string");
   why[0] = '\0';
-  int rc = r->dry ? li_listing_check(r->pack, s->b->u.str.s, s->b->u.str.n,
+  int rc = r->dry ? lay_tool_listing_check(r->pack, s->b->u.str.s, s->b->u.str.n,
                                      why, sizeof why, &at)
-                  : li_listing_match(r->pack, s->b->u.str.s, s->b->u.str.n,
+                  : lay_tool_listing_match(r->pack, s->b->u.str.s, s->b->u.str.n,
                                      why, sizeof why, &at);
   if (rc != 0)
     return erred(r, str_pos(r, s->b, at), why[0] ? why : "the listing differs");
@@ -1262,7 +1261,7 @@ static void run_one(lt_run *r, const lg_test *t, void *ud) {
   else f->failed++;
 }
 
-int li_test_files(lay_ctx *ctx, char **files, int nfiles,
+int lay_tool_test_files(lay_ctx *ctx, char **files, int nfiles,
                   void (*out)(void *ud, const char *line), void *ud,
                   int *passed, int *failed) {
   lt_files f = {out, ud, 0, 0};
@@ -1318,7 +1317,7 @@ static void check_one(lt_run *r, const lg_test *t, void *ud) {
   run_test(r, t, report_check, ud);
 }
 
-int li_test_check(lay_ctx *ctx, const char *file,
+int lay_tool_test_check(lay_ctx *ctx, const char *file,
                   void (*report)(void *ud, const lay_error *err), void *ud) {
   lt_check c = {report, ud, 0};
   each_test(ctx, file, check_one, &c);

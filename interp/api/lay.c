@@ -52,7 +52,12 @@ static void clearerr_(lay_error *err) {
 
 unsigned lay_version_number(void) { return LAY_VERSION_NUMBER; }
 
-const char *lay_version_string(void) { return "0.1.0"; }
+#define LAY_STR_(x) #x
+#define LAY_STR(x) LAY_STR_(x)
+const char *lay_version_string(void) {
+  return LAY_STR(LAY_VERSION_MAJOR) "." LAY_STR(LAY_VERSION_MINOR) "." LAY_STR(
+      LAY_VERSION_RELEASE);
+}
 
 void lay_free(void *p) { free(p); }
 

@@ -4,7 +4,7 @@
 ** A lay_ctx wraps the front end's module (lang/lang.h) loaded with the
 ** embedded stdlib (gen/stdlib_data.c), plus whatever the application loads
 ** from files, strings and LAY_PATH folders. A lay_plan wraps the planner's
-** li_plan (interp/plan.h): lay_plan_create instantiates the format
+** li_plan (interp/plan/plan.h): lay_plan_create instantiates the format
 ** reference into an IR, builds the plan and frees the IR again, keeping
 ** only what the plan itself and the memory-order listing need (the
 ** direction, the layout-side element size and the byte-plane names).

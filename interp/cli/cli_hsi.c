@@ -1,7 +1,8 @@
 /*
 ** cli_hsi.c: `lay hsi`, `lay export` and `lay pack/unpack --hsi` (see
-** cli_hsi.h). The report is read with interp/hsi.c, its entries are
-** compiled as lay specs into namespace "hsi" of a context, and then run
+** cli_hsi.h). The report is read with lay.h's lay_hsi_* (interp/vendor/),
+** its entries are compiled as lay specs into namespace "hsi" of a
+** context, and then run
 ** with the ordinary plans of lay.h. JSON errors are printed on one line:
 **   lay: report.json:3:12: malformed JSON
 **   lay: report.json: inputs[0].rt_transformations[2].perm: ...

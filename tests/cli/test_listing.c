@@ -1,5 +1,5 @@
 /*
-** test_listing.c: unit tests of interp/listing.c, the memory-order listing
+** test_listing.c: unit tests of interp/tools/listing.c, the memory-order listing
 ** (`lay show`) and the check of a listing pasted from a vendor document.
 **
 ** The Qualcomm listings below are copied verbatim from the HTP "Tensors and

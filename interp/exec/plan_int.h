@@ -46,8 +46,6 @@ typedef struct li_vrule {
 /* value.c */
 size_t li_dt_size(lay_dtype t);
 const char *li_dt_name(lay_dtype t);
-int li_dt_is_float(lay_dtype t);
-double li_ld(lay_dtype t, const void *p);               /* one element */
 void li_st(lay_dtype t, void *p, double v, int round, int saturate);
 uint16_t li_f32_to_f16(float f);
 uint16_t li_f32_to_bf16(float f);

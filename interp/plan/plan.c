@@ -1712,28 +1712,6 @@ size_t li_plan_memory(const li_plan *p) {
 }
 
 /* ---- describe ------------------------------------------------------------ */
-static const char *kname(li_kern k) {
-  switch (k) {
-  case LI_K_MEMCPY: return "memcpy";
-  case LI_K_COPY: return "strided copy";
-  case LI_K_BLOCK: return "block copy";
-  case LI_K_ROWS: return "row copy";
-  case LI_K_ILV: return "interleave";
-  case LI_K_CONV_ILV: return "convert + interleave";
-  case LI_K_EXPAND: return "expand";
-  case LI_K_ILV2: return "interleave through a tile";
-  case LI_K_DEILV2: return "deinterleave through a tile";
-  case LI_K_CONV: return "convert";
-  case LI_K_TABLE: return "table gather";
-  case LI_K_MEMSET: return "memset";
-  case LI_K_FILL: return "fill";
-  case LI_K_PADCONV: return "converted pad per channel";
-  case LI_K_SPLIT2: return "split into 2 byte planes";
-  case LI_K_DIMTAB: return "element copy through offset pairs";
-  }
-  return "?";
-}
-
 static void describe_side(lg_strbuf *b, const char *what, const li_side *s) {
   if (s->is_cpu) {
     lg_sb_printf(b, "%s: CPU side %s[", what, li_dt_name(s->v.cpu));
@@ -1795,7 +1773,7 @@ char *li_plan_describe(const li_plan *p) {
     const li_box *x = &p->box[i];
     lg_sb_printf(&b, "  box %d: %s, %s", i,
               x->fill ? (x->raw ? "hole" : x->pat ? "source pad" : "pad") : "data",
-              kname(x->kern));
+              li_kern_name(x->kern));
     if (x->kern == LI_K_BLOCK) lg_sb_printf(&b, " %d", x->bk);
     if (x->pre || x->post)
       lg_sb_printf(&b, ", row pads %lld+%lld", (long long)x->pre,

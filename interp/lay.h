@@ -356,6 +356,27 @@ LAY_API char *lay_hsi_export(lay_ctx *ctx, const char *format,
                              const int64_t *shape, int rank, lay_dtype dtype,
                              const lay_hsi_quant *quant, int as_output,
                              lay_error *err);
+/* ---- The plan log -----------------------------------------------------------
+** The planner's steps, one after another, as Halide logs its IR after each
+** lowering pass. With a log set on a context, every lay_plan_create and
+** lay_plan_convert on it calls fn(user, step, text) once after each step,
+** in this order:
+**   "sides"     the source and destination: axes, extents, strides, bytes
+**               and value rules, as lay_plan_describe prints them;
+**   "refine"    each dimension's common digits on the two sides (unit,
+**               radix, strides) or its table of offset pairs, and the
+**               dimension whose rows carry their pads;
+**   "boxes"     every box as cut: data, pad, source pad or hole, its base
+**               offsets and loops;
+**   "coalesce"  every box's loops ordered and coalesced;
+**   "kernels"   the finished plan: lay_plan_describe's text, every box
+**               with its kernel.
+** text is several lines ending in a newline, valid during the call only.
+** A failed plan stops the log after its last complete step. The library
+** never prints: the `lay` CLI prints these under --debug-plan (or with
+** LAY_DEBUG_PLAN set). fn NULL turns the log off. */
+typedef void (*lay_log_fn)(void *user, const char *step, const char *text);
+LAY_API void lay_ctx_set_log(lay_ctx *ctx, lay_log_fn fn, void *user);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,7 @@
 
 struct lay_ctx {
   lg_module *m; /* everything compiled so far */
+  li_log log;   /* the plan log (lay_ctx_set_log); fn NULL: none */
 };
 
 struct lay_plan {
@@ -226,6 +227,12 @@ const char *lay_ctx_name(const lay_ctx *ctx, size_t i) {
   return ctx ? lg_module_name(ctx->m, i) : NULL;
 }
 
+void lay_ctx_set_log(lay_ctx *ctx, lay_log_fn fn, void *user) {
+  if (!ctx) return;
+  ctx->log.fn = fn;
+  ctx->log.user = user;
+}
+
 /* ---- Plans ----------------------------------------------------------------- */
 
 static lay_status check_args(lay_ctx *ctx, const char *fmt,
@@ -294,7 +301,7 @@ lay_status lay_plan_create(lay_ctx *ctx, const char *format,
   st = lg_instantiate(ctx->m, format, &ir, err);
   if (st) return st;
   li_plan *p = NULL;
-  st = li_plan_build(ir, shape, rank, dtype, dir, &p, err);
+  st = li_plan_build_log(&ctx->log, ir, shape, rank, dtype, dir, &p, err);
   if (!st) st = wrap(p, dir, ir, out, err);
   lg_ir_free(ir);
   return st;
@@ -315,7 +322,7 @@ lay_status lay_plan_convert(lay_ctx *ctx, const char *from, const char *to,
   if (!st) st = lg_instantiate(ctx->m, to, &b, err);
   if (!st) {
     li_plan *p = NULL;
-    st = li_plan_convert(a, b, shape, rank, dtype, &p, err);
+    st = li_plan_convert_log(&ctx->log, a, b, shape, rank, dtype, &p, err);
     if (!st) st = wrap(p, LAY_CONVERT, b, out, err);
   }
   lg_ir_free(a);

@@ -1,6 +1,7 @@
 /*
 ** plan_int.h: the internal structure of a plan, shared by the planner
-** (plan.c), the executor (exec.c) and the value conversions (value.c).
+** (interp/plan/), the executor (exec.c, conv.c, kern_*.c) and the value
+** conversions (value.c).
 **
 ** A plan moves elements from a source side to a destination side. A side
 ** is a concrete layout: the CPU side (row-major, one digit per dimension)
@@ -15,10 +16,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "ir.h"
+#include "kernels.h"
 #include "lay.h"
 
 typedef struct li_plan li_plan;
+
+/* Fill err (may be NULL) through lang's lg_error_plain and give the code
+** back: `return li_fail(err, LAY_E_ARG, "no plan");` */
+#define li_fail(err, code, ...) \
+  (lg_error_plain((err), (code), NULL, __VA_ARGS__), (code))
 
 /* ---- Value rules ---------------------------------------------------------- */
 typedef enum li_vkind {
@@ -46,8 +54,6 @@ typedef struct li_vrule {
 /* value.c */
 size_t li_dt_size(lay_dtype t);
 const char *li_dt_name(lay_dtype t);
-int li_dt_is_float(lay_dtype t);
-double li_ld(lay_dtype t, const void *p);               /* one element */
 void li_st(lay_dtype t, void *p, double v, int round, int saturate);
 uint16_t li_f32_to_f16(float f);
 uint16_t li_f32_to_bf16(float f);
@@ -135,29 +141,15 @@ typedef struct li_loop {
                       (destination), relative to iteration 0; ss = ds = 0 */
 } li_loop;
 
+/* The kernels (kernels.h): LI_K_MEMCPY, LI_K_COPY, ... */
 typedef enum li_kern {
-  LI_K_MEMCPY,   /* contiguous run on both sides */
-  LI_K_COPY,     /* strided element copy */
-  LI_K_ILV,      /* 1-byte planes interleaved into blocks of bk (2/4/8) */
-  LI_K_ILV2,     /* ILV over two loops: the rows of a tile, written to
-                    their destination rows (bk 8) or through a stack tile */
-  LI_K_DEILV2,   /* blocks of bk bytes -> planes, read as the rows of a
-                    tile (bk 8) or through a stack tile */
-  LI_K_EXPAND,   /* 1-byte rows of k back to back -> rows of bk with pads */
-  LI_K_CONV_ILV, /* each plane's run converted, then interleaved (1-byte dst) */
-  LI_K_ROWS,     /* rows of bk contiguous bytes (2 or 3 loops), row pads */
-  LI_K_BLOCK,    /* n x k block, dst stride 1 inside (k unrolled for
-                    2/3/4/8/16/32, else bk = 0), row pads */
-  LI_K_CONV,     /* value conversion through stack tiles */
-  LI_K_TABLE,    /* a gather table's runs (plan_int.h li_gather) */
-  LI_K_MEMSET,   /* fill, contiguous, one byte value */
-  LI_K_FILL,     /* fill, strided or multi-byte pattern */
-  LI_K_PADCONV,  /* fill with the source's pad converted per channel */
-  LI_K_SPLIT2,   /* 2-byte elements split into 2 byte planes, k <= 16
-                    elements per row (blocks of 16 rows x 16 transposed) */
-  LI_K_DIMTAB    /* the innermost loop is a table loop: one element per
-                    (source, destination) offset pair */
+#define X(id, name, loops, what) LI_K_##id,
+  LI_KERNELS(X)
+#undef X
+  LI_K_COUNT
 } li_kern;
+const char *li_kern_name(li_kern k); /* "memcpy", ...; exec.c */
+int li_kern_loops(li_kern k);        /* the loops it takes at most */
 
 typedef struct li_box {
   int fill;          /* 1: write the constant `pat` instead of reading */
@@ -207,7 +199,7 @@ struct li_plan {
 #define LI_SIMD_SSE 1
 #define LI_SIMD_AVX2 2
 int li_simd_level(void);
-/* exec.c: a rows x k block from S (strides sso, ssi in S elements) to D
+/* conv.c: a rows x k block from S (strides sso, ssi in S elements) to D
 ** (dso, dsi), S's unpack rule then D's pack rule; channel of (r, i) is
 ** cb + r*cso + i*csi; pre/post pad elements of D's pad around each row
 ** (dsi == 1 then). */

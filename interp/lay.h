@@ -206,6 +206,157 @@ LAY_API char *lay_plan_describe(const lay_plan *plan);
 LAY_API size_t lay_plan_memory(const lay_plan *plan);
 LAY_API void lay_free(void *p);
 
+/* ---- The layout buffer of a plan ----------------------------------------
+** For a pack plan the destination, for an unpack plan the source, for a
+** convert plan the destination: what lay_plan_where and lay_plan_at refer
+** to. */
+LAY_API size_t lay_plan_layout_bytes(const lay_plan *plan); /* bytes */
+/* Bytes of one element of the layout buffer (1 for byte-plane layouts). */
+LAY_API size_t lay_plan_layout_elem_bytes(const lay_plan *plan);
+/* Byte planes of the layout (0 when it has none) and the name of plane i
+** ("lo", "hi"; NULL when out of range; valid while the plan lives). */
+LAY_API int lay_plan_plane_count(const lay_plan *plan);
+LAY_API const char *lay_plan_plane_name(const lay_plan *plan, int i);
+
+/* ---- Checking spec files -------------------------------------------------
+** A report callback receives one positioned problem at a time (Wren
+** style): err->file, err->line, err->column and err->message. */
+typedef void (*lay_report_fn)(void *ud, const lay_error *err);
+/* The embedded stdlib's files ("stdlib/amd.lay", ...): the name of file i,
+** NULL past the last. */
+LAY_API const char *lay_stdlib_file(size_t i);
+/* lay_ctx_new without the embedded stdlib file `skip` ("stdlib/amd.lay";
+** NULL: none), so that a copy of that file can be checked in its place. */
+LAY_API lay_status lay_ctx_new_except(lay_ctx **out, const char *skip,
+                                      lay_error *err);
+/* Load the spec file `path` into ctx as lay_ctx_load_file does, but when
+** a definition fails its static checks go on with the others and report
+** every failing one, in source order (an error that stops the load, such
+** as a syntax error or a name defined twice, is reported alone). Returns
+** the number of problems: 0 when the file loaded (its names stay in ctx),
+** else nothing of it stays. */
+LAY_API int lay_ctx_check_file(lay_ctx *ctx, const char *path,
+                               lay_report_fn report, void *ud);
+
+/* ---- AMD flexmlrt-hsi.json reports ---------------------------------------
+** A report lists `inputs` and `outputs`; each tensor entry describes the
+** CPU side (cpu_shape, cpu_format, cpu_dtype), the NPU buffer (hw_shape,
+** hw_format, hw_dtype), a boundary quantization (scale_factor,
+** zero_point) and optionally an rt_transformations chain. lay_hsi_parse
+** checks every field and turns every entry into spec text (a `layout` for
+** the annotation form, a `transform` for the chain) that lay_hsi_load
+** compiles through the ordinary front end, named NS.input0, NS.output1,
+** ... (and NS.input0_ann for the annotation beside a chain). Every
+** definition maps the CPU tensor to the NPU buffer (pack). Errors are
+** LAY_E_JSON with a position (the JSON line:col, or the JSON path
+** of the field in the message); LAY_E_LIMIT past the limits below. */
+#define LAY_HSI_MAX_JSON ((size_t)64 << 20) /* bytes of one report */
+#define LAY_HSI_MAX_TENSORS 4096 /* entries in inputs + outputs */
+#define LAY_HSI_MAX_OPS 64       /* rt_transformations of one tensor */
+
+typedef struct lay_hsi lay_hsi;
+
+/* One finding of lay_hsi_check, or a recorded disagreement of an entry. */
+typedef struct lay_hsi_issue {
+  int output;       /* 0: inputs[index], 1: outputs[index] */
+  int index;        /* the entry */
+  int fatal;        /* 1: an inconsistency; 0: a note (nothing wrong) */
+  char text[480];   /* one line: "inputs[0].hw_shape: ..." */
+} lay_hsi_issue;
+
+/* Parse `len` bytes of JSON; `file` names the report in errors. On
+** success *out holds the report (free with lay_hsi_free). A len over
+** LAY_HSI_MAX_JSON fails with LAY_E_LIMIT before json is read (json may
+** then be NULL; len SIZE_MAX stands for "larger than the limit"). */
+LAY_API lay_status lay_hsi_parse(const char *json, size_t len,
+                                 const char *file, lay_hsi **out,
+                                 lay_error *err);
+/* Read and parse the report at `path` (a file of at most LAY_HSI_MAX_JSON
+** bytes). */
+LAY_API lay_status lay_hsi_read(const char *path, lay_hsi **out,
+                                lay_error *err);
+LAY_API void lay_hsi_free(lay_hsi *h); /* accepts NULL */
+
+/* Entries of inputs (output = 0) or outputs (output = 1). */
+LAY_API int lay_hsi_count(const lay_hsi *h, int output);
+/* Find an entry by its index ("0") or its name or tensor_name; -1 when
+** there is none. */
+LAY_API int lay_hsi_find(const lay_hsi *h, int output, const char *key);
+
+/* Facts about one entry (valid while h lives). */
+typedef struct lay_hsi_info {
+  const char *name;        /* "name", or NULL */
+  const char *tensor_name; /* "tensor_name", or NULL */
+  const char *def;         /* the definition's local name, "input0" */
+  const char *spec;        /* its spec text (a layout or a transform);
+                              NULL when an issue left nothing to define */
+  const char *ann_spec;    /* the annotation as a layout when the entry
+                              also has a chain and it gives hw_shape */
+  int has_chain;           /* rt_transformations present */
+  int rank;                /* cpu_shape */
+  int64_t cpu_shape[LAY_MAX_RANK];
+  int hw_rank;             /* hw_shape as declared */
+  int64_t hw_shape[LAY_MAX_AXES];
+  lay_dtype cpu_dtype, hw_dtype;
+} lay_hsi_info;
+LAY_API int lay_hsi_info_get(const lay_hsi *h, int output, int index,
+                             lay_hsi_info *out);
+
+/* All spec text of the report inside `namespace NS`, each definition
+** preceded by a comment naming its entry; and its two parts: the header
+** (a comment and `namespace NS`) and the text of one entry. Free with
+** lay_free; NULL when out of memory. */
+LAY_API char *lay_hsi_spec(const lay_hsi *h, const char *ns);
+LAY_API char *lay_hsi_spec_header(const lay_hsi *h, const char *ns);
+LAY_API char *lay_hsi_spec_entry(const lay_hsi *h, int output, int index);
+
+/* Compile lay_hsi_spec(h, ns) into ctx (names must not clash). */
+LAY_API lay_status lay_hsi_load(const lay_hsi *h, lay_ctx *ctx,
+                                const char *ns, lay_error *err);
+/* Read the report at `path` and load it into ctx under namespace ns. */
+LAY_API lay_status lay_ctx_load_hsi(lay_ctx *ctx, const char *path,
+                                    const char *ns, lay_error *err);
+
+/* The disagreements found while parsing (shapes, dtypes, scales): these
+** make an entry unrunnable. Valid while h lives. */
+LAY_API int lay_hsi_issue_count(const lay_hsi *h);
+LAY_API const lay_hsi_issue *lay_hsi_issue_get(const lay_hsi *h, int i);
+/* The first fatal issue of an entry, or NULL. */
+LAY_API const lay_hsi_issue *lay_hsi_entry_issue(const lay_hsi *h,
+                                                 int output, int index);
+/* Every recorded issue, plus, for entries with both annotation fields and
+** a chain, whether both describe the same bytes (both are run on the same
+** pseudo-random data in ctx, where lay_hsi_load(h, ctx, ns) was done).
+** *issues is malloc'd (free with lay_free); returns the count of fatal
+** issues, or -1 with err set. */
+LAY_API int lay_hsi_check(const lay_hsi *h, lay_ctx *ctx, const char *ns,
+                          lay_hsi_issue **issues, int *nissues,
+                          lay_error *err);
+
+/* What `lay export --quantize SCALE,ZP[,TYPE]` asks for: a float CPU side
+** quantized to the integer type `to` (int8 when LAY_DT_NONE). */
+typedef struct lay_hsi_quant {
+  double scale;      /* > 0 */
+  double zero_point; /* an integer in the range of `to` */
+  lay_dtype to;      /* the NPU element type */
+} lay_hsi_quant;
+
+/* A flexmlrt-hsi.json text holding one tensor entry in the transformation
+** form for any layout of ctx (a reference with arguments: "amd.hcwnc(4)",
+** "qnn.crouton", a user layout), for the CPU shape and dtype. The chain is
+** built from the layout's IR: a quantize (or the dtype and scale fields
+** for a value rule no chain step expresses), a slice of the stored window,
+** a pad to the padded extents, a reshape into the digits of each
+** dimension, a transpose into memory order. A layout that a chain cannot
+** express (byte planes, strides or alignment that leave gaps, a gather
+** table, per-channel or truncating quantization) fails with a message
+** naming why. quant may be NULL. as_output puts the entry under "outputs"
+** with the chain listed NPU -> CPU. Free with lay_free. */
+LAY_API char *lay_hsi_export(lay_ctx *ctx, const char *format,
+                             const int64_t *shape, int rank, lay_dtype dtype,
+                             const lay_hsi_quant *quant, int as_output,
+                             lay_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,7 @@
 ** A lay_ctx wraps the front end's module (lang/lang.h) loaded with the
 ** embedded stdlib (gen/stdlib_data.c), plus whatever the application loads
 ** from files, strings and LAY_PATH folders. A lay_plan wraps the planner's
-** li_plan (interp/plan.h): lay_plan_create instantiates the format
+** li_plan (interp/plan/plan.h): lay_plan_create instantiates the format
 ** reference into an IR, builds the plan and frees the IR again, keeping
 ** only what the plan itself and the memory-order listing need (the
 ** direction, the layout-side element size and the byte-plane names).
@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,12 @@ static void clearerr_(lay_error *err) {
 
 unsigned lay_version_number(void) { return LAY_VERSION_NUMBER; }
 
-const char *lay_version_string(void) { return "0.1.0"; }
+#define LAY_STR_(x) #x
+#define LAY_STR(x) LAY_STR_(x)
+const char *lay_version_string(void) {
+  return LAY_STR(LAY_VERSION_MAJOR) "." LAY_STR(LAY_VERSION_MINOR) "." LAY_STR(
+      LAY_VERSION_RELEASE);
+}
 
 void lay_free(void *p) { free(p); }
 
@@ -59,11 +65,24 @@ void lay_free(void *p) { free(p); }
 
 lg_module *li_ctx_module(lay_ctx *ctx) { return ctx ? ctx->m : NULL; }
 
-lay_status lay_ctx_new(lay_ctx **out, lay_error *err) {
-  return li_ctx_new_except(out, NULL, err);
+const char *lay_stdlib_file(size_t i) {
+  size_t n = 0;
+  while (li_stdlib_files[n].name) n++;
+  return i < n ? li_stdlib_files[i].name : NULL;
 }
 
-lay_status li_ctx_new_except(lay_ctx **out, const char *skip,
+int lay_ctx_check_file(lay_ctx *ctx, const char *path, lay_report_fn report,
+                       void *ud) {
+  if (!ctx || !path) return 1;
+  size_t n = lg_check_file(ctx->m, path, report, ud);
+  return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+lay_status lay_ctx_new(lay_ctx **out, lay_error *err) {
+  return lay_ctx_new_except(out, NULL, err);
+}
+
+lay_status lay_ctx_new_except(lay_ctx **out, const char *skip,
                              lay_error *err) {
   clearerr_(err);
   if (!out) {
@@ -374,15 +393,15 @@ size_t lay_plan_memory(const lay_plan *plan) {
   return plan ? li_plan_memory(plan->p) : 0;
 }
 
-/* ---- Internal facts for the listing (ctx.h) -------------------------------- */
+/* ---- The layout buffer of a plan -------------------------------------------- */
 
-size_t li_layout_bytes(const lay_plan *p) {
+size_t lay_plan_layout_bytes(const lay_plan *p) {
   if (!p) return 0;
   return p->dir == LAY_UNPACK ? li_plan_src_bytes(p->p)
                               : li_plan_dst_bytes(p->p);
 }
 
-size_t li_layout_elem(const lay_plan *p) {
+size_t lay_plan_layout_elem_bytes(const lay_plan *p) {
   if (!p) return 0;
   if (p->nplanes > 0) return 1;
   lay_dtype t = p->dir == LAY_UNPACK ? li_plan_src_dtype(p->p)
@@ -391,9 +410,9 @@ size_t li_layout_elem(const lay_plan *p) {
   return s ? s : 1;
 }
 
-const char *li_plane_name(const lay_plan *p, int plane) {
+const char *lay_plan_plane_name(const lay_plan *p, int plane) {
   if (!p || plane < 0 || plane >= p->nplanes) return NULL;
   return p->plane[plane];
 }
 
-int li_plane_count(const lay_plan *p) { return p ? p->nplanes : 0; }
+int lay_plan_plane_count(const lay_plan *p) { return p ? p->nplanes : 0; }

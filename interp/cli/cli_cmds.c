@@ -16,9 +16,7 @@
 
 #include "cli_draw.h"
 #include "cli_lay.h"
-#include "ctx.h"
-#include "listing.h"
-#include "ltest.h"
+#include "lay_tools.h"
 
 #define SHOW_LIMIT 4096 /* elements `lay show` lists without --limit */
 
@@ -29,7 +27,7 @@ lay_ctx *cli_context(const cli_args *a) { return cli_context_except(a, NULL); }
 lay_ctx *cli_context_except(const cli_args *a, const char *skip) {
   lay_ctx *ctx = NULL;
   lay_error err;
-  if (li_ctx_new_except(&ctx, skip, &err)) {
+  if (lay_ctx_new_except(&ctx, skip, &err)) {
     cli_print_error(&err);
     return NULL;
   }
@@ -204,11 +202,11 @@ int cli_cmd_info(const cli_args *a) {
     printf("%s%s=%" PRId64, i ? ", " : "", names[i] ? names[i] : "?", hw[i]);
   printf("] %s, %zu bytes\n", lay_dtype_name(lay_plan_dst_dtype(p)),
          lay_plan_dst_bytes(p));
-  int np = li_plane_count(p);
+  int np = lay_plan_plane_count(p);
   if (np > 0) {
     printf("planes:   ");
     for (int i = 0; i < np; i++)
-      printf(" %s", li_plane_name(p, i) ? li_plane_name(p, i) : "?");
+      printf(" %s", lay_plan_plane_name(p, i) ? lay_plan_plane_name(p, i) : "?");
     printf("\n");
   }
   /* The plan in the planner's words, several lines. */
@@ -273,8 +271,8 @@ int cli_cmd_at(const cli_args *a) {
           printf("%s%" PRId64, i ? "," : "", c[i]);
         printf(")");
       }
-      const char *pn = li_plane_name(p, plane);
-      if (li_plane_count(p) > 0 && is_pad != 2)
+      const char *pn = lay_plan_plane_name(p, plane);
+      if (lay_plan_plane_count(p) > 0 && is_pad != 2)
         printf(" plane %s", pn ? pn : "?");
       printf("\n");
       rc = CLI_OK;
@@ -294,9 +292,9 @@ static const char *stdlib_twin(const char *path) {
   if (!base || base - path < 6 || strncmp(base - 6, "stdlib", 6) ||
       (base - path > 6 && base[-7] != '/'))
     return NULL;
-  for (const li_stdlib_file *f = li_stdlib_files; f->name; f++)
-    if (!strncmp(f->name, "stdlib/", 7) && !strcmp(f->name + 7, base + 1))
-      return f->name;
+  const char *f;
+  for (size_t i = 0; (f = lay_stdlib_file(i)) != NULL; i++)
+    if (!strncmp(f, "stdlib/", 7) && !strcmp(f + 7, base + 1)) return f;
   return NULL;
 }
 
@@ -320,10 +318,10 @@ int cli_cmd_check(const cli_args *a) {
     ** loaded, its test blocks, without running them. */
     lay_ctx *ctx = cli_context_except(a, stdlib_twin(a->pos[i]));
     if (!ctx) return CLI_FAIL;
-    if (lg_check_file(li_ctx_module(ctx), a->pos[i], check_problem,
-                      (void *)a->pos[i]) > 0) {
+    if (lay_ctx_check_file(ctx, a->pos[i], check_problem,
+                           (void *)a->pos[i]) > 0) {
       rc = CLI_FAIL;
-    } else if (li_test_check(ctx, a->pos[i], check_problem,
+    } else if (lay_tool_test_check(ctx, a->pos[i], check_problem,
                              (void *)a->pos[i]) > 0) {
       rc = CLI_FAIL;
     } else {
@@ -345,7 +343,7 @@ int cli_cmd_test(const cli_args *a) {
   if (!ctx) return CLI_FAIL;
   int passed = 0, failed = 0;
   /* The runner's last line is the count: "N passed, M failed". */
-  int rc = li_test_files(ctx, (char **)a->pos, a->npos, test_line, NULL,
+  int rc = lay_tool_test_files(ctx, (char **)a->pos, a->npos, test_line, NULL,
                          &passed, &failed);
   lay_ctx_free(ctx);
   if (fflush(stdout)) return CLI_FAIL;

@@ -25,16 +25,14 @@
 ** narrower than an element, one that would split an element, or a wider
 ** one is an error rather than a picture other than the one asked for.
 **
-** `lay show` (cli_show_plan) prints li_listing's text, coloured on a
+** `lay show` (cli_show_plan) prints lay_tool_listing's text, coloured on a
 ** terminal (cli_color_enabled), and says how much a --limit left out.
 */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli_draw.h"
 #include "cli_lay.h"
-#include "ctx.h"
-#include "listing.h"
-#include "strbuf.h"
+#include "lay_tools.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -96,18 +94,18 @@ int cli_color_enabled(FILE *f) {
 }
 
 /* Text safe inside an XML element or attribute. */
-static void sb_xml(lg_strbuf *b, const char *s) {
+static void sb_xml(cli_text *b, const char *s) {
   for (; *s; s++) {
     switch (*s) {
-    case '&': lg_sb_printf(b, "&amp;"); break;
-    case '<': lg_sb_printf(b, "&lt;"); break;
-    case '>': lg_sb_printf(b, "&gt;"); break;
-    case '"': lg_sb_printf(b, "&quot;"); break;
+    case '&': cli_text_printf(b, "&amp;"); break;
+    case '<': cli_text_printf(b, "&lt;"); break;
+    case '>': cli_text_printf(b, "&gt;"); break;
+    case '"': cli_text_printf(b, "&quot;"); break;
     default:
       if ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f)
-        lg_sb_printf(b, "%c", *s);
+        cli_text_printf(b, "%c", *s);
       else
-        lg_sb_printf(b, "?");
+        cli_text_printf(b, "?");
     }
   }
 }
@@ -388,20 +386,20 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
   if (width < 560) width = 560;
   int height = top + (int)drawn_rows * CELL_H + gap_h + 20;
 
-  lg_strbuf b = {0};
-  lg_sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-  lg_sb_printf(&b,
+  cli_text b = {0};
+  cli_text_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  cli_text_printf(&b,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
             "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans "
             "Mono, monospace\">\n",
             width, height, width, height);
-  lg_sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+  cli_text_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
                 "fill=\"#ffffff\"/>\n", width, height);
   /* Caption and legend. */
-  lg_sb_printf(&b, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
+  cli_text_printf(&b, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
   if (o->title) sb_xml(&b, o->title);
-  lg_sb_printf(&b, "</text>\n");
-  lg_sb_printf(&b,
+  cli_text_printf(&b, "</text>\n");
+  cli_text_printf(&b,
             "<text x=\"10\" y=\"38\" font-size=\"11\">%zu bytes, %llu cells "
             "of %zu byte%s, %zu per row; colour = %s (dimension %d)</text>\n",
             bytes, (unsigned long long)ncell, es, es == 1 ? "" : "s", rc,
@@ -413,29 +411,29 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
       char lab[48];
       snprintf(lab, sizeof lab, "%s=%lld%s", names[cdim], (long long)v,
                v == PALETTE_N - 1 && shape[cdim] > PALETTE_N ? " (+12k)" : "");
-      lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+      cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
                     "fill=\"%s\" stroke=\"#555\"/>", x, y, palette[v]);
-      lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", x + 18, y + 11);
+      cli_text_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", x + 18, y + 11);
       sb_xml(&b, lab);
-      lg_sb_printf(&b, "</text>\n");
+      cli_text_printf(&b, "</text>\n");
       x += 24 + (int)strlen(lab) * 7;
     }
     if (any_pad) {
-      lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+      cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
                     "fill=\"#e4e4e4\" stroke=\"#555\"/><text x=\"%d\" "
                     "y=\"%d\" font-size=\"11\">pad</text>\n",
                 x, y, x + 18, y + 11);
       x += 52;
     }
     if (any_hole) {
-      lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+      cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
                     "fill=\"#a8a8a8\" stroke=\"#555\"/><text x=\"%d\" "
                     "y=\"%d\" font-size=\"11\">hole</text>\n",
                 x, y, x + 18, y + 11);
       x += 58;
     }
     if (run) {
-      lg_sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+      cli_text_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
                     "stroke=\"#333\" stroke-width=\"1.5\"/><text x=\"%d\" "
                     "y=\"%d\" font-size=\"11\">run of %llu</text>\n",
                 x, y + 7, x + 20, y + 7, x + 26, y + 11,
@@ -443,7 +441,7 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
       x += 110;
     }
     if (chunk) {
-      lg_sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+      cli_text_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
                     "stroke=\"#000\" stroke-width=\"3\"/><text x=\"%d\" "
                     "y=\"%d\" font-size=\"11\">chunk of %llu cells</text>\n",
                 x, y + 7, x + 20, y + 7, x + 26, y + 11,
@@ -452,12 +450,12 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
   }
   /* Column header: byte offset within the row. */
   for (size_t c = 0; c < rc; c++)
-    lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666\" "
+    cli_text_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666\" "
                   "text-anchor=\"middle\">+%zu</text>\n",
               LEFT + (int)c * cw + cw / 2, top - 6, c * es);
 
   /* Cells. */
-  lg_sb_printf(&b, "<g font-size=\"10\" text-anchor=\"middle\">\n");
+  cli_text_printf(&b, "<g font-size=\"10\" text-anchor=\"middle\">\n");
   for (size_t i = 0; i < n; i++) {
     uint64_t r = idx[i] / rc, c = idx[i] % rc;
     uint64_t dr = r < head ? r : head + (r - (nrows - tail));
@@ -470,26 +468,26 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
                        : ce->pad == 1 ? "#e4e4e4" : "#a8a8a8";
     char lab[160];
     coord_label(ce, rank, planes, lab, sizeof lab);
-    lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+    cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                   "fill=\"%s\" stroke=\"#777\" stroke-width=\"0.5\"/>",
               x, y, cw, CELL_H, fill);
-    lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\"%s>", x + cw / 2, y + 15,
+    cli_text_printf(&b, "<text x=\"%d\" y=\"%d\"%s>", x + cw / 2, y + 15,
               ce->pad ? " fill=\"#6a6a6a\"" : "");
     sb_xml(&b, lab);
-    lg_sb_printf(&b, "</text>\n");
+    cli_text_printf(&b, "</text>\n");
     if (c == 0) {
-      lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
+      cli_text_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
                     "fill=\"#444\">0x%llx</text>\n", LEFT - 6, y + 15,
                 (unsigned long long)(idx[i] * es));
     }
   }
-  lg_sb_printf(&b, "</g>\n");
+  cli_text_printf(&b, "</g>\n");
 
   /* Run (thin) and chunk (heavy) boundaries. */
   for (int level = 0; level < 2; level++) {
     uint64_t unit = level ? chunk : run;
     if (!unit) continue;
-    lg_sb_printf(&b, "<g stroke=\"%s\" stroke-width=\"%s\" "
+    cli_text_printf(&b, "<g stroke=\"%s\" stroke-width=\"%s\" "
                   "stroke-linecap=\"square\">\n",
               level ? "#000" : "#333", level ? "2.5" : "1.5");
     for (size_t i = 0; i < n; i++) {
@@ -498,21 +496,21 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
       int x = LEFT + (int)c * cw;
       int y = top + (int)dr * CELL_H + (r >= head ? gap_h : 0);
       if (c > 0 && g % unit == 0)
-        lg_sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+        cli_text_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
                   x, y, x, y + CELL_H);
       int above = r > 0 && !(summary && r == nrows - tail);
       if (above && g / unit != (g - rc) / unit)
-        lg_sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+        cli_text_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
                   x, y, x + cw, y);
     }
-    lg_sb_printf(&b, "</g>\n");
+    cli_text_printf(&b, "</g>\n");
   }
   /* The summary band. */
   if (summary) {
     int y = top + (int)head * CELL_H;
-    lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+    cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                   "fill=\"#f4f4f4\"/>", LEFT, y + 4, (int)rc * cw, gap_h - 8);
-    lg_sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
+    cli_text_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
                   "text-anchor=\"middle\">... %llu more rows (0x%llx to "
                   "0x%llx) ...</text>\n",
               LEFT + (int)rc * cw / 2, y + 19,
@@ -521,10 +519,10 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
               (unsigned long long)((nrows - tail) * rc * es - 1));
   }
   /* Outline. */
-  lg_sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+  cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                 "fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n",
             LEFT, top, (int)rc * cw, (int)drawn_rows * CELL_H + gap_h);
-  lg_sb_printf(&b, "</svg>\n");
+  cli_text_printf(&b, "</svg>\n");
   free(cells);
   free(idx);
   if (b.oom) {
@@ -690,11 +688,11 @@ void cli_show_print(FILE *f, const char *s, int color) {
 }
 
 int cli_show_plan(FILE *f, const lay_plan *p, size_t limit, int color) {
-  char *s = li_listing(p, limit);
+  char *s = lay_tool_listing(p, limit);
   if (!s) return -1;
-  /* li_listing closes a cut listing with a line "...": say what is left. */
-  size_t n = strlen(s), es = li_layout_elem(p);
-  uint64_t total = es ? li_layout_bytes(p) / es : 0;
+  /* lay_tool_listing closes a cut listing with a line "...": say what is left. */
+  size_t n = strlen(s), es = lay_plan_layout_elem_bytes(p);
+  uint64_t total = es ? lay_plan_layout_bytes(p) / es : 0;
   int cut = limit && total > limit && n >= 4 && !strcmp(s + n - 4, "...\n") &&
             (n == 4 || s[n - 5] == '\n');
   if (cut) s[n - 4] = 0;

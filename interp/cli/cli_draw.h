@@ -45,11 +45,11 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
 ** and not "dumb". */
 int cli_color_enabled(FILE *f);
 
-/* Print a memory-order listing (li_listing's text) to `f`; with `color`,
+/* Print a memory-order listing (lay_tool_listing's text) to `f`; with `color`,
 ** coordinate tuples, ellipses and pad words get ANSI colours. */
 void cli_show_print(FILE *f, const char *listing, int color);
 
-/* `show`: the memory order of plan `p` (li_listing, at most `limit`
+/* `show`: the memory order of plan `p` (lay_tool_listing, at most `limit`
 ** elements; 0 = all) printed with cli_show_print. When the limit cuts the
 ** buffer, the closing "..." says how much is left: "... 1234 more
 ** elements". Returns 0, or -1 when the listing cannot be made (out of

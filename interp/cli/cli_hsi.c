@@ -1,7 +1,8 @@
 /*
 ** cli_hsi.c: `lay hsi`, `lay export` and `lay pack/unpack --hsi` (see
-** cli_hsi.h). The report is read with interp/hsi.c, its entries are
-** compiled as lay specs into namespace "hsi" of a context, and then run
+** cli_hsi.h). The report is read with lay.h's lay_hsi_* (interp/vendor/),
+** its entries are compiled as lay specs into namespace "hsi" of a
+** context, and then run
 ** with the ordinary plans of lay.h. JSON errors are printed on one line:
 **   lay: report.json:3:12: malformed JSON
 **   lay: report.json: inputs[0].rt_transformations[2].perm: ...
@@ -16,7 +17,6 @@
 #include <string.h>
 
 #include "cli_lay.h"
-#include "hsi.h"
 
 #define NS "hsi" /* the namespace the report's definitions go into */
 
@@ -32,19 +32,14 @@ static void print_err(const lay_error *e) {
 }
 
 /* Read and parse the report; NULL after printing. A file over the size
-** limit is not read at all, and fails as li_hsi_parse would fail it. */
-static li_hsi *read_report(const char *path) {
+** limit is not read at all, and fails as lay_hsi_parse would fail it. */
+static lay_hsi *read_report(const char *path) {
   unsigned char *buf;
   size_t len;
   lay_error err;
-  if (cli_read_all(path, LI_HSI_MAX_JSON, &buf, &len)) return NULL;
-  if (!buf) {
-    li_hsi_size_error(path, len, &err);
-    print_err(&err);
-    return NULL;
-  }
-  li_hsi *h = NULL;
-  if (li_hsi_parse((const char *)buf, len, path, &h, &err)) print_err(&err);
+  if (cli_read_all(path, LAY_HSI_MAX_JSON, &buf, &len)) return NULL;
+  lay_hsi *h = NULL;
+  if (lay_hsi_parse((const char *)buf, len, path, &h, &err)) print_err(&err);
   free(buf);
   return h;
 }
@@ -80,25 +75,25 @@ int cli_hsi(int argc, char **argv) {
     else file = argv[i];
   }
   if (!file) return cli_usage("hsi: which flexmlrt-hsi.json file?");
-  li_hsi *h = read_report(file);
+  lay_hsi *h = read_report(file);
   if (!h) return CLI_FAIL;
   lay_ctx *ctx = NULL;
   lay_error err;
   int rc = CLI_FAIL;
-  if (lay_ctx_new(&ctx, &err) || li_hsi_load(h, ctx, NS, &err)) {
+  if (lay_ctx_new(&ctx, &err) || lay_hsi_load(h, ctx, NS, &err)) {
     cli_print_error(&err);
     goto done;
   }
   if (check) {
-    li_hsi_issue *v = NULL;
+    lay_hsi_issue *v = NULL;
     int n = 0;
-    int bad = li_hsi_check(h, ctx, NS, &v, &n, &err);
+    int bad = lay_hsi_check(h, ctx, NS, &v, &n, &err);
     if (bad < 0) {
       cli_print_error(&err);
       goto done;
     }
     for (int o = 0; o < 2; o++)
-      for (int i = 0; i < li_hsi_count(h, o); i++) {
+      for (int i = 0; i < lay_hsi_count(h, o); i++) {
         int fatal = 0;
         for (int k = 0; k < n; k++)
           if (v[k].output == o && v[k].index == i) {
@@ -107,9 +102,9 @@ int cli_hsi(int argc, char **argv) {
             fatal |= v[k].fatal;
           }
         if (!fatal) {
-          li_hsi_info inf;
+          lay_hsi_info inf;
           char a[200], b[200];
-          li_hsi_info_get(h, o, i, &inf);
+          lay_hsi_info_get(h, o, i, &inf);
           shape_str(a, sizeof a, inf.cpu_shape, inf.rank);
           shape_str(b, sizeof b, inf.hw_shape, inf.hw_rank);
           printf("%s[%d]: ok: cpu %s %s -> hw %s %s\n",
@@ -128,25 +123,25 @@ int cli_hsi(int argc, char **argv) {
     goto done;
   }
   /* Print every entry as a spec, with its buffer sizes. */
-  char *head = li_hsi_spec_header(h, NS);
+  char *head = lay_hsi_spec_header(h, NS);
   if (!head) goto oom;
   fputs(head, stdout);
   free(head);
   int bad = 0;
   for (int o = 0; o < 2; o++)
-    for (int i = 0; i < li_hsi_count(h, o); i++) {
-      char *text = li_hsi_spec_entry(h, o, i);
+    for (int i = 0; i < lay_hsi_count(h, o); i++) {
+      char *text = lay_hsi_spec_entry(h, o, i);
       if (!text) goto oom;
       fputs(text, stdout);
       free(text);
-      const li_hsi_issue *is = li_hsi_entry_issue(h, o, i);
+      const lay_hsi_issue *is = lay_hsi_entry_issue(h, o, i);
       if (is) {
         printf("# inconsistent: %s\n", is->text);
         bad++;
         continue;
       }
-      li_hsi_info inf;
-      li_hsi_info_get(h, o, i, &inf);
+      lay_hsi_info inf;
+      lay_hsi_info_get(h, o, i, &inf);
       char ref[64];
       snprintf(ref, sizeof ref, NS ".%s", inf.def);
       lay_plan *p = NULL;
@@ -174,7 +169,7 @@ oom:
   cli_fail("out of memory");
 done:
   lay_ctx_free(ctx);
-  li_hsi_free(h);
+  lay_hsi_free(h);
   return rc;
 }
 
@@ -182,7 +177,7 @@ done:
 
 /* --quantize SCALE,ZP[,TYPE] into q (TYPE int8 by default); -1 after
 ** printing. */
-static int parse_quantize(const char *s, li_hsi_quant *q) {
+static int parse_quantize(const char *s, lay_hsi_quant *q) {
   char *e = NULL;
   errno = 0;
   q->to = LAY_DT_INT8;
@@ -258,7 +253,7 @@ int cli_export(lay_ctx *ctx, int argc, char **argv) {
     else if (strcmp(as, "input"))
       return cli_usage("export: --as takes input or output, not '%s'", as);
   }
-  li_hsi_quant q;
+  lay_hsi_quant q;
   if (quant && parse_quantize(quant, &q)) return CLI_FAIL;
   /* The layouts: the caller's context (stdlib, LAY_PATH, -f before the
   ** command word) and the -f files given after it. */
@@ -268,7 +263,7 @@ int cli_export(lay_ctx *ctx, int argc, char **argv) {
       cli_print_error(&err);
       return CLI_FAIL;
     }
-  char *text = li_hsi_export(ctx, format, shape, rank, dt, quant ? &q : NULL,
+  char *text = lay_hsi_export(ctx, format, shape, rank, dt, quant ? &q : NULL,
                              as_output, &err);
   int rc = CLI_FAIL;
   if (!text) cli_print_error(&err);
@@ -290,7 +285,7 @@ int cli_hsi_run(int pack, const char *hsi_file, const char *which,
   if (!key || !*key)
     return cli_usage("--hsi needs --input K or --output K (an index or a "
                      "name)");
-  li_hsi *h = read_report(hsi_file);
+  lay_hsi *h = read_report(hsi_file);
   if (!h) return CLI_FAIL;
   lay_ctx *own = NULL;
   lay_plan *p = NULL;
@@ -298,14 +293,14 @@ int cli_hsi_run(int pack, const char *hsi_file, const char *which,
   int rc = CLI_FAIL;
   lay_error err;
   const char *side = output ? "outputs" : "inputs";
-  int idx = li_hsi_find(h, output, key);
+  int idx = lay_hsi_find(h, output, key);
   if (idx < 0) {
     cli_fail("%s: no entry '%s' in %s (%d entr%s)", hsi_file, key, side,
-             li_hsi_count(h, output),
-             li_hsi_count(h, output) == 1 ? "y" : "ies");
+             lay_hsi_count(h, output),
+             lay_hsi_count(h, output) == 1 ? "y" : "ies");
     goto done;
   }
-  const li_hsi_issue *is = li_hsi_entry_issue(h, output, idx);
+  const lay_hsi_issue *is = lay_hsi_entry_issue(h, output, idx);
   if (is) {
     cli_fail("%s: %s", hsi_file, is->text);
     goto done;
@@ -317,12 +312,12 @@ int cli_hsi_run(int pack, const char *hsi_file, const char *which,
     }
     ctx = own;
   }
-  if (li_hsi_load(h, ctx, NS, &err)) {
+  if (lay_hsi_load(h, ctx, NS, &err)) {
     cli_print_error(&err);
     goto done;
   }
-  li_hsi_info inf;
-  li_hsi_info_get(h, output, idx, &inf);
+  lay_hsi_info inf;
+  lay_hsi_info_get(h, output, idx, &inf);
   char ref[64];
   snprintf(ref, sizeof ref, NS ".%s", inf.def);
   if (lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank, inf.cpu_dtype,
@@ -357,6 +352,6 @@ done:
   free(dst);
   lay_plan_free(p);
   lay_ctx_free(own);
-  li_hsi_free(h);
+  lay_hsi_free(h);
   return rc;
 }

@@ -1,6 +1,6 @@
 /*
 ** cli_hsi.h: the `lay` commands around AMD's flexmlrt-hsi.json report
-** (interp/hsi.h does the work; these parse arguments, print, and return
+** (lay.h's lay_hsi_* do the work; these parse arguments, print, and return
 ** an exit code: 0 ok, 1 error, 2 usage).
 **
 **   lay hsi FILE [--check]

@@ -484,3 +484,33 @@ int cli_write_all(const char *path, const void *buf, size_t len) {
   cli_fail("%s", msg);
   return -1;
 }
+
+/* ---- Text built piece by piece ------------------------------------------- */
+
+void cli_text_printf(cli_text *t, const char *fmt, ...) {
+  if (t->oom) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int need = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (need < 0) {
+    t->oom = 1;
+    return;
+  }
+  size_t want = t->n + (size_t)need + 1;
+  if (want > t->cap) {
+    size_t cap = t->cap ? t->cap : 256;
+    while (cap < want) cap *= 2;
+    char *s = realloc(t->s, cap);
+    if (!s) {
+      t->oom = 1;
+      return;
+    }
+    t->s = s;
+    t->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+  va_end(ap);
+  t->n += (size_t)need;
+}

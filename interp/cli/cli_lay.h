@@ -67,6 +67,21 @@ int cli_coord(const char *opt, const char *s, int64_t *c, int cap);
 ** "lay: bad OPT 'S': ...". */
 int cli_u64(const char *opt, const char *s, uint64_t *v);
 
+/* A growing, malloc'd text (the CLI's own: it sees only lay.h). An
+** allocation failure latches `oom`; s is NUL-terminated once anything was
+** added. Free s when done. */
+typedef struct cli_text {
+  char *s;    /* the text, or NULL while empty */
+  size_t n;   /* bytes, without the NUL */
+  size_t cap; /* bytes allocated */
+  int oom;    /* an allocation failed: the text is incomplete */
+} cli_text;
+void cli_text_printf(cli_text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Read `path` (NULL or "-": stdin) into *buf, when it is at most max
 ** bytes long. A longer file is not read: *len is its size, *buf NULL; a
 ** longer stream (a pipe, /dev/zero) is read only to max + 1 bytes: *len is

@@ -37,6 +37,7 @@
 */
 #define _POSIX_C_SOURCE 200809L
 
+#include "cli_lay.h"
 #include "repl.h"
 
 #include <ctype.h>
@@ -52,9 +53,7 @@
 #include <editline/readline.h>
 
 #include "cli_draw.h"
-#include "ctx.h"
-#include "ltest.h"
-#include "strbuf.h"
+#include "lay_tools.h"
 
 #define MAX_WORDS 16
 #define MAX_DEF (1u << 20) /* bytes in one definition typed at the prompt */
@@ -456,15 +455,15 @@ static void file_event(repl *r, int kind, const char *path) {
 ** typed text. */
 static lay_status load_def(lay_ctx *ctx, const char *ns, const char *text,
                            char ***names, size_t *nn, lay_error *err) {
-  lg_strbuf b = {0};
-  if (*ns) lg_sb_printf(&b, "namespace %s\n", ns);
-  lg_sb_str(&b, text);
+  cli_text b = {0};
+  if (*ns) cli_text_printf(&b, "namespace %s\n", ns);
+  cli_text_printf(&b, "%s", text);
   if (b.oom) {
     free(b.s);
     return set_error(err, LAY_E_NOMEM, "out of memory");
   }
   size_t before = lay_ctx_count(ctx);
-  lay_status st = lay_ctx_load_string(ctx, REPL_FILE, b.s, b.n, err);
+  lay_status st = lay_ctx_load_string(ctx, REPL_FILE, b.s ? b.s : "", b.n, err);
   free(b.s);
   if (st) {
     if (*ns && err->line > 1 && !strcmp(err->file, REPL_FILE)) err->line--;
@@ -492,7 +491,7 @@ static lay_status replay(lay_ctx *c, const event *e, lay_error *err) {
   switch (e->kind) {
   case EV_FILE: return lay_ctx_load_file(c, e->text, err);
   case EV_TEST:
-    li_test_files(c, files, 1, no_line, NULL, NULL, NULL);
+    lay_tool_test_files(c, files, 1, no_line, NULL, NULL, NULL);
     return LAY_OK;
   default: return load_def(c, e->ns, e->text, NULL, NULL, err);
   }
@@ -647,7 +646,7 @@ static int compile_def(repl *r, const char *text, const char *ns, long rep,
 ** (a bracket, string or comment, or a last line ending in an operator),
 ** and while input is waiting whose next line continues it. Returns 0, 1
 ** when Ctrl-C dropped it, -1 after an error. */
-static int read_rest(repl *r, lg_strbuf *t, scan *sc) {
+static int read_rest(repl *r, cli_text *t, scan *sc) {
   for (;;) {
     if (t->oom || t->n > MAX_DEF) {
       say_error(r, "the definition is too long");
@@ -672,8 +671,8 @@ static int read_rest(repl *r, lg_strbuf *t, scan *sc) {
       r->back = l;
       return 0;
     }
-    lg_sb_str(t, "\n");
-    lg_sb_str(t, l);
+    cli_text_printf(t, "%s", "\n");
+    cli_text_printf(t, "%s", l);
     scan_text(sc, "\n");
     scan_text(sc, l);
     free(l);
@@ -687,13 +686,13 @@ static void definition(repl *r, const char *first, long cont) {
   const event *pe = cont >= 0 ? &r->ev[cont] : NULL;
   char ns[sizeof r->ns];
   snprintf(ns, sizeof ns, "%s", pe ? pe->ns : r->ns);
-  lg_strbuf t = {0};
+  cli_text t = {0};
   if (pe) {
-    lg_sb_str(&t, pe->text);
-    lg_sb_str(&t, "\n");
+    cli_text_printf(&t, "%s", pe->text);
+    cli_text_printf(&t, "%s", "\n");
   }
   size_t typed = t.n; /* where the lines typed now begin */
-  lg_sb_str(&t, first);
+  cli_text_printf(&t, "%s", first);
   scan sc = {0};
   scan_text(&sc, first);
   r->cancel = 0;
@@ -720,8 +719,8 @@ static void definition(repl *r, const char *first, long cont) {
       print_error(r, &err);
       break;
     }
-    lg_sb_str(&t, "\n");
-    lg_sb_str(&t, l);
+    cli_text_printf(&t, "%s", "\n");
+    cli_text_printf(&t, "%s", l);
     scan_text(&sc, "\n");
     scan_text(&sc, l);
     free(l);
@@ -964,7 +963,7 @@ static void cmd_at(repl *r, int n, char **w) {
   } else {
     printf("%lld -> ", (long long)off);
     int rank = lay_plan_cpu_shape(p, NULL, 0);
-    print_at(c, rank, pad, plane, li_plane_count(p) > 0);
+    print_at(c, rank, pad, plane, lay_plan_plane_count(p) > 0);
     printf("\n");
   }
   lay_plan_free(p);
@@ -1049,10 +1048,10 @@ typedef struct holder {
 static void holder_init(holder *h, const lay_plan *p) {
   memset(h, 0, sizeof *h);
   h->p = p;
-  h->bytes = li_layout_bytes(p);
-  h->es = li_layout_elem(p);
+  h->bytes = lay_plan_layout_bytes(p);
+  h->es = lay_plan_layout_elem_bytes(p);
   h->rank = lay_plan_cpu_shape(p, NULL, 0);
-  h->planes = li_plane_count(p);
+  h->planes = lay_plan_plane_count(p);
   h->type = lay_plan_dst_dtype(p);
   h->elem = UINT64_MAX;
 }
@@ -1178,7 +1177,7 @@ static void cmd_test(repl *r, int n, char **w) {
     return;
   }
   int passed = 0, failed = 0;
-  if (li_test_files(r->ctx, w + 1, n - 1, out_line, NULL, &passed, &failed))
+  if (lay_tool_test_files(r->ctx, w + 1, n - 1, out_line, NULL, &passed, &failed))
     r->failed = 1;
   for (int i = 1; i < n; i++) file_event(r, EV_TEST, w[i]);
 }

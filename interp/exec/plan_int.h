@@ -215,4 +215,12 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
                        void *dst, size_t dst_bytes, int threads,
                        lay_error *err);
 
+/* tr.c: B = A^T for elements of esz (1, 2, 4 or 8) bytes. A is rows x
+** cols with row i at a + i*lda elements, B is cols x rows with row j at
+** b + j*ldb. Loads stay inside [lo, hi) (the source buffer); only B's
+** elements are written. simd: LI_SIMD_* the kernels may use. */
+void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
+             const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
+             int64_t rows, int64_t cols);
+
 #endif /* LI_PLAN_INT_H */

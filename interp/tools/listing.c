@@ -7,7 +7,7 @@
 ** are meant for explanation and tests, not for speed. See listing.h for
 ** the notation.
 */
-#include "listing.h"
+#include "lay_tools.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -40,10 +40,10 @@ static int walker_init(walker *w, const lay_plan *p) {
   int64_t shape[LAY_MAX_RANK];
   w->p = p;
   w->rank = lay_plan_cpu_shape(p, shape, LAY_MAX_RANK);
-  w->esize = li_layout_elem(p);
-  w->planes = li_plane_count(p);
+  w->esize = lay_plan_layout_elem_bytes(p);
+  w->planes = lay_plan_plane_count(p);
   if (w->rank < 1 || w->rank > LAY_MAX_RANK || w->esize == 0) return -1;
-  w->total = li_layout_bytes(p) / w->esize;
+  w->total = lay_plan_layout_bytes(p) / w->esize;
   return 0;
 }
 
@@ -62,7 +62,7 @@ static int get(const walker *w, uint64_t k, elem *e) {
 static void fmt_coord(const walker *w, int plane, const int64_t *c,
                       char *buf, size_t cap) {
   size_t n = 0;
-  const char *pn = plane >= 0 ? li_plane_name(w->p, plane) : NULL;
+  const char *pn = plane >= 0 ? lay_plan_plane_name(w->p, plane) : NULL;
   n += (size_t)snprintf(buf, cap, "%s(", pn ? pn : "");
   for (int i = 0; i < w->rank && n < cap; i++)
     n += (size_t)snprintf(buf + n, cap - n, "%s%" PRId64, i ? "," : "", c[i]);
@@ -155,7 +155,7 @@ static void add(lister *l, const elem *e) {
   l->pads++;
 }
 
-char *li_listing(const lay_plan *p, size_t limit_elems) {
+char *lay_tool_listing(const lay_plan *p, size_t limit_elems) {
   lister l;
   memset(&l, 0, sizeof l);
   if (!p || walker_init(&l.w, p)) return NULL;
@@ -364,7 +364,7 @@ static int read_tuple(reader *rd, size_t open, tok *t) {
 
 static int plane_index(const walker *w, const char *s, size_t n) {
   for (int p = 0; p < w->planes; p++) {
-    const char *name = li_plane_name(w->p, p);
+    const char *name = lay_plan_plane_name(w->p, p);
     if (name && strlen(name) == n && !memcmp(name, s, n)) return p;
   }
   return -1;
@@ -375,7 +375,7 @@ static void plane_list(const walker *w, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = '\0';
   for (int p = 0; p < w->planes && n < cap; p++) {
-    const char *name = li_plane_name(w->p, p);
+    const char *name = lay_plan_plane_name(w->p, p);
     n += (size_t)snprintf(buf + n, cap - n, "%s%s", p ? ", " : "",
                           name ? name : "?");
   }
@@ -649,7 +649,7 @@ static int reader_init(reader *rd, walker *w, const lay_plan *p,
   return 0;
 }
 
-int li_listing_check(const lay_plan *p, const char *expected, size_t len,
+int lay_tool_listing_check(const lay_plan *p, const char *expected, size_t len,
                      char *why, size_t whycap, size_t *at) {
   walker w;
   reader rd;
@@ -659,7 +659,7 @@ int li_listing_check(const lay_plan *p, const char *expected, size_t len,
   return rc;
 }
 
-int li_listing_match(const lay_plan *p, const char *expected, size_t len,
+int lay_tool_listing_match(const lay_plan *p, const char *expected, size_t len,
                      char *why, size_t whycap, size_t *at) {
   walker w;
   reader rd;

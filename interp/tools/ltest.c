@@ -24,7 +24,7 @@
 ** stops at its first failing statement, reported with the test's name and
 ** line, the statement's position and the first differing place.
 **
-** The static check (li_test_check) walks the same statements "dry": it
+** The static check (lay_tool_test_check) walks the same statements "dry": it
 ** compiles every use and load and checks every operand (types, literals,
 ** coordinate ranks and ranges, byte planes, listing syntax, data sizes)
 ** without running a plan or comparing a result, and reports each problem
@@ -46,564 +46,9 @@
 #include "diag.h"
 #include "lang.h"
 #include "lay.h"
-#include "listing.h"
+#include "lay_tools.h"
 #include "lower.h"
-#include "ltest.h"
-
-#define LT_WHY 1024          /* room for one failure message */
-#define LT_MAX_FILE (64u << 20)  /* largest file("...") read */
-#define LT_MAX_CHECK ((uint64_t)1 << 24) /* elements a roundtrip inspects */
-
-/* What a statement returns. */
-enum {
-  LT_OK = 0,     /* passed (or, dry, well formed) */
-  LT_FAIL = -1,  /* failed: r->why says why, r->at where */
-  LT_ERRED = 1,  /* a use, load or order failed with r->last_msg; only an
-                 ** `error ==` right after it may expect that */
-  LT_SKIP = 2    /* dry: nothing to check (the last use failed) */
-};
-
-/* The state of one running test block. */
-typedef struct lt_run {
-  lay_ctx *ctx;          /* the context every test runs in */
-  const char *file;      /* the test's file, as the module names it */
-  const char *src;       /* that file's text */
-  size_t src_len;        /* its length */
-  int dry;               /* 1: check operands, compile, never run */
-  char *ref;             /* the current `use` reference text, malloc'd */
-  int64_t shape[LAY_MAX_RANK]; /* its CPU-side shape */
-  int rank;              /* its rank */
-  lay_dtype dtype;       /* the type asked for (NONE: the spec's own) */
-  lay_plan *pack;        /* pack plan of the current use, or NULL */
-  lay_plan *unpack;      /* unpack plan, made on first need */
-  int use_failed;        /* 1 when the last use failed */
-  const lg_tstmt *prev;  /* the statement before the current one */
-  int prev_erred;        /* 1 when that one returned LT_ERRED */
-  char last_msg[LT_WHY]; /* the message of the last LT_ERRED */
-  uint32_t at;           /* source position of the fault */
-  char why[LT_WHY];      /* the failure message */
-} lt_run;
-
-/* ---- Small helpers ------------------------------------------------------ */
-
-static int fail(lt_run *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static int fail_at(lt_run *r, uint32_t pos, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* Set the failure message (always returns LT_FAIL). */
-static int fail(lt_run *r, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(r->why, sizeof r->why, fmt, ap);
-  va_end(ap);
-  return LT_FAIL;
-}
-
-/* The same, with the source position of the operand at fault. */
-static int fail_at(lt_run *r, uint32_t pos, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(r->why, sizeof r->why, fmt, ap);
-  va_end(ap);
-  r->at = pos;
-  return LT_FAIL;
-}
-
-/* Record the failure of a use, load or order (returns LT_ERRED). */
-static int erred(lt_run *r, uint32_t pos, const char *msg) {
-  snprintf(r->last_msg, sizeof r->last_msg, "%s", msg);
-  r->at = pos;
-  return LT_ERRED;
-}
-
-static void emitf(void (*out)(void *, const char *), void *ud,
-                  const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void emitf(void (*out)(void *, const char *), void *ud,
-                  const char *fmt, ...) {
-  char line[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  if (out) out(ud, line);
-}
-
-/* Emit a possibly multi-line text one line at a time. */
-static void emit_lines(void (*out)(void *, const char *), void *ud,
-                       const char *text) {
-  char line[2048];
-  while (*text) {
-    const char *nl = strchr(text, '\n');
-    size_t n = nl ? (size_t)(nl - text) : strlen(text);
-    if (n >= sizeof line) n = sizeof line - 1;
-    memcpy(line, text, n);
-    line[n] = '\0';
-    if (out) out(ud, line);
-    if (!nl) break;
-    text = nl + 1;
-  }
-}
-
-static void plans_free(lt_run *r) {
-  lay_plan_free(r->pack);
-  lay_plan_free(r->unpack);
-  r->pack = r->unpack = NULL;
-  free(r->ref);
-  r->ref = NULL;
-}
-
-/* The source position of byte k of the decoded string literal e (escapes
-** take two source bytes). */
-static uint32_t str_pos(const lt_run *r, const lg_expr *e, size_t k) {
-  size_t i = (size_t)e->pos + 1, j = 0;
-  while (j < k && i < e->end && i < r->src_len) {
-    i += r->src[i] == '\\' ? 2 : 1;
-    j++;
-  }
-  return (uint32_t)i;
-}
-
-/* A constant number: integer or floating. */
-typedef struct lt_num {
-  int isf;   /* 1: f holds it; 0: i holds it */
-  int64_t i;
-  double f;
-} lt_num;
-
-static double num_d(lt_num v) { return v.isf ? v.f : (double)v.i; }
-
-/* Evaluate a constant numeric expression (literals, unary minus, + - * /). */
-static int eval_num(lt_run *r, const lg_expr *e, lt_num *out) {
-  lt_num a = {0, 0, 0}, b = {0, 0, 0};
-  if (!e) return fail(r, "missing number");
-  switch (e->kind) {
-    case LG_X_INT: out->isf = 0; out->i = e->u.i; out->f = 0; return 0;
-    case LG_X_FLOAT: out->isf = 1; out->f = e->u.f; out->i = 0; return 0;
-    case LG_X_UNARY:
-      if (eval_num(r, e->u.op.a, &a)) return -1;
-      if (e->u.op.op == LG_OP_NEG) {
-        if (a.isf) a.f = -a.f;
-        else if (a.i == INT64_MIN)
-          return fail_at(r, e->pos, "number out of range");
-        else a.i = -a.i;
-        *out = a;
-        return 0;
-      }
-      return fail_at(r, e->pos, "not a number");
-    case LG_X_BINARY:
-      if (eval_num(r, e->u.op.a, &a) || eval_num(r, e->u.op.b, &b)) return -1;
-      if (!a.isf && !b.isf && e->u.op.op != LG_OP_DIV) {
-        int64_t v;
-        int ovf;
-        switch (e->u.op.op) {
-          case LG_OP_ADD: ovf = __builtin_add_overflow(a.i, b.i, &v); break;
-          case LG_OP_SUB: ovf = __builtin_sub_overflow(a.i, b.i, &v); break;
-          case LG_OP_MUL: ovf = __builtin_mul_overflow(a.i, b.i, &v); break;
-          default: return fail_at(r, e->pos, "not a number");
-        }
-        if (ovf) return fail_at(r, e->pos, "number out of range");
-        out->isf = 0; out->i = v; out->f = 0;
-        return 0;
-      }
-      out->isf = 1; out->i = 0;
-      switch (e->u.op.op) {
-        case LG_OP_ADD: out->f = num_d(a) + num_d(b); return 0;
-        case LG_OP_SUB: out->f = num_d(a) - num_d(b); return 0;
-        case LG_OP_MUL: out->f = num_d(a) * num_d(b); return 0;
-        case LG_OP_DIV:
-          if (num_d(b) == 0) return fail_at(r, e->pos, "division by zero");
-          out->f = num_d(a) / num_d(b);
-          return 0;
-        default: return fail_at(r, e->pos, "not a number");
-      }
-    default: return fail_at(r, e->pos, "not a number");
-  }
-}
-
-static int eval_int(lt_run *r, const lg_expr *e, int64_t *out) {
-  lt_num v = {0, 0, 0};
-  if (eval_num(r, e, &v)) return -1;
-  if (v.isf) return fail_at(r, e->pos, "expected an integer");
-  *out = v.i;
-  return 0;
-}
-
-/* The integers of a list [..] or of a call's arguments PLANE(..). */
-static int eval_ints_of(lt_run *r, const lg_list *l, uint32_t pos,
-                        int64_t *v, int cap, int *n) {
-  if (l->n > cap)
-    return fail_at(r, pos, "list of %d values, at most %d allowed", l->n, cap);
-  for (int i = 0; i < l->n; i++)
-    if (eval_int(r, l->v[i], &v[i])) return -1;
-  *n = l->n;
-  return 0;
-}
-
-/* A list of integers (a coordinate or a shape). */
-static int eval_ints(lt_run *r, const lg_expr *e, int64_t *v, int cap,
-                     int *n) {
-  if (!e || e->kind != LG_X_LIST)
-    return fail_at(r, e ? e->pos : r->at, "expected a list [..]");
-  return eval_ints_of(r, &e->u.list, e->pos, v, cap, n);
-}
-
-static void fmt_coord(char *buf, size_t cap, const int64_t *c, int n) {
-  size_t k = 0;
-  k += (size_t)snprintf(buf + k, cap - k, "(");
-  for (int i = 0; i < n && k < cap; i++)
-    k += (size_t)snprintf(buf + k, cap - k, "%s%lld", i ? "," : "",
-                          (long long)c[i]);
-  if (k < cap) snprintf(buf + k, cap - k, ")");
-}
-
-/* "lo(0,1,0,1)" when the plan has byte planes, else "(0,1,0,1)". */
-static void fmt_plane_coord(const lay_plan *p, int plane, char *buf,
-                            size_t cap, const int64_t *c, int n) {
-  const char *pn = li_plane_count(p) > 0 ? li_plane_name(p, plane) : NULL;
-  size_t k = (size_t)snprintf(buf, cap, "%s", pn ? pn : "");
-  if (k < cap) fmt_coord(buf + k, cap - k, c, n);
-}
-
-/* ---- Element encoding ---------------------------------------------------- */
-
-static uint16_t f32_to_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (uint16_t)(u >> 16);
-}
-
-static uint16_t f32_to_f16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  uint32_t sign = (u >> 16) & 0x8000u;
-  uint32_t ex = (u >> 23) & 0xffu, man = u & 0x7fffffu;
-  if (ex == 0xff) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0));
-  int e = (int)ex - 127 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00u);
-  if (e <= 0) {
-    if (e < -10) return (uint16_t)sign;
-    man |= 0x800000u;
-    int shift = 14 - e;
-    uint32_t h = man >> shift, rem = man & ((1u << shift) - 1u);
-    uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1u))) h++;
-    return (uint16_t)(sign | h);
-  }
-  uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
-  return (uint16_t)(sign | h);
-}
-
-/* The value of an fp16 bit pattern (exact in a double). */
-static double f16_value(uint16_t h) {
-  int ex = (h >> 10) & 0x1f, man = h & 0x3ff;
-  double sign = (h & 0x8000u) ? -1.0 : 1.0;
-  if (ex == 0x1f) return man ? NAN : sign * INFINITY;
-  if (ex == 0) return sign * ldexp(man, -24);
-  return sign * ldexp(man | 0x400, ex - 25);
-}
-
-/* Store `v` as one element of type t at p (little-endian). Integers must
-** fit; floats are rounded to nearest even. */
-static int put_elem(lt_run *r, lay_dtype t, lt_num v, unsigned char *p) {
-  int64_t lo = 0, hi = 0;
-  switch (t) {
-    case LAY_DT_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
-    case LAY_DT_UINT8: lo = 0; hi = UINT8_MAX; break;
-    case LAY_DT_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
-    case LAY_DT_UINT16: lo = 0; hi = UINT16_MAX; break;
-    case LAY_DT_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
-    case LAY_DT_FP32: {
-      float f = (float)num_d(v);
-      memcpy(p, &f, 4);
-      return 0;
-    }
-    case LAY_DT_FP16: case LAY_DT_BF16: {
-      float f = (float)num_d(v);
-      uint16_t h = t == LAY_DT_FP16 ? f32_to_f16(f) : f32_to_bf16(f);
-      p[0] = (unsigned char)(h & 0xff);
-      p[1] = (unsigned char)(h >> 8);
-      return 0;
-    }
-    default: return fail(r, "no element type");
-  }
-  if (v.isf) {
-    if (v.f != floor(v.f) || v.f < (double)lo || v.f > (double)hi)
-      return fail(r, "value %g does not fit %s", v.f, lay_dtype_name(t));
-    v.i = (int64_t)v.f;
-  } else if (v.i < lo || v.i > hi) {
-    return fail(r, "value %lld does not fit %s", (long long)v.i,
-                lay_dtype_name(t));
-  }
-  uint64_t u = (uint64_t)v.i;
-  for (size_t k = 0; k < lay_dtype_size(t); k++)
-    p[k] = (unsigned char)(u >> (8 * k));
-  return 0;
-}
-
-/* One element of type t at p as text: its value and its bits,
-** "-2 (0xfffe)", "1.5 (0x3fc00000)". */
-static void fmt_value(lay_dtype t, const unsigned char *p, char *buf,
-                      size_t cap) {
-  size_t sz = lay_dtype_size(t);
-  uint64_t u = 0;
-  for (size_t k = 0; k < sz && k < 8; k++) u |= (uint64_t)p[k] << (8 * k);
-  int digits = (int)sz * 2;
-  switch (t) {
-    case LAY_DT_INT8: case LAY_DT_INT16: case LAY_DT_INT32: {
-      int bits = (int)sz * 8;
-      int64_t v = (u & ((uint64_t)1 << (bits - 1)))
-                      ? (int64_t)(u | ~(((uint64_t)1 << bits) - 1))
-                      : (int64_t)u;
-      snprintf(buf, cap, "%lld (0x%0*llx)", (long long)v, digits,
-               (unsigned long long)u);
-      return;
-    }
-    case LAY_DT_FP32: {
-      float f;
-      uint32_t b = (uint32_t)u;
-      memcpy(&f, &b, 4);
-      snprintf(buf, cap, "%.9g (0x%08x)", (double)f, (unsigned)b);
-      return;
-    }
-    case LAY_DT_BF16: {
-      float f;
-      uint32_t b = (uint32_t)u << 16;
-      memcpy(&f, &b, 4);
-      snprintf(buf, cap, "%.9g (0x%04x)", (double)f, (unsigned)u);
-      return;
-    }
-    case LAY_DT_FP16:
-      snprintf(buf, cap, "%.9g (0x%04x)", f16_value((uint16_t)u), (unsigned)u);
-      return;
-    default:
-      snprintf(buf, cap, "%llu (0x%0*llx)", (unsigned long long)u, digits,
-               (unsigned long long)u);
-      return;
-  }
-}
-
-/* "12 bytes (6 int16 elements)". */
-static void fmt_size(size_t bytes, lay_dtype t, char *buf, size_t cap) {
-  size_t es = lay_dtype_size(t);
-  if (es && bytes % es == 0)
-    snprintf(buf, cap, "%zu bytes (%zu %s element%s)", bytes, bytes / es,
-             lay_dtype_name(t), bytes / es == 1 ? "" : "s");
-  else
-    snprintf(buf, cap, "%zu bytes (not a whole number of %s elements)",
-             bytes, lay_dtype_name(t));
-}
-
-/* Element i of the default input: i, as the element type holds it
-** (integers wrap: int8 holds (int8_t)(i & 0xff)). */
-static void iota_elem(lay_dtype t, uint64_t i, unsigned char *p) {
-  size_t sz = lay_dtype_size(t);
-  if (t == LAY_DT_FP32 || t == LAY_DT_FP16 || t == LAY_DT_BF16) {
-    float f = (float)i;
-    if (t == LAY_DT_FP32) {
-      memcpy(p, &f, 4);
-    } else {
-      uint16_t h = t == LAY_DT_FP16 ? f32_to_f16(f) : f32_to_bf16(f);
-      p[0] = (unsigned char)(h & 0xff);
-      p[1] = (unsigned char)(h >> 8);
-    }
-    return;
-  }
-  for (size_t k = 0; k < sz; k++) p[k] = (unsigned char)(i >> (8 * k));
-}
-
-/* ---- Data operands: hex("..."), file("..."), [list] ---------------------- */
-
-static int hexval(int ch) {
-  if (ch >= '0' && ch <= '9') return ch - '0';
-  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-  return -1;
-}
-
-/* Read a whole file into a malloc'd buffer. */
-static int read_file(lt_run *r, uint32_t pos, const char *path,
-                     unsigned char **out, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail_at(r, pos, "cannot open '%s': %s", path, strerror(errno));
-  size_t cap = 4096, n = 0;
-  unsigned char *b = malloc(cap);
-  if (!b) { fclose(f); return fail(r, "out of memory"); }
-  for (;;) {
-    if (n == cap) {
-      if (cap >= LT_MAX_FILE) {
-        free(b); fclose(f);
-        return fail_at(r, pos, "'%s' is larger than %u bytes", path,
-                       LT_MAX_FILE);
-      }
-      unsigned char *nb = realloc(b, cap * 2);
-      if (!nb) { free(b); fclose(f); return fail(r, "out of memory"); }
-      b = nb;
-      cap *= 2;
-    }
-    size_t got = fread(b + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) { free(b); return fail_at(r, pos, "cannot read '%s'", path); }
-  *out = b;
-  *len = n;
-  return 0;
-}
-
-/* hex("..."): the bytes of the hex digits (blanks between them ignored). */
-static int hex_bytes(lt_run *r, const lg_expr *arg, unsigned char **out,
-                     size_t *len) {
-  const lg_str *s = &arg->u.str;
-  unsigned char *b = malloc(s->n / 2 + 1);
-  size_t n = 0, first = 0;
-  int hi = -1;
-  if (!b) return fail(r, "out of memory");
-  for (size_t i = 0; i < s->n; i++) {
-    unsigned char ch = (unsigned char)s->s[i];
-    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') continue;
-    int v = hexval(ch);
-    if (v < 0) {
-      free(b);
-      if (ch < 0x20 || ch >= 0x7f)
-        return fail_at(r, str_pos(r, arg, i),
-                       "hex(): byte 0x%02x is not a hex digit", ch);
-      return fail_at(r, str_pos(r, arg, i), "hex(): '%c' is not a hex digit",
-                     ch);
-    }
-    if (hi < 0) {
-      hi = v;
-      first = i;
-    } else {
-      b[n++] = (unsigned char)(hi << 4 | v);
-      hi = -1;
-    }
-  }
-  if (hi >= 0) {
-    free(b);
-    return fail_at(r, str_pos(r, arg, first),
-                   "hex(): odd number of digits (this one has no pair)");
-  }
-  *out = b;
-  *len = n;
-  return 0;
-}
-
-/* Decode a data operand into bytes of element type t (for lists). */
-static int data_bytes(lt_run *r, const lg_expr *e, lay_dtype t,
-                      unsigned char **out, size_t *len) {
-  *out = NULL;
-  *len = 0;
-  if (e && e->kind == LG_X_LIST) {
-    size_t sz = lay_dtype_size(t);
-    size_t n = (size_t)e->u.list.n;
-    unsigned char *b = malloc(n * sz + 1);
-    if (!b) return fail(r, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-      lt_num v;
-      const lg_expr *item = e->u.list.v[i];
-      r->at = item->pos;
-      if (eval_num(r, item, &v) || put_elem(r, t, v, b + i * sz)) {
-        char tmp[LT_WHY];
-        snprintf(tmp, sizeof tmp, "%s", r->why);
-        free(b);
-        return fail_at(r, r->at, "list item %zu: %s", i, tmp);
-      }
-    }
-    *out = b;
-    *len = n * sz;
-    return 0;
-  }
-  if (e && e->kind == LG_X_CALL && e->u.call.fn &&
-      e->u.call.fn->kind == LG_X_NAME && e->u.call.args.n == 1 &&
-      e->u.call.args.v[0]->kind == LG_X_STR) {
-    const char *fn = e->u.call.fn->u.str.s;
-    const lg_expr *arg = e->u.call.args.v[0];
-    const lg_str *s = &arg->u.str;
-    if (strcmp(fn, "hex") == 0) return hex_bytes(r, arg, out, len);
-    if (strcmp(fn, "file") == 0) {
-      char path[4096];
-      const char *slash = strrchr(r->file, '/');
-      if (s->s[0] == '/' || !slash)
-        snprintf(path, sizeof path, "%s", s->s);
-      else
-        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - r->file),
-                 r->file, s->s);
-      return read_file(r, arg->pos, path, out, len);
-    }
-  }
-  return fail_at(r, e ? e->pos : r->at,
-                 "expected hex(\"..\"), file(\"..\") or a list [..]");
-}
-
-/* The place of element k of a buffer, for a message: on the CPU side its
-** coordinate, on the layout side its byte offset and what lay_plan_at
-** finds there. */
-static void fmt_place(const lt_run *r, int layout_side, size_t k,
-                      size_t esize, char *buf, size_t cap) {
-  int64_t c[LAY_MAX_RANK];
-  char cs[LAY_MAX_RANK * 24 + 40];
-  if (!layout_side) {
-    size_t rest = k;
-    for (int i = r->rank - 1; i >= 0; i--) {
-      uint64_t ext = r->shape[i] > 0 ? (uint64_t)r->shape[i] : 1;
-      c[i] = (int64_t)(rest % ext);
-      rest /= ext;
-    }
-    fmt_coord(cs, sizeof cs, c, r->rank);
-    snprintf(buf, cap, "element %zu %s", k, cs);
-    return;
-  }
-  int is_pad = 0, plane = 0;
-  for (int i = 0; i < LAY_MAX_RANK; i++) c[i] = -1;
-  if (!r->pack || lay_plan_at(r->pack, (uint64_t)(k * esize), c, LAY_MAX_RANK,
-                              &is_pad, &plane, NULL) != LAY_OK)
-    snprintf(cs, sizeof cs, "?");
-  else if (is_pad == 2)
-    snprintf(cs, sizeof cs, "hole");
-  else if (is_pad) {
-    memcpy(cs, "pad ", 4);
-    fmt_coord(cs + 4, sizeof cs - 4, c, r->rank);
-  } else {
-    fmt_plane_coord(r->pack, plane, cs, sizeof cs, c, r->rank);
-  }
-  snprintf(buf, cap, "element %zu (byte %zu) = %s", k, k * esize, cs);
-}
-
-/* Compare a produced buffer of n bytes of type t with the expected one,
-** element by element; the first difference names the element (see
-** fmt_place) and both values. */
-static int compare(lt_run *r, const char *what, int layout_side, lay_dtype t,
-                   const unsigned char *exp, const unsigned char *got,
-                   size_t n) {
-  size_t es = lay_dtype_size(t);
-  if (es == 0) es = 1;
-  for (size_t k = 0; k * es < n; k++) {
-    size_t m = n - k * es < es ? n - k * es : es;
-    if (memcmp(exp + k * es, got + k * es, m) == 0) continue;
-    char place[LAY_MAX_RANK * 24 + 96], a[64], b[64];
-    fmt_place(r, layout_side, k, es, place, sizeof place);
-    fmt_value(t, exp + k * es, a, sizeof a);
-    fmt_value(t, got + k * es, b, sizeof b);
-    return fail(r, "%s%s: expected %s, got %s", what, place, a, b);
-  }
-  return 0;
-}
+#include "ltest_int.h"
 
 /* ---- Statements ---------------------------------------------------------- */
 
@@ -611,8 +56,8 @@ static int need_plan(lt_run *r) {
   if (r->pack) return LT_OK;
   if (r->use_failed && r->dry) return LT_SKIP;
   if (r->use_failed)
-    return fail(r, "no layout in use (the last use failed: %s)", r->last_msg);
-  return fail(r, "no layout in use (write `use NAME shape [..]` first)");
+    return lt_fail(r, "no layout in use (the last use failed: %s)", r->last_msg);
+  return lt_fail(r, "no layout in use (write `use NAME shape [..]` first)");
 }
 
 static int need_unpack(lt_run *r) {
@@ -622,31 +67,31 @@ static int need_unpack(lt_run *r) {
   if (r->unpack) return LT_OK;
   if (lay_plan_create(r->ctx, r->ref, r->shape, r->rank, r->dtype,
                       LAY_UNPACK, &r->unpack, &err) != LAY_OK)
-    return fail(r, "cannot make the unpack plan: %s", err.message);
+    return lt_fail(r, "cannot make the unpack plan: %s", err.message);
   return LT_OK;
 }
 
 static int st_use(lt_run *r, const lg_tstmt *s) {
   lay_error err;
-  plans_free(r);
+  lt_plans_free(r);
   r->use_failed = 1;
   if (!s->a || s->a->end < s->a->pos || s->a->end > r->src_len)
-    return fail(r, "use: bad reference");
+    return lt_fail(r, "use: bad reference");
   size_t n = s->a->end - s->a->pos;
   r->ref = malloc(n + 1);
-  if (!r->ref) return fail(r, "out of memory");
+  if (!r->ref) return lt_fail(r, "out of memory");
   memcpy(r->ref, r->src + s->a->pos, n);
   r->ref[n] = '\0';
-  if (eval_ints(r, s->b, r->shape, LAY_MAX_RANK, &r->rank)) return LT_FAIL;
+  if (lt_eval_ints(r, s->b, r->shape, LAY_MAX_RANK, &r->rank)) return LT_FAIL;
   r->dtype = LAY_DT_NONE;
   if (s->c) {
     char msg[300];
     if (s->c->kind != LG_X_NAME)
-      return fail_at(r, s->c->pos, "use: expected a type name");
+      return lt_fail_at(r, s->c->pos, "use: expected a type name");
     r->dtype = lay_dtype_parse(s->c->u.str.s);
     if (r->dtype == LAY_DT_NONE) {
       snprintf(msg, sizeof msg, "unknown type '%.200s'", s->c->u.str.s);
-      return erred(r, s->c->pos, msg);
+      return lt_erred(r, s->c->pos, msg);
     }
   }
   if (lay_plan_create(r->ctx, r->ref, r->shape, r->rank, r->dtype, LAY_PACK,
@@ -656,7 +101,7 @@ static int st_use(lt_run *r, const lg_tstmt *s) {
                        ? s->b->pos
                    : err.code == LAY_E_TYPE && s->c ? s->c->pos
                                                     : s->a->pos;
-    return erred(r, pos, err.message);
+    return lt_erred(r, pos, err.message);
   }
   r->use_failed = 0;
   return LT_OK;
@@ -685,7 +130,7 @@ static uint32_t load_pos(const lt_run *r, const lg_expr *e, int line,
     if (s->s[k] == '\n') l++;
   if (col > 0) k += (size_t)col - 1;
   if (k > s->n) k = s->n;
-  return str_pos(r, e, k);
+  return lt_str_pos(r, e, k);
 }
 
 static int st_load(lt_run *r, const lg_tstmt *s) {
@@ -693,13 +138,13 @@ static int st_load(lt_run *r, const lg_tstmt *s) {
   char name[300];
   int line, col;
   if (!s->a || s->a->kind != LG_X_STR)
-    return fail(r, "load: expected a string");
+    return lt_fail(r, "load: expected a string");
   lg_linecol(r->src, r->src_len, s->pos, &line, &col);
   snprintf(name, sizeof name, "<load at %s:%d>", r->file, line);
   if (loaded_before(r, name, &s->a->u.str)) return LT_OK;
   if (lay_ctx_load_string(r->ctx, name, s->a->u.str.s, s->a->u.str.n, &err) !=
       LAY_OK)
-    return erred(r, err.line > 0 ? load_pos(r, s->a, err.line, err.col)
+    return lt_erred(r, err.line > 0 ? load_pos(r, s->a, err.line, err.col)
                                  : s->a->pos,
                  err.message);
   return LT_OK;
@@ -708,19 +153,19 @@ static int st_load(lt_run *r, const lg_tstmt *s) {
 static int st_error(lt_run *r, const lg_tstmt *s) {
   static const char *const kw[] = {"use", "load", "order"};
   if (!s->b || s->b->kind != LG_X_STR)
-    return fail(r, "error: expected a string");
+    return lt_fail(r, "error: expected a string");
   const lg_tstmt *p = r->prev;
   if (!p || (p->kind != LG_T_USE && p->kind != LG_T_LOAD &&
              p->kind != LG_T_ORDER))
-    return fail_at(r, s->pos, "error == must follow a use, load or order "
+    return lt_fail_at(r, s->pos, "error == must follow a use, load or order "
                    "statement");
   if (r->dry) return LT_OK;
   if (!r->prev_erred)
-    return fail(r, "expected the error \"%s\", but the %s succeeded",
+    return lt_fail(r, "expected the error \"%s\", but the %s succeeded",
                 s->b->u.str.s,
                 kw[p->kind == LG_T_USE ? 0 : p->kind == LG_T_LOAD ? 1 : 2]);
   if (strcmp(r->last_msg, s->b->u.str.s) != 0)
-    return fail(r, "expected the error \"%s\", got \"%s\"", s->b->u.str.s,
+    return lt_fail(r, "expected the error \"%s\", got \"%s\"", s->b->u.str.s,
                 r->last_msg);
   return LT_OK;
 }
@@ -735,9 +180,9 @@ static int coord_operand(lt_run *r, const char *what, const lg_expr *e,
   if (e && e->kind == LG_X_CALL && planes_ok && e->u.call.fn &&
       e->u.call.fn->kind == LG_X_NAME) {
     const char *pn = e->u.call.fn->u.str.s;
-    int np = li_plane_count(r->pack);
+    int np = lay_plan_plane_count(r->pack);
     for (int i = 0; i < np; i++)
-      if (li_plane_name(r->pack, i) && !strcmp(li_plane_name(r->pack, i), pn))
+      if (lay_plan_plane_name(r->pack, i) && !strcmp(lay_plan_plane_name(r->pack, i), pn))
         *plane = i;
     if (*plane < 0) {
       char names[128];
@@ -745,29 +190,29 @@ static int coord_operand(lt_run *r, const char *what, const lg_expr *e,
       names[0] = '\0';
       for (int i = 0; i < np && k < sizeof names; i++)
         k += (size_t)snprintf(names + k, sizeof names - k, "%s%s",
-                              i ? ", " : "", li_plane_name(r->pack, i));
+                              i ? ", " : "", lay_plan_plane_name(r->pack, i));
       if (!np)
-        return fail_at(r, e->pos, "%s: '%s(..)': the layout has no byte "
+        return lt_fail_at(r, e->pos, "%s: '%s(..)': the layout has no byte "
                        "planes", what, pn);
-      return fail_at(r, e->pos, "%s: '%s' is not a byte plane of the layout "
+      return lt_fail_at(r, e->pos, "%s: '%s' is not a byte plane of the layout "
                      "(its planes: %s)", what, pn, names);
     }
-    if (eval_ints_of(r, &e->u.call.args, e->pos, c, LAY_MAX_RANK, &n))
+    if (lt_eval_ints_of(r, &e->u.call.args, e->pos, c, LAY_MAX_RANK, &n))
       return LT_FAIL;
   } else if (!e || e->kind != LG_X_LIST) {
-    return fail_at(r, e ? e->pos : r->at, "%s: expected a coordinate [..]%s",
+    return lt_fail_at(r, e ? e->pos : r->at, "%s: expected a coordinate [..]%s",
                    what, planes_ok ? ", PLANE(..) or pad" : "");
-  } else if (eval_ints(r, e, c, LAY_MAX_RANK, &n)) {
+  } else if (lt_eval_ints(r, e, c, LAY_MAX_RANK, &n)) {
     return LT_FAIL;
   }
   if (n != r->rank)
-    return fail_at(r, e->pos, "%s: the coordinate has %d value%s, the layout "
+    return lt_fail_at(r, e->pos, "%s: the coordinate has %d value%s, the layout "
                    "has %d dimension%s", what, n, n == 1 ? "" : "s", r->rank,
                    r->rank == 1 ? "" : "s");
   const lg_list *items = e->kind == LG_X_LIST ? &e->u.list : &e->u.call.args;
   for (int i = 0; i < n; i++)
     if (c[i] < 0 || c[i] >= r->shape[i])
-      return fail_at(r, items->v[i]->pos, "%s: value %lld is out of range "
+      return lt_fail_at(r, items->v[i]->pos, "%s: value %lld is out of range "
                      "for dimension %d of extent %lld", what,
                      (long long)c[i], i, (long long)r->shape[i]);
   return LT_OK;
@@ -781,9 +226,9 @@ static int st_hw_shape(lt_run *r, const lg_tstmt *s) {
   int nw = 0;
   const lg_expr *e = s->b;
   if (e && e->kind == LG_X_LIST) {
-    if (eval_ints(r, e, want, LAY_MAX_AXES, &nw)) return LT_FAIL;
+    if (lt_eval_ints(r, e, want, LAY_MAX_AXES, &nw)) return LT_FAIL;
   } else if (!e || e->kind != LG_X_STR) {
-    return fail_at(r, e ? e->pos : s->pos, "where hw_shape: expected a list "
+    return lt_fail_at(r, e ? e->pos : s->pos, "where hw_shape: expected a list "
                    "of extents [..] or a string \"[name=extent, ...]\"");
   }
   if (r->dry) return LT_OK;
@@ -805,7 +250,7 @@ static int st_hw_shape(lt_run *r, const lg_tstmt *s) {
         m += (size_t)snprintf(ws + m, sizeof ws - m, "%s%lld", i ? ", " : "",
                               (long long)want[i]);
       if (m < sizeof ws) snprintf(ws + m, sizeof ws - m, "]");
-      return fail(r, "where hw_shape: expected %s, got %s", ws, got);
+      return lt_fail(r, "where hw_shape: expected %s, got %s", ws, got);
     }
     return LT_OK;
   }
@@ -824,7 +269,7 @@ static int st_hw_shape(lt_run *r, const lg_tstmt *s) {
     pa = a + 1;
   }
   if (strcmp(pa, b) != 0)
-    return fail(r, "where hw_shape: expected \"%s\", got \"%s\"",
+    return lt_fail(r, "where hw_shape: expected \"%s\", got \"%s\"",
                 e->u.str.s, got);
   return LT_OK;
 }
@@ -840,26 +285,26 @@ static int st_where(lt_run *r, const lg_tstmt *s) {
     const char *what = s->a->u.str.s;
     if (!strcmp(what, "hw_shape")) return st_hw_shape(r, s);
     if (strcmp(what, "bytes") != 0)
-      return fail_at(r, s->a->pos, "where: expected a coordinate [..], "
+      return lt_fail_at(r, s->a->pos, "where: expected a coordinate [..], "
                      "hw_shape or bytes, not '%s'", what);
-    if (eval_int(r, s->b, &want)) return LT_FAIL;
+    if (lt_eval_int(r, s->b, &want)) return LT_FAIL;
     if (r->dry) return LT_OK;
-    size_t have = li_layout_bytes(r->pack);
+    size_t have = lay_plan_layout_bytes(r->pack);
     if (want < 0 || have != (uint64_t)want)
-      return fail(r, "where bytes: expected %lld, the layout buffer has %zu "
+      return lt_fail(r, "where bytes: expected %lld, the layout buffer has %zu "
                   "bytes", (long long)want, have);
     return LT_OK;
   }
-  if (coord_operand(r, "where", s->a, 0, c, &plane) || eval_int(r, s->b, &want))
+  if (coord_operand(r, "where", s->a, 0, c, &plane) || lt_eval_int(r, s->b, &want))
     return LT_FAIL;
   if (want < 0)
-    return fail_at(r, s->b->pos, "where: a byte offset is not negative");
+    return lt_fail_at(r, s->b->pos, "where: a byte offset is not negative");
   if (r->dry) return LT_OK;
-  fmt_coord(cs, sizeof cs, c, r->rank);
+  lt_fmt_coord(cs, sizeof cs, c, r->rank);
   if (lay_plan_where(r->pack, c, r->rank, &off, &err) != LAY_OK)
-    return fail(r, "where %s: %s", cs, err.message);
+    return lt_fail(r, "where %s: %s", cs, err.message);
   if (off != (uint64_t)want)
-    return fail(r, "where %s: expected %lld, got %llu", cs, (long long)want,
+    return lt_fail(r, "where %s: expected %lld, got %llu", cs, (long long)want,
                 (unsigned long long)off);
   return LT_OK;
 }
@@ -871,48 +316,48 @@ static int st_at(lt_run *r, const lg_tstmt *s) {
   lay_error err;
   char got[300], ws[300];
   if (k) return k;
-  if (eval_int(r, s->a, &off)) return LT_FAIL;
-  size_t size = li_layout_bytes(r->pack);
+  if (lt_eval_int(r, s->a, &off)) return LT_FAIL;
+  size_t size = lay_plan_layout_bytes(r->pack);
   if (off < 0 || (uint64_t)off >= size)
-    return fail_at(r, s->a->pos, "at %lld: outside the layout buffer of %zu "
+    return lt_fail_at(r, s->a->pos, "at %lld: outside the layout buffer of %zu "
                    "bytes", (long long)off, size);
   if (s->b && s->b->kind == LG_X_NAME && strcmp(s->b->u.str.s, "pad") == 0)
     want_pad = 1;
   else if (coord_operand(r, "at", s->b, 1, want, &want_plane))
     return LT_FAIL;
-  int planes = li_plane_count(r->pack);
+  int planes = lay_plan_plane_count(r->pack);
   if (r->dry) {
     if (planes > 0 && !want_pad && want_plane < 0)
-      return fail_at(r, s->b->pos, "at %lld: the layout has byte planes: name "
+      return lt_fail_at(r, s->b->pos, "at %lld: the layout has byte planes: name "
                      "the plane, as in %s(..)", (long long)off,
-                     li_plane_name(r->pack, 0));
+                     lay_plan_plane_name(r->pack, 0));
     return LT_OK;
   }
   for (int i = 0; i < LAY_MAX_RANK; i++) c[i] = -1;
   if (lay_plan_at(r->pack, (uint64_t)off, c, LAY_MAX_RANK, &is_pad, &plane,
                   &err) != LAY_OK)
-    return fail(r, "at %lld: %s", (long long)off, err.message);
+    return lt_fail(r, "at %lld: %s", (long long)off, err.message);
   if (is_pad == 2) snprintf(got, sizeof got, "a stride hole");
   else if (is_pad) {
     memcpy(got, "pad ", 4);
-    fmt_coord(got + 4, sizeof got - 4, c, r->rank);
+    lt_fmt_coord(got + 4, sizeof got - 4, c, r->rank);
   } else {
-    fmt_plane_coord(r->pack, plane, got, sizeof got, c, r->rank);
+    lt_fmt_plane_coord(r->pack, plane, got, sizeof got, c, r->rank);
   }
   if (want_pad) {
-    if (!is_pad) return fail(r, "at %lld: expected pad, got %s", (long long)off,
+    if (!is_pad) return lt_fail(r, "at %lld: expected pad, got %s", (long long)off,
                              got);
     return LT_OK;
   }
   if (planes > 0 && want_plane < 0)
-    return fail(r, "at %lld: the layout has byte planes: name the plane "
+    return lt_fail(r, "at %lld: the layout has byte planes: name the plane "
                 "(it holds %s)", (long long)off, got);
-  if (want_plane >= 0) fmt_plane_coord(r->pack, want_plane, ws, sizeof ws,
+  if (want_plane >= 0) lt_fmt_plane_coord(r->pack, want_plane, ws, sizeof ws,
                                        want, r->rank);
-  else fmt_coord(ws, sizeof ws, want, r->rank);
+  else lt_fmt_coord(ws, sizeof ws, want, r->rank);
   if (is_pad || memcmp(c, want, (size_t)r->rank * sizeof *c) != 0 ||
       (want_plane >= 0 && plane != want_plane))
-    return fail(r, "at %lld: expected %s, got %s", (long long)off, ws, got);
+    return lt_fail(r, "at %lld: expected %s, got %s", (long long)off, ws, got);
   return LT_OK;
 }
 
@@ -922,14 +367,14 @@ static int st_order(lt_run *r, const lg_tstmt *s) {
   int k = need_plan(r);
   if (k) return k;
   if (!s->b || s->b->kind != LG_X_STR)
-    return fail(r, "order: expected a string");
+    return lt_fail(r, "order: expected a string");
   why[0] = '\0';
-  int rc = r->dry ? li_listing_check(r->pack, s->b->u.str.s, s->b->u.str.n,
+  int rc = r->dry ? lay_tool_listing_check(r->pack, s->b->u.str.s, s->b->u.str.n,
                                      why, sizeof why, &at)
-                  : li_listing_match(r->pack, s->b->u.str.s, s->b->u.str.n,
+                  : lay_tool_listing_match(r->pack, s->b->u.str.s, s->b->u.str.n,
                                      why, sizeof why, &at);
   if (rc != 0)
-    return erred(r, str_pos(r, s->b, at), why[0] ? why : "the listing differs");
+    return lt_erred(r, lt_str_pos(r, s->b, at), why[0] ? why : "the listing differs");
   return LT_OK;
 }
 
@@ -949,22 +394,22 @@ static int st_run(lt_run *r, const lg_tstmt *s, int unpacking) {
   plan = unpacking ? r->unpack : r->pack;
   size_t sb = lay_plan_src_bytes(plan), db = lay_plan_dst_bytes(plan);
   lay_dtype st = lay_plan_src_dtype(plan), dt = lay_plan_dst_dtype(plan);
-  if (unpacking && !s->a) return fail(r, "unpack: the input is missing");
+  if (unpacking && !s->a) return lt_fail(r, "unpack: the input is missing");
   if (s->a) {
-    if (data_bytes(r, s->a, st, &in, &inlen)) goto done;
+    if (lt_data_bytes(r, s->a, st, &in, &inlen)) goto done;
     if (inlen != sb) {
-      fmt_size(inlen, st, sa, sizeof sa);
-      fmt_size(sb, st, sb_, sizeof sb_);
-      fail_at(r, s->a->pos, "%s: the input (the %s) has %s, the plan reads %s",
+      lt_fmt_size(inlen, st, sa, sizeof sa);
+      lt_fmt_size(sb, st, sb_, sizeof sb_);
+      lt_fail_at(r, s->a->pos, "%s: the input (the %s) has %s, the plan reads %s",
               what, in_side, sa, sb_);
       goto done;
     }
   }
-  if (data_bytes(r, s->b, dt, &exp, &elen)) goto done;
+  if (lt_data_bytes(r, s->b, dt, &exp, &elen)) goto done;
   if (elen != db) {
-    fmt_size(elen, dt, sa, sizeof sa);
-    fmt_size(db, dt, sb_, sizeof sb_);
-    fail_at(r, s->b->pos, "%s: the expected %s has %s, the plan writes %s",
+    lt_fmt_size(elen, dt, sa, sizeof sa);
+    lt_fmt_size(db, dt, sb_, sizeof sb_);
+    lt_fail_at(r, s->b->pos, "%s: the expected %s has %s, the plan writes %s",
             what, out_side, sa, sb_);
     goto done;
   }
@@ -974,20 +419,20 @@ static int st_run(lt_run *r, const lg_tstmt *s, int unpacking) {
   }
   if (!s->a) {
     size_t es = lay_dtype_size(st);
-    if (es == 0) { fail(r, "%s: no element type", what); goto done; }
+    if (es == 0) { lt_fail(r, "%s: no element type", what); goto done; }
     in = malloc(sb ? sb : 1);
-    if (!in) { fail(r, "out of memory"); goto done; }
-    for (size_t i = 0; i + es <= sb; i += es) iota_elem(st, i / es, in + i);
+    if (!in) { lt_fail(r, "out of memory"); goto done; }
+    for (size_t i = 0; i + es <= sb; i += es) lt_iota_elem(st, i / es, in + i);
     inlen = sb;
   }
   got = malloc(db ? db : 1);
-  if (!got) { fail(r, "out of memory"); goto done; }
+  if (!got) { lt_fail(r, "out of memory"); goto done; }
   memset(got, 0xa5, db);
   if (lay_plan_run(plan, in, inlen, got, db, 1, &err) != LAY_OK) {
-    fail(r, "%s failed: %s", what, err.message);
+    lt_fail(r, "%s failed: %s", what, err.message);
     goto done;
   }
-  rc = compare(r, unpacking ? "unpack: " : "pack: ", !unpacking, dt, exp, got,
+  rc = lt_compare(r, unpacking ? "unpack: " : "pack: ", !unpacking, dt, exp, got,
                db);
 done:
   free(in);
@@ -1016,7 +461,7 @@ static void rnd_fill(lay_dtype t, unsigned char *p, size_t bytes) {
       if (t == LAY_DT_FP32) {
         memcpy(p + i, &f, 4);
       } else {
-        uint16_t h = t == LAY_DT_FP16 ? f32_to_f16(f) : f32_to_bf16(f);
+        uint16_t h = t == LAY_DT_FP16 ? lt_f32_to_f16(f) : lt_f32_to_bf16(f);
         p[i] = (unsigned char)(h & 0xff);
         p[i + 1] = (unsigned char)(h >> 8);
       }
@@ -1041,21 +486,21 @@ static int check_cover(lt_run *r, const unsigned char *buf, size_t db,
     char cs[256];
     if (lay_plan_at(r->pack, off, c, LAY_MAX_RANK, &is_pad, &plane, &err) !=
         LAY_OK)
-      return fail(r, "roundtrip: at %llu: %s", (unsigned long long)off,
+      return lt_fail(r, "roundtrip: at %llu: %s", (unsigned long long)off,
                   err.message);
     if (is_pad) {
       if (planes ? buf[off] != padv[plane] : memcmp(buf + off, padv, hs) != 0)
-        return fail(r, "roundtrip: byte %llu is padding but holds 0x%02x, "
+        return lt_fail(r, "roundtrip: byte %llu is padding but holds 0x%02x, "
                     "not the pad value", (unsigned long long)off, buf[off]);
       continue;
     }
     if (plane != 0) continue;
-    fmt_coord(cs, sizeof cs, c, r->rank);
+    lt_fmt_coord(cs, sizeof cs, c, r->rank);
     if (lay_plan_where(r->pack, c, r->rank, &back_off, &err) != LAY_OK)
-      return fail(r, "roundtrip: at %llu is %s, but where %s fails: %s",
+      return lt_fail(r, "roundtrip: at %llu is %s, but where %s fails: %s",
                   (unsigned long long)off, cs, cs, err.message);
     if (back_off != off)
-      return fail(r, "roundtrip: at %llu is %s, but where %s is %llu",
+      return lt_fail(r, "roundtrip: at %llu is %s, but where %s is %llu",
                   (unsigned long long)off, cs, cs,
                   (unsigned long long)back_off);
   }
@@ -1078,7 +523,7 @@ static int st_roundtrip(lt_run *r) {
   lay_dtype st = lay_plan_src_dtype(r->pack), ht = lay_plan_dst_dtype(r->pack);
   size_t hs = lay_dtype_size(ht);
   if (lg_instantiate(li_ctx_module(r->ctx), r->ref, &ir, &err) != LAY_OK)
-    return fail(r, "roundtrip: %s", err.message);
+    return lt_fail(r, "roundtrip: %s", err.message);
   exact = ir->value.nplanes == 0 &&
           (ir->value.kind == LG_V_NONE ||
            (ir->value.kind == LG_V_CAST && st == ht));
@@ -1089,8 +534,8 @@ static int st_roundtrip(lt_run *r) {
     lay_dtype et = v->nplanes ? (v->hw != LAY_DT_NONE ? v->hw : st) : ht;
     size_t es = lay_dtype_size(et);
     lt_num pv = {1, 0, v->pad_value};
-    if (es == 0 || es > sizeof padv || put_elem(r, et, pv, padv)) {
-      fail(r, "roundtrip: cannot encode the pad value %g as %s", v->pad_value,
+    if (es == 0 || es > sizeof padv || lt_put_elem(r, et, pv, padv)) {
+      lt_fail(r, "roundtrip: cannot encode the pad value %g as %s", v->pad_value,
            lay_dtype_name(et));
       goto done;
     }
@@ -1104,31 +549,31 @@ static int st_roundtrip(lt_run *r) {
   x = malloc(sb ? sb : 1);
   buf = malloc(db ? db : 1);
   back = malloc(sb ? sb : 1);
-  if (!x || !buf || !back) { fail(r, "out of memory"); goto done; }
+  if (!x || !buf || !back) { lt_fail(r, "out of memory"); goto done; }
   rnd_fill(st, x, sb);
   memset(buf, 0xa5, db);
   if (lay_plan_run(r->pack, x, sb, buf, db, 1, &err) != LAY_OK) {
-    fail(r, "roundtrip: pack failed: %s", err.message);
+    lt_fail(r, "roundtrip: pack failed: %s", err.message);
     goto done;
   }
   if (check_cover(r, buf, db, padv, hs, ir->value.nplanes)) goto done;
   memset(back, 0x5a, sb);
   if (lay_plan_run(r->unpack, buf, db, back, sb, 1, &err) != LAY_OK) {
-    fail(r, "roundtrip: unpack failed: %s", err.message);
+    lt_fail(r, "roundtrip: unpack failed: %s", err.message);
     goto done;
   }
   if (exact) {
-    rc = compare(r, "roundtrip: unpack(pack(x)) differs from x at ", 0, st, x,
+    rc = lt_compare(r, "roundtrip: unpack(pack(x)) differs from x at ", 0, st, x,
                  back, sb);
     goto done;
   }
   buf2 = malloc(db ? db : 1);
-  if (!buf2) { fail(r, "out of memory"); goto done; }
+  if (!buf2) { lt_fail(r, "out of memory"); goto done; }
   if (lay_plan_run(r->pack, back, sb, buf2, db, 1, &err) != LAY_OK) {
-    fail(r, "roundtrip: second pack failed: %s", err.message);
+    lt_fail(r, "roundtrip: second pack failed: %s", err.message);
     goto done;
   }
-  rc = compare(r, "roundtrip: pack(unpack(pack(x))) differs from pack(x) at ",
+  rc = lt_compare(r, "roundtrip: pack(unpack(pack(x))) differs from pack(x) at ",
                1, ht, buf, buf2, db);
 done:
   lg_ir_free(ir);
@@ -1152,7 +597,7 @@ static int run_stmt(lt_run *r, const lg_tstmt *s) {
     case LG_T_UNPACK: return st_run(r, s, 1);
     case LG_T_ROUNDTRIP: return st_roundtrip(r);
   }
-  return fail(r, "unknown test statement");
+  return lt_fail(r, "unknown test statement");
 }
 
 /* Called with each failing statement (r->why says why, r->at where). */
@@ -1173,7 +618,7 @@ static int run_test(lt_run *r, const lg_test *t, lt_report report, void *ud) {
     r->prev_erred = k == LT_ERRED;
     if (k == LT_ERRED &&
         !(i + 1 < t->n_stmts && t->stmts[i + 1].kind == LG_T_ERROR)) {
-      fail(r, "%s%s", s->kind == LG_T_USE    ? "use failed: "
+      lt_fail(r, "%s%s", s->kind == LG_T_USE    ? "use failed: "
                       : s->kind == LG_T_LOAD ? "load failed: "
                                              : "order: ",
            r->last_msg);
@@ -1186,7 +631,7 @@ static int run_test(lt_run *r, const lg_test *t, lt_report report, void *ud) {
       if (!r->dry) break;
     }
   }
-  plans_free(r);
+  lt_plans_free(r);
   return bad;
 }
 
@@ -1252,7 +697,7 @@ static void report_run(lt_run *r, const lg_test *t, const lg_tstmt *s,
   int line, col, head, head_col;
   lg_linecol(r->src, r->src_len, s->pos, &line, &col);
   lg_linecol(r->src, r->src_len, t->pos, &head, &head_col);
-  emitf(f->out, f->ud, "%s:%d:%d: test '%s' (line %d) failed: %s", r->file,
+  lt_emitf(f->out, f->ud, "%s:%d:%d: test '%s' (line %d) failed: %s", r->file,
         line, col, t->name.s ? t->name.s : "", head, r->why);
 }
 
@@ -1262,7 +707,7 @@ static void run_one(lt_run *r, const lg_test *t, void *ud) {
   else f->failed++;
 }
 
-int li_test_files(lay_ctx *ctx, char **files, int nfiles,
+int lay_tool_test_files(lay_ctx *ctx, char **files, int nfiles,
                   void (*out)(void *ud, const char *line), void *ud,
                   int *passed, int *failed) {
   lt_files f = {out, ud, 0, 0};
@@ -1275,17 +720,17 @@ int li_test_files(lay_ctx *ctx, char **files, int nfiles,
     if (lay_ctx_load_file(ctx, files[fi], &err) != LAY_OK) {
       char buf[2048];
       lay_error_format(&err, buf, sizeof buf);
-      emit_lines(out, ud, buf);
+      lt_emit_lines(out, ud, buf);
       f.failed++;
       continue;
     }
     if (each_test(ctx, files[fi], run_one, &f) == 0) {
-      emitf(out, ud, "%s: error: no tests to run (the file has no test "
+      lt_emitf(out, ud, "%s: error: no tests to run (the file has no test "
             "blocks)", files[fi]);
       f.failed++;
     }
   }
-  emitf(out, ud, "%d passed, %d failed", f.passed, f.failed);
+  lt_emitf(out, ud, "%d passed, %d failed", f.passed, f.failed);
   if (passed) *passed = f.passed;
   if (failed) *failed = f.failed;
   return f.failed == 0 ? 0 : 1;
@@ -1318,7 +763,7 @@ static void check_one(lt_run *r, const lg_test *t, void *ud) {
   run_test(r, t, report_check, ud);
 }
 
-int li_test_check(lay_ctx *ctx, const char *file,
+int lay_tool_test_check(lay_ctx *ctx, const char *file,
                   void (*report)(void *ud, const lay_error *err), void *ud) {
   lt_check c = {report, ud, 0};
   each_test(ctx, file, check_one, &c);

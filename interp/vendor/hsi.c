@@ -71,6 +71,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -162,12 +163,12 @@ typedef struct tensor {
   int fatal;                  /* an inconsistency was recorded */
 } tensor;
 
-struct li_hsi {
+struct lay_hsi {
   const char *file;     /* for errors */
   int n[2];             /* inputs, outputs */
   tensor *t[2];
   int nissues, capissues;
-  li_hsi_issue *issues;
+  lay_hsi_issue *issues;
 };
 
 /* ---- Text buffers -------------------------------------------------------------- */
@@ -201,7 +202,7 @@ static void sb_num(lg_strbuf *b, double v) {
 typedef struct pctx {
   const char *file;
   lay_error *err;
-  li_hsi *h;
+  lay_hsi *h;
 } pctx;
 
 static int perr(pctx *p, const char *path, const char *fmt, ...)
@@ -233,24 +234,24 @@ static const char *jtype(const cJSON *j) {
 }
 
 /* Record an issue of entry t. */
-static int add_issue(li_hsi *h, tensor *t, int fatal, const char *fmt,
+static int add_issue(lay_hsi *h, tensor *t, int fatal, const char *fmt,
                      ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-static int add_issue(li_hsi *h, tensor *t, int fatal, const char *fmt,
+static int add_issue(lay_hsi *h, tensor *t, int fatal, const char *fmt,
                      ...) {
   if (fatal) t->fatal = 1; /* even when the text cannot be kept */
   if (h->nissues == h->capissues) {
     int nc = h->capissues ? h->capissues * 2 : 8;
-    li_hsi_issue *ni = realloc(h->issues, (size_t)nc * sizeof *ni);
+    lay_hsi_issue *ni = realloc(h->issues, (size_t)nc * sizeof *ni);
     if (!ni) return -1;
     h->issues = ni;
     h->capissues = nc;
   }
-  li_hsi_issue *is = &h->issues[h->nissues++];
+  lay_hsi_issue *is = &h->issues[h->nissues++];
   memset(is, 0, sizeof *is);
   is->output = t->output;
   is->index = t->index;
@@ -731,7 +732,7 @@ static int read_op(pctx *p, tensor *t, const cJSON *j, const char *path,
 ** Z must be an integer in the range of the quantized (integer) side.
 ** Returns 1 with o set, 0 for no step, -1 when the fields ask for what
 ** lay cannot do (recorded as an issue of t at path when `record`). */
-static int implied_value(li_hsi *h, tensor *t, const char *path, op *o,
+static int implied_value(lay_hsi *h, tensor *t, const char *path, op *o,
                          int record) {
   memset(o, 0, sizeof *o);
   lay_dtype c = t->cpu_dt, w = t->hw_dt;
@@ -1176,9 +1177,9 @@ static int chain_entry(pctx *p, tensor *t, const char *path,
                        const cJSON *chain) {
   char sh[200], sh2[200];
   int n = cJSON_GetArraySize(chain), output = t->output;
-  if (n > LI_HSI_MAX_OPS)
+  if (n > LAY_HSI_MAX_OPS)
     return perrf(p, path, "rt_transformations", "has more than %d entries",
-                 LI_HSI_MAX_OPS);
+                 LAY_HSI_MAX_OPS);
   op *ops = calloc((size_t)n + 1, sizeof *ops);
   t->ops = calloc((size_t)n + 1, sizeof *t->ops);
   if (!ops || !t->ops) {
@@ -1550,7 +1551,7 @@ static int dup_keys(pctx *p, const cJSON *j, char *path, size_t cap) {
 
 /* ---- The report ---------------------------------------------------------------------- */
 
-void li_hsi_free(li_hsi *h) {
+void lay_hsi_free(lay_hsi *h) {
   if (!h) return;
   for (int o = 0; o < 2; o++) {
     for (int i = 0; i < h->n[o]; i++) {
@@ -1566,14 +1567,14 @@ void li_hsi_free(li_hsi *h) {
   free(h);
 }
 
-void li_hsi_size_error(const char *file, size_t len, lay_error *err) {
+static void size_error(const char *file, size_t len, lay_error *err) {
   if (len == SIZE_MAX)
     lg_error_plain(err, LAY_E_LIMIT, file, "report: larger than %zu bytes",
-                   LI_HSI_MAX_JSON);
+                   LAY_HSI_MAX_JSON);
   else
     lg_error_plain(err, LAY_E_LIMIT, file,
                    "report: %zu bytes, larger than %zu bytes", len,
-                   LI_HSI_MAX_JSON);
+                   LAY_HSI_MAX_JSON);
 }
 
 /* The error for text that is not strict JSON; returns its status. */
@@ -1591,18 +1592,18 @@ static lay_status json_fail(pctx *p, const char *json, size_t len,
   return st;
 }
 
-lay_status li_hsi_parse(const char *json, size_t len, const char *file,
-                        li_hsi **out, lay_error *err) {
+lay_status lay_hsi_parse(const char *json, size_t len, const char *file,
+                        lay_hsi **out, lay_error *err) {
   if (err) memset(err, 0, sizeof *err);
   if (out) *out = NULL;
   pctx p = {file ? file : "<json>", err, NULL};
+  if (len > LAY_HSI_MAX_JSON) {
+    size_error(p.file, len, err);
+    return LAY_E_LIMIT;
+  }
   if (!json || !out) {
     perr(&p, "report", "no JSON text");
     return LAY_E_ARG;
-  }
-  if (len > LI_HSI_MAX_JSON) {
-    li_hsi_size_error(p.file, len, err);
-    return LAY_E_LIMIT;
   }
   const char *nul = memchr(json, '\0', len);
   if (nul) {
@@ -1615,7 +1616,7 @@ lay_status li_hsi_parse(const char *json, size_t len, const char *file,
   lay_status st = LAY_E_JSON;
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
-  li_hsi *h = NULL;
+  lay_hsi *h = NULL;
   char path[256] = "";
   if (!root) { /* text the scan accepted; cJSON ran out of memory */
     jf.at = end && end >= json ? (size_t)(end - json) : 0;
@@ -1645,8 +1646,8 @@ lay_status li_hsi_parse(const char *json, size_t len, const char *file,
       goto done;
     }
     int n = cJSON_GetArraySize(arr);
-    if (n > LI_HSI_MAX_TENSORS) {
-      perr(&p, keys[o], "more than %d entries", LI_HSI_MAX_TENSORS);
+    if (n > LAY_HSI_MAX_TENSORS) {
+      perr(&p, keys[o], "more than %d entries", LAY_HSI_MAX_TENSORS);
       goto done;
     }
     if (n && !(h->t[o] = calloc((size_t)n, sizeof *h->t[o]))) {
@@ -1657,7 +1658,7 @@ lay_status li_hsi_parse(const char *json, size_t len, const char *file,
     int i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, arr) {
-      h->n[o] = i + 1; /* so that li_hsi_free frees what was read */
+      h->n[o] = i + 1; /* so that lay_hsi_free frees what was read */
       if (read_tensor(&p, e, o, i, &h->t[o][i])) goto done;
       i++;
     }
@@ -1666,7 +1667,7 @@ lay_status li_hsi_parse(const char *json, size_t len, const char *file,
 done:
   cJSON_Delete(root);
   if (st) {
-    li_hsi_free(h);
+    lay_hsi_free(h);
     return st;
   }
   if (err) memset(err, 0, sizeof *err);
@@ -1674,11 +1675,11 @@ done:
   return LAY_OK;
 }
 
-int li_hsi_count(const li_hsi *h, int output) {
+int lay_hsi_count(const lay_hsi *h, int output) {
   return h ? h->n[output ? 1 : 0] : 0;
 }
 
-int li_hsi_find(const li_hsi *h, int output, const char *key) {
+int lay_hsi_find(const lay_hsi *h, int output, const char *key) {
   if (!h || !key || !*key) return -1;
   int o = output ? 1 : 0;
   size_t k = strspn(key, "0123456789");
@@ -1695,7 +1696,7 @@ int li_hsi_find(const li_hsi *h, int output, const char *key) {
   return -1;
 }
 
-int li_hsi_info_get(const li_hsi *h, int output, int index, li_hsi_info *out) {
+int lay_hsi_info_get(const lay_hsi *h, int output, int index, lay_hsi_info *out) {
   int o = output ? 1 : 0;
   if (!h || !out || index < 0 || index >= h->n[o]) return -1;
   const tensor *t = &h->t[o][index];
@@ -1758,7 +1759,7 @@ static void sb_entry(lg_strbuf *b, const tensor *t) {
               t->ann_spec);
 }
 
-char *li_hsi_spec_entry(const li_hsi *h, int output, int index) {
+char *lay_hsi_spec_entry(const lay_hsi *h, int output, int index) {
   int o = output ? 1 : 0;
   if (!h || index < 0 || index >= h->n[o]) return NULL;
   lg_strbuf b = {0};
@@ -1766,7 +1767,7 @@ char *li_hsi_spec_entry(const li_hsi *h, int output, int index) {
   return lg_sb_take(&b);
 }
 
-char *li_hsi_spec_header(const li_hsi *h, const char *ns) {
+char *lay_hsi_spec_header(const lay_hsi *h, const char *ns) {
   if (!h) return NULL;
   lg_strbuf b = {0};
   lg_sb_printf(&b, "# Generated by lay from %s (flexmlrt-hsi.json).\n",
@@ -1775,9 +1776,9 @@ char *li_hsi_spec_header(const li_hsi *h, const char *ns) {
   return lg_sb_take(&b);
 }
 
-char *li_hsi_spec(const li_hsi *h, const char *ns) {
+char *lay_hsi_spec(const lay_hsi *h, const char *ns) {
   if (!h) return NULL;
-  char *head = li_hsi_spec_header(h, ns);
+  char *head = lay_hsi_spec_header(h, ns);
   if (!head) return NULL;
   lg_strbuf b = {0};
   lg_sb_printf(&b, "%s", head);
@@ -1787,9 +1788,9 @@ char *li_hsi_spec(const li_hsi *h, const char *ns) {
   return lg_sb_take(&b);
 }
 
-lay_status li_hsi_load(const li_hsi *h, lay_ctx *ctx, const char *ns,
+lay_status lay_hsi_load(const lay_hsi *h, lay_ctx *ctx, const char *ns,
                        lay_error *err) {
-  char *text = li_hsi_spec(h, ns);
+  char *text = lay_hsi_spec(h, ns);
   if (!text) {
     if (err) {
       memset(err, 0, sizeof *err);
@@ -1805,13 +1806,64 @@ lay_status li_hsi_load(const li_hsi *h, lay_ctx *ctx, const char *ns,
   return st;
 }
 
-int li_hsi_issue_count(const li_hsi *h) { return h ? h->nissues : 0; }
+lay_status lay_hsi_read(const char *path, lay_hsi **out, lay_error *err) {
+  if (out) *out = NULL;
+  if (!path || !out) {
+    lg_error_plain(err, LAY_E_ARG, path ? path : "", "no report file");
+    return LAY_E_ARG;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    lg_error_plain(err, LAY_E_IO, path, "cannot open: %s", strerror(errno));
+    return LAY_E_IO;
+  }
+  /* Read at most one byte past the limit: a larger file is not read whole. */
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    if (len == cap) {
+      size_t ncap = cap * 2 > LAY_HSI_MAX_JSON + 1 ? LAY_HSI_MAX_JSON + 1 : cap * 2;
+      char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
+      if (!nb) break;
+      buf = nb, cap = ncap;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0 || len > LAY_HSI_MAX_JSON) break;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  lay_status st;
+  if (!buf) {
+    lg_error_plain(err, LAY_E_NOMEM, path, "out of memory");
+    st = LAY_E_NOMEM;
+  } else if (bad) {
+    lg_error_plain(err, LAY_E_IO, path, "cannot read");
+    st = LAY_E_IO;
+  } else {
+    st = lay_hsi_parse(buf, len > LAY_HSI_MAX_JSON ? SIZE_MAX : len, path,
+                       out, err);
+  }
+  free(buf);
+  return st;
+}
 
-const li_hsi_issue *li_hsi_issue_get(const li_hsi *h, int i) {
+lay_status lay_ctx_load_hsi(lay_ctx *ctx, const char *path, const char *ns,
+                            lay_error *err) {
+  lay_hsi *h = NULL;
+  lay_status st = lay_hsi_read(path, &h, err);
+  if (st == LAY_OK) st = lay_hsi_load(h, ctx, ns, err);
+  lay_hsi_free(h);
+  return st;
+}
+
+int lay_hsi_issue_count(const lay_hsi *h) { return h ? h->nissues : 0; }
+
+const lay_hsi_issue *lay_hsi_issue_get(const lay_hsi *h, int i) {
   return h && i >= 0 && i < h->nissues ? &h->issues[i] : NULL;
 }
 
-const li_hsi_issue *li_hsi_entry_issue(const li_hsi *h, int output,
+const lay_hsi_issue *lay_hsi_entry_issue(const lay_hsi *h, int output,
                                        int index) {
   for (int i = 0; h && i < h->nissues; i++)
     if (h->issues[i].fatal && h->issues[i].output == (output ? 1 : 0) &&
@@ -1850,11 +1902,11 @@ static void fill_random(unsigned char *buf, size_t bytes, lay_dtype dt,
   }
 }
 
-static int push_issue(li_hsi_issue **v, int *n, int *cap,
-                      const li_hsi_issue *is) {
+static int push_issue(lay_hsi_issue **v, int *n, int *cap,
+                      const lay_hsi_issue *is) {
   if (*n == *cap) {
     int nc = *cap ? *cap * 2 : 8;
-    li_hsi_issue *nv = realloc(*v, (size_t)nc * sizeof *nv);
+    lay_hsi_issue *nv = realloc(*v, (size_t)nc * sizeof *nv);
     if (!nv) return -1;
     *v = nv;
     *cap = nc;
@@ -1866,7 +1918,7 @@ static int push_issue(li_hsi_issue **v, int *n, int *cap,
 /* Run NS.def and NS.def_ann on the same data; 0 same bytes, 1 differ
 ** (text in is), -1 error. */
 static int compare_bytes(const tensor *t, lay_ctx *ctx, const char *ns,
-                         li_hsi_issue *is, lay_error *err) {
+                         lay_hsi_issue *is, lay_error *err) {
   char a[128], b[128];
   snprintf(a, sizeof a, "%s.%s", ns, t->def);
   snprintf(b, sizeof b, "%s.%s_ann", ns, t->def);
@@ -1925,25 +1977,25 @@ done:
   return rc;
 }
 
-int li_hsi_check(const li_hsi *h, lay_ctx *ctx, const char *ns,
-                 li_hsi_issue **issues, int *nissues, lay_error *err) {
+int lay_hsi_check(const lay_hsi *h, lay_ctx *ctx, const char *ns,
+                 lay_hsi_issue **issues, int *nissues, lay_error *err) {
   if (err) memset(err, 0, sizeof *err);
   *issues = NULL;
   *nissues = 0;
   int n = 0, cap = 0, fatal = 0;
-  li_hsi_issue *v = NULL;
+  lay_hsi_issue *v = NULL;
   for (int o = 0; o < 2; o++)
     for (int i = 0; i < h->n[o]; i++) {
       const tensor *t = &h->t[o][i];
       int bad = 0;
       for (int k = 0; k < h->nissues; k++) {
-        const li_hsi_issue *is = &h->issues[k];
+        const lay_hsi_issue *is = &h->issues[k];
         if (is->output != o || is->index != i) continue;
         if (push_issue(&v, &n, &cap, is)) goto oom;
         if (is->fatal) bad = 1, fatal++;
       }
       if (bad || !t->ann_spec || !t->ann_ok) continue;
-      li_hsi_issue is;
+      lay_hsi_issue is;
       memset(&is, 0, sizeof is);
       is.output = o;
       is.index = i;
@@ -2082,7 +2134,7 @@ static int is_pow2(double v) {
 ** cpu_dtype, hw_dtype, scale_factor and zero_point, which give the value
 ** rule of a chain without such a step (implied_value reads them back). */
 static int export_value(const lg_ir *ir, const char *format,
-                        const li_hsi_quant *quant, xchain *x,
+                        const lay_hsi_quant *quant, xchain *x,
                         lay_error *err) {
   char nb[32];
   const lg_ir_value *v = &ir->value;
@@ -2363,8 +2415,8 @@ done:
   return text;
 }
 
-char *li_hsi_export(lay_ctx *ctx, const char *format, const int64_t *shape,
-                    int rank, lay_dtype dtype, const li_hsi_quant *quant,
+char *lay_hsi_export(lay_ctx *ctx, const char *format, const int64_t *shape,
+                    int rank, lay_dtype dtype, const lay_hsi_quant *quant,
                     int as_output, lay_error *err) {
   if (err) memset(err, 0, sizeof *err);
   if (!ctx || !format || !shape) {

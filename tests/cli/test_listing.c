@@ -1,5 +1,5 @@
 /*
-** test_listing.c: unit tests of interp/listing.c, the memory-order listing
+** test_listing.c: unit tests of interp/tools/listing.c, the memory-order listing
 ** (`lay show`) and the check of a listing pasted from a vendor document.
 **
 ** The Qualcomm listings below are copied verbatim from the HTP "Tensors and
@@ -13,7 +13,7 @@
 
 #include "ctx.h"
 #include "lay.h"
-#include "listing.h"
+#include "lay_tools.h"
 
 static int failures;
 
@@ -137,7 +137,7 @@ static void test_crouton(lay_ctx *ctx) {
   char why[512];
 
   /* The listing in the doc's notation. */
-  char *s = li_listing(p, 0);
+  char *s = lay_tool_listing(p, 0);
   CHECK(s != NULL, "no listing");
   CHECK(starts_with(s, "(0,0,0,0), (0,0,0,1) ... (0,0,0,29), pad x2\n"
                        "(0,0,1,0), (0,0,1,1) ... (0,0,1,29), pad x2\n"
@@ -152,12 +152,12 @@ static void test_crouton(lay_ctx *ctx) {
         "listing ends:\n%s", s ? s + (strlen(s) > 200 ? strlen(s) - 200 : 0)
                                : "");
   /* The listing matches itself. */
-  CHECK(s && li_listing_match(p, s, strlen(s), why, sizeof why, NULL) == 0,
+  CHECK(s && lay_tool_listing_match(p, s, strlen(s), why, sizeof why, NULL) == 0,
         "own listing: %s", why);
   free(s);
 
   /* The doc's listing, pasted verbatim. */
-  int rc = li_listing_match(p, crouton_doc, strlen(crouton_doc), why,
+  int rc = lay_tool_listing_match(p, crouton_doc, strlen(crouton_doc), why,
                             sizeof why, NULL);
   CHECK(rc == 0, "doc listing rejected at token %d: %s", rc, why);
 
@@ -167,7 +167,7 @@ static void test_crouton(lay_ctx *ctx) {
   memcpy(bad, crouton_doc, sizeof crouton_doc);
   char *at = strstr(bad, "(0,0,1,1)");
   if (at) at[7] = '2';
-  rc = li_listing_match(p, bad, strlen(bad), why, sizeof why, NULL);
+  rc = lay_tool_listing_match(p, bad, strlen(bad), why, sizeof why, NULL);
   CHECK(rc == 8, "changed coordinate: rc %d, %s", rc, why);
   CHECK(!strcmp(why, "listing line 9, column 12: "
                      "element 33 (byte 33): expected (0,0,1,2), found "
@@ -177,7 +177,7 @@ static void test_crouton(lay_ctx *ctx) {
   memcpy(bad, crouton_doc, sizeof crouton_doc);
   at = strstr(bad, "(0,0,1,30)");
   if (at) at[5] = '0';
-  rc = li_listing_match(p, bad, strlen(bad), why, sizeof why, NULL);
+  rc = lay_tool_listing_match(p, bad, strlen(bad), why, sizeof why, NULL);
   CHECK(rc == 11, "doc typo: rc %d, %s", rc, why);
   CHECK(!strcmp(why, "listing line 9, column 39: "
                      "element 62 (byte 62): expected (0,0,0,30), found "
@@ -186,7 +186,7 @@ static void test_crouton(lay_ctx *ctx) {
   /* A pad missing from the listing (lay.h / listing.h example). */
   const char *miss = "(0,0,0,0), (0,0,0,1) ... (0,0,0,29), (0,0,0,30), "
                      "(0,0,1,0)";
-  rc = li_listing_match(p, miss, strlen(miss), why, sizeof why, NULL);
+  rc = lay_tool_listing_match(p, miss, strlen(miss), why, sizeof why, NULL);
   CHECK(rc == 6, "missing pad: rc %d, %s", rc, why);
   CHECK(!strcmp(why, "listing line 1, column 50: "
                      "element 31 (byte 31): expected (0,0,1,0), found pad "
@@ -194,18 +194,18 @@ static void test_crouton(lay_ctx *ctx) {
 
   /* pad xN counts exactly: x3 runs into the next row's data. */
   const char *pads = "... (0,0,0,29), pad x3";
-  rc = li_listing_match(p, pads, strlen(pads), why, sizeof why, NULL);
+  rc = lay_tool_listing_match(p, pads, strlen(pads), why, sizeof why, NULL);
   CHECK(rc == 3, "pad x3: rc %d, %s", rc, why);
   CHECK(!strcmp(why, "listing line 1, column 17: "
                      "element 32 (byte 32): expected pad x3, found "
                      "(0,0,1,0)"), "why: %s", why);
   pads = "... (0,0,0,29), pad x2, (0,0,1,0)";
-  CHECK(li_listing_match(p, pads, strlen(pads), why, sizeof why, NULL) == 0,
+  CHECK(lay_tool_listing_match(p, pads, strlen(pads), why, sizeof why, NULL) == 0,
         "pad x2: %s", why);
 
   /* A listing starts at the first element unless it opens with "...". */
   const char *late = "(0,0,0,1) ... (0,0,0,29)";
-  rc = li_listing_match(p, late, strlen(late), why, sizeof why, NULL);
+  rc = lay_tool_listing_match(p, late, strlen(late), why, sizeof why, NULL);
   CHECK(rc == 1, "late start: rc %d, %s", rc, why);
   CHECK(!strcmp(why, "listing line 1, column 1: "
                      "element 0 (byte 0): expected (0,0,0,1), found "
@@ -213,23 +213,23 @@ static void test_crouton(lay_ctx *ctx) {
 
   /* After an ellipsis a coordinate that never comes is reported. */
   const char *never = "(0,0,0,0) ... (0,0,0,40)";
-  rc = li_listing_match(p, never, strlen(never), why, sizeof why, NULL);
+  rc = lay_tool_listing_match(p, never, strlen(never), why, sizeof why, NULL);
   CHECK(rc == 3, "never: rc %d, %s", rc, why);
   CHECK(strstr(why, "expected (0,0,0,40)") != NULL, "why: %s", why);
 
   /* A listing with no coordinates is not a match. */
-  CHECK(li_listing_match(p, "Copy to clipboard", 17, why, sizeof why,
+  CHECK(lay_tool_listing_match(p, "Copy to clipboard", 17, why, sizeof why,
                          NULL) == -1 &&
             !strcmp(why, "the listing has no coordinates"),
         "empty listing: %s", why);
 
   /* The Unicode ellipsis works like "...". */
   const char *uni = "(0,0,0,0), (0,0,0,1) \xE2\x80\xA6 (0,0,0,29)";
-  CHECK(li_listing_match(p, uni, strlen(uni), why, sizeof why, NULL) == 0,
+  CHECK(lay_tool_listing_match(p, uni, strlen(uni), why, sizeof why, NULL) == 0,
         "unicode ellipsis: %s", why);
 
   /* limit: 40 elements, then "...". */
-  s = li_listing(p, 40);
+  s = lay_tool_listing(p, 40);
   CHECK(s && !strcmp(s, "(0,0,0,0), (0,0,0,1) ... (0,0,0,29), pad x2\n"
                         "(0,0,1,0), (0,0,1,1) ... (0,0,1,7)\n...\n"),
         "limit 40:\n%s", s ? s : "(null)");
@@ -238,7 +238,7 @@ static void test_crouton(lay_ctx *ctx) {
 
   p = plan(ctx, "qnn.crouton", 2, 9, 20, 50, LAY_DT_INT8);
   if (!p) return;
-  rc = li_listing_match(p, crouton_doc2, strlen(crouton_doc2), why,
+  rc = lay_tool_listing_match(p, crouton_doc2, strlen(crouton_doc2), why,
                         sizeof why, NULL);
   CHECK(rc == 0, "doc listing 2x9x20x50 rejected at token %d: %s", rc, why);
   lay_plan_free(p);
@@ -248,7 +248,7 @@ static void test_hcwnc4(lay_ctx *ctx) {
   /* AMD's RGB example: each pixel is one entry R, G, B, 0. */
   lay_plan *p = plan(ctx, "amd.hcwnc4", 1, 3, 2, 2, LAY_DT_INT8);
   if (!p) return;
-  char *s = li_listing(p, 0);
+  char *s = lay_tool_listing(p, 0);
   CHECK(s && !strcmp(s, "(0,0,0,0), (0,1,0,0), (0,2,0,0), pad x1\n"
                         "(0,0,0,1), (0,1,0,1), (0,2,0,1), pad x1\n"
                         "(0,0,1,0), (0,1,1,0), (0,2,1,0), pad x1\n"
@@ -262,7 +262,7 @@ static void test_hcwnc4(lay_ctx *ctx) {
   if (!p) return;
   char why[512];
   const char *l = "(0,0,0,0), (0,1,0,0), (0,2,0,0), (0,0,0,1)";
-  int rc = li_listing_match(p, l, strlen(l), why, sizeof why, NULL);
+  int rc = lay_tool_listing_match(p, l, strlen(l), why, sizeof why, NULL);
   CHECK(rc == 4, "bf16: rc %d, %s", rc, why);
   CHECK(!strcmp(why, "listing line 1, column 34: "
                      "element 3 (byte 6): expected (0,0,0,1), found pad "
@@ -274,7 +274,7 @@ static void test_planes(lay_ctx *ctx) {
   /* Kneron 1W16C8B-HL: 16 low bytes, then 16 high bytes, per pixel. */
   lay_plan *p = plan(ctx, "kneron.1w16c8bhl", 1, 20, 1, 1, LAY_DT_NONE);
   if (!p) return;
-  char *s = li_listing(p, 0);
+  char *s = lay_tool_listing(p, 0);
   CHECK(s && !strcmp(s, "lo(0,0,0,0), lo(0,1,0,0) ... lo(0,15,0,0)\n"
                         "hi(0,0,0,0), hi(0,1,0,0) ... hi(0,15,0,0)\n"
                         "lo(0,16,0,0), lo(0,17,0,0) ... lo(0,19,0,0), "
@@ -283,33 +283,33 @@ static void test_planes(lay_ctx *ctx) {
                         "pad x12\n"),
         "1w16c8bhl listing:\n%s", s ? s : "(null)");
   char why[512];
-  CHECK(s && li_listing_match(p, s, strlen(s), why, sizeof why, NULL) == 0,
+  CHECK(s && lay_tool_listing_match(p, s, strlen(s), why, sizeof why, NULL) == 0,
         "own listing: %s", why);
   free(s);
   const char *l = "lo(0,0,0,0) ... lo(0,15,0,0), lo(0,0,0,0)";
-  int rc = li_listing_match(p, l, strlen(l), why, sizeof why, NULL);
+  int rc = lay_tool_listing_match(p, l, strlen(l), why, sizeof why, NULL);
   CHECK(rc == 4, "plane: rc %d, %s", rc, why);
   CHECK(!strcmp(why, "listing line 1, column 31: "
                      "element 16 (byte 16): expected lo(0,0,0,0), found "
                      "hi(0,0,0,0)"), "why: %s", why);
   /* Without a plane name a coordinate matches either plane. */
   l = "... lo(0,15,0,0), (0,0,0,0)";
-  CHECK(li_listing_match(p, l, strlen(l), why, sizeof why, NULL) == 0,
+  CHECK(lay_tool_listing_match(p, l, strlen(l), why, sizeof why, NULL) == 0,
         "any plane: %s", why);
   lay_plan_free(p);
 }
 
-/* One malformed listing: li_listing_match and li_listing_check both
+/* One malformed listing: lay_tool_listing_match and lay_tool_listing_check both
 ** refuse it with `want`, the fault at byte `at` of the listing. */
 static void malformed(const lay_plan *p, const char *l, const char *want,
                       size_t at) {
   char why[512];
   size_t got_at = 9999;
-  int rc = li_listing_match(p, l, strlen(l), why, sizeof why, &got_at);
+  int rc = lay_tool_listing_match(p, l, strlen(l), why, sizeof why, &got_at);
   CHECK(rc == -1 && !strcmp(why, want) && got_at == at,
         "match '%s': rc %d at %zu: %s", l, rc, got_at, why);
   got_at = 9999;
-  rc = li_listing_check(p, l, strlen(l), why, sizeof why, &got_at);
+  rc = lay_tool_listing_check(p, l, strlen(l), why, sizeof why, &got_at);
   CHECK(rc == -1 && !strcmp(why, want) && got_at == at,
         "check '%s': rc %d at %zu: %s", l, rc, got_at, why);
 }
@@ -358,15 +358,15 @@ static void test_malformed(lay_ctx *ctx) {
                    "(9,9,l,29)\n"
                    "    Copy to clipboard  \n\n"
                    "(0,0,1,0) \xE2\x80\xA6 (1,2,4,29),";
-  int rc = li_listing_match(p, ok, strlen(ok), why, sizeof why, NULL);
+  int rc = lay_tool_listing_match(p, ok, strlen(ok), why, sizeof why, NULL);
   CHECK(rc == 0, "accepted text: rc %d: %s", rc, why);
 
-  /* li_listing_check reads without matching: a wrong but well-formed
+  /* lay_tool_listing_check reads without matching: a wrong but well-formed
   ** listing passes it. */
   const char *wrong = "(0,0,0,5)";
-  CHECK(li_listing_check(p, wrong, strlen(wrong), why, sizeof why, NULL) == 0,
+  CHECK(lay_tool_listing_check(p, wrong, strlen(wrong), why, sizeof why, NULL) == 0,
         "check of a well-formed listing: %s", why);
-  CHECK(li_listing_match(p, wrong, strlen(wrong), why, sizeof why, NULL) == 1,
+  CHECK(lay_tool_listing_match(p, wrong, strlen(wrong), why, sizeof why, NULL) == 1,
         "match of a wrong listing: %s", why);
   lay_plan_free(p);
 
@@ -381,7 +381,7 @@ static void test_malformed(lay_ctx *ctx) {
   p = plan(ctx, "amd.hcwnc4", 1, 3, 1, 1, LAY_DT_INT8);
   if (!p) return;
   const char *one = "(0,0,0,0), (0,1,0,0), (0,2,0,0), pad";
-  CHECK(li_listing_match(p, one, strlen(one), why, sizeof why, NULL) == 0,
+  CHECK(lay_tool_listing_match(p, one, strlen(one), why, sizeof why, NULL) == 0,
         "pad alone: %s", why);
   lay_plan_free(p);
 }

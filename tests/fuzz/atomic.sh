@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/fuzz/atomic.sh: a failed or interrupted `lay` run leaves an existing
-# output file untouched and no temporary file behind (interp/cli_io.c
+# output file untouched and no temporary file behind (interp/cli/cli_io.c
 # writes through a temporary file renamed over the target).
 #   sh atomic.sh PATH/TO/lay
 # Cases: a wrong input size, an unknown format, an output folder that does

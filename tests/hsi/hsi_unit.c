@@ -69,21 +69,21 @@ static void test_golden(const char *dir) {
     size_t len;
     char *json = slurp(dir, jn, &len);
     char *want = slurp(dir, gn, NULL);
-    li_hsi *h = NULL;
+    lay_hsi *h = NULL;
     lay_error err;
-    lay_status st = li_hsi_parse(json, len, jn, &h, &err);
+    lay_status st = lay_hsi_parse(json, len, jn, &h, &err);
     CHECK(st == LAY_OK, "%s: %s", jn, err.message);
     if (h) {
-      char *got = li_hsi_spec(h, "hsi");
+      char *got = lay_hsi_spec(h, "hsi");
       CHECK(got && !strcmp(got, want), "%s: spec text differs:\n%s", jn,
             got ? got : "(null)");
       free(got);
       /* The seed's reports are consistent: no fatal issue. */
-      for (int k = 0; k < li_hsi_issue_count(h); k++)
-        CHECK(!li_hsi_issue_get(h, k)->fatal, "%s: %s", jn,
-              li_hsi_issue_get(h, k)->text);
+      for (int k = 0; k < lay_hsi_issue_count(h); k++)
+        CHECK(!lay_hsi_issue_get(h, k)->fatal, "%s: %s", jn,
+              lay_hsi_issue_get(h, k)->text);
     }
-    li_hsi_free(h);
+    lay_hsi_free(h);
     free(json);
     free(want);
   }
@@ -110,25 +110,25 @@ static void test_export_text(void) {
   int64_t shape[4] = {2, 5, 3, 7};
   lay_error err;
   lay_ctx *ctx = test_ctx();
-  li_hsi_quant q = {0.0078125, 3, LAY_DT_INT8};
-  char *in = li_hsi_export(ctx, "amd.hcwnc8", shape, 4, LAY_DT_FP32, &q, 0,
+  lay_hsi_quant q = {0.0078125, 3, LAY_DT_INT8};
+  char *in = lay_hsi_export(ctx, "amd.hcwnc8", shape, 4, LAY_DT_FP32, &q, 0,
                            &err);
-  char *out = li_hsi_export(ctx, "amd.hcwnc(8)", shape, 4, LAY_DT_FP32, &q, 1,
+  char *out = lay_hsi_export(ctx, "amd.hcwnc(8)", shape, 4, LAY_DT_FP32, &q, 1,
                             &err);
   CHECK(in && out, "export failed: %s", err.message);
   if (!in || !out) {
     lay_ctx_free(ctx);
     return;
   }
-  li_hsi *a = NULL, *b = NULL;
-  CHECK(li_hsi_parse(in, strlen(in), "in", &a, &err) == LAY_OK, "%s",
+  lay_hsi *a = NULL, *b = NULL;
+  CHECK(lay_hsi_parse(in, strlen(in), "in", &a, &err) == LAY_OK, "%s",
         err.message);
-  CHECK(li_hsi_parse(out, strlen(out), "out", &b, &err) == LAY_OK, "%s",
+  CHECK(lay_hsi_parse(out, strlen(out), "out", &b, &err) == LAY_OK, "%s",
         err.message);
   if (a && b) {
-    li_hsi_info ia, ib;
-    CHECK(li_hsi_info_get(a, 0, 0, &ia) == 0, "no input");
-    CHECK(li_hsi_info_get(b, 1, 0, &ib) == 0, "no output");
+    lay_hsi_info ia, ib;
+    CHECK(lay_hsi_info_get(a, 0, 0, &ia) == 0, "no input");
+    CHECK(lay_hsi_info_get(b, 1, 0, &ib) == 0, "no output");
     const char *want =
         "transform input0 (x : fp32[n=2, c=5, h=3, w=7]) =\n"
         "    quantize(scale = 0.0078125, zero_point = 3, to = int8)\n"
@@ -149,17 +149,17 @@ static void test_export_text(void) {
               ia.hw_shape[2] == 7 && ia.hw_shape[3] == 2 &&
               ia.hw_shape[4] == 8,
           "hw_shape");
-    CHECK(li_hsi_issue_count(a) == 0 && li_hsi_issue_count(b) == 0,
+    CHECK(lay_hsi_issue_count(a) == 0 && lay_hsi_issue_count(b) == 0,
           "export has issues");
   }
-  li_hsi_free(a);
-  li_hsi_free(b);
+  lay_hsi_free(a);
+  lay_hsi_free(b);
   free(in);
   free(out);
   /* A qnn layout: padding to its chunks, a reshape into the digits of h,
   ** w and d, a transpose into memory order; no AMD formats. */
   int64_t s2[4] = {1, 9, 10, 33};
-  char *c = li_hsi_export(ctx, "qnn.crouton", s2, 4, LAY_DT_UINT8, NULL, 0,
+  char *c = lay_hsi_export(ctx, "qnn.crouton", s2, 4, LAY_DT_UINT8, NULL, 0,
                           &err);
   CHECK(c && strstr(c, "\"pad_at_end\":\t[0, 7, 6, 31]") &&
             strstr(c, "\"output_shape\":\t[1, 2, 8, 2, 8, 2, 32]") &&
@@ -175,16 +175,16 @@ static void test_export_text(void) {
 static void test_find(const char *dir) {
   size_t len;
   char *json = slurp(dir, "seed_report.json", &len);
-  li_hsi *h = NULL;
+  lay_hsi *h = NULL;
   lay_error err;
-  CHECK(li_hsi_parse(json, len, "r", &h, &err) == LAY_OK, "%s", err.message);
-  CHECK(li_hsi_find(h, 0, "0") == 0, "index 0");
-  CHECK(li_hsi_find(h, 0, "1") == -1, "index 1");
-  CHECK(li_hsi_find(h, 0, "compute_graph.ifm_ddr") == 0, "by name");
-  CHECK(li_hsi_find(h, 1, "compute_graph.ofm_ddr") == 0, "output by name");
-  CHECK(li_hsi_find(h, 0, "compute_graph.ofm_ddr") == -1, "wrong side");
-  CHECK(li_hsi_count(h, 0) == 1 && li_hsi_count(h, 1) == 1, "counts");
-  li_hsi_free(h);
+  CHECK(lay_hsi_parse(json, len, "r", &h, &err) == LAY_OK, "%s", err.message);
+  CHECK(lay_hsi_find(h, 0, "0") == 0, "index 0");
+  CHECK(lay_hsi_find(h, 0, "1") == -1, "index 1");
+  CHECK(lay_hsi_find(h, 0, "compute_graph.ifm_ddr") == 0, "by name");
+  CHECK(lay_hsi_find(h, 1, "compute_graph.ofm_ddr") == 0, "output by name");
+  CHECK(lay_hsi_find(h, 0, "compute_graph.ofm_ddr") == -1, "wrong side");
+  CHECK(lay_hsi_count(h, 0) == 1 && lay_hsi_count(h, 1) == 1, "counts");
+  lay_hsi_free(h);
   free(json);
 }
 
@@ -200,11 +200,11 @@ static void test_hostile(const char *dir, const char *file, int run) {
   size_t last = len;
   while (last > 0 && json[last - 1] != '}') last--;
   for (size_t cut = 0; cut + 1 < last; cut++) {
-    li_hsi *h = NULL;
-    lay_status st = li_hsi_parse(json, cut, "t", &h, &err);
+    lay_hsi *h = NULL;
+    lay_status st = lay_hsi_parse(json, cut, "t", &h, &err);
     CHECK(st == LAY_E_JSON && !h && err.message[0],
           "cut at %zu: status %d", cut, (int)st);
-    li_hsi_free(h);
+    lay_hsi_free(h);
   }
   static const char junk[] = "{}[],:\"0-9.eE xtnfl\\";
   uint64_t s = 1;
@@ -220,30 +220,30 @@ static void test_hostile(const char *dir, const char *file, int run) {
         buf[at] = junk[(s >> 20) % (sizeof junk - 1)];
       }
     }
-    li_hsi *h = NULL;
-    lay_status st = li_hsi_parse(buf, len, "t", &h, &err);
+    lay_hsi *h = NULL;
+    lay_status st = lay_hsi_parse(buf, len, "t", &h, &err);
     CHECK((st == LAY_OK) == (h != NULL), "round %d", round);
     if (st) CHECK(st == LAY_E_JSON && err.message[0], "round %d", round);
     if (h) {
-      char *t = li_hsi_spec(h, "hsi");
+      char *t = lay_hsi_spec(h, "hsi");
       CHECK(t != NULL, "spec");
       free(t);
     }
     /* What parses also compiles, unless an entry is inconsistent. */
     int fine = h && ctx;
-    for (int k = 0; fine && k < li_hsi_issue_count(h); k++)
-      fine = !li_hsi_issue_get(h, k)->fatal;
+    for (int k = 0; fine && k < lay_hsi_issue_count(h); k++)
+      fine = !lay_hsi_issue_get(h, k)->fatal;
     if (fine) {
       char ns[32];
       snprintf(ns, sizeof ns, "f%d", round);
-      lay_status ls = li_hsi_load(h, ctx, ns, &err);
+      lay_status ls = lay_hsi_load(h, ctx, ns, &err);
       CHECK(ls == LAY_OK, "round %d: load: %s:%d:%d: %s", round, err.file,
             err.line, err.col, err.message);
       for (int o = 0; !ls && o < 2; o++)
-        for (int e = 0; e < li_hsi_count(h, o); e++) {
-          li_hsi_info inf;
+        for (int e = 0; e < lay_hsi_count(h, o); e++) {
+          lay_hsi_info inf;
           char ref[64];
-          li_hsi_info_get(h, o, e, &inf);
+          lay_hsi_info_get(h, o, e, &inf);
           snprintf(ref, sizeof ref, "%s.%s", ns, inf.def);
           lay_plan *pl = NULL;
           lay_status ps = lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank,
@@ -253,7 +253,7 @@ static void test_hostile(const char *dir, const char *file, int run) {
         }
       loaded++;
     }
-    li_hsi_free(h);
+    lay_hsi_free(h);
   }
   CHECK(!ctx || loaded > 100, "%s: only %d mutated reports compiled", file,
         loaded);
@@ -403,32 +403,32 @@ static size_t base_len(const char *ref) { return strcspn(ref, "( "); }
 
 static void run_xcase(lay_ctx *ctx, const xcase *c, int as_out) {
   lay_error err;
-  li_hsi *h = NULL;
-  li_hsi_quant q = {c->scale, c->zp, c->to};
-  char *json = li_hsi_export(ctx, c->fmt, c->shape, c->rank, c->dt,
+  lay_hsi *h = NULL;
+  lay_hsi_quant q = {c->scale, c->zp, c->to};
+  char *json = lay_hsi_export(ctx, c->fmt, c->shape, c->rank, c->dt,
                              c->quant ? &q : NULL, as_out, &err);
   CHECK(json, "export %s: %s", c->fmt, err.message);
   if (!json) return;
-  CHECK(li_hsi_parse(json, strlen(json), "export", &h, &err) == LAY_OK,
+  CHECK(lay_hsi_parse(json, strlen(json), "export", &h, &err) == LAY_OK,
         "%s: %s", c->fmt, err.message);
   static int k;
   char ns[32], def[48];
   snprintf(ns, sizeof ns, "x%d", k++);
   snprintf(def, sizeof def, "%s.%s", ns, as_out ? "output0" : "input0");
-  lay_status st = h ? li_hsi_load(h, ctx, ns, &err) : LAY_E_JSON;
+  lay_status st = h ? lay_hsi_load(h, ctx, ns, &err) : LAY_E_JSON;
   CHECK(st == LAY_OK, "load %s: %s", c->fmt, err.message);
   for (int dir = 0; !st && dir < 2; dir++)
     CHECK(same_run(ctx, def, c->direct, c->shape, c->rank, c->dt,
                    (lay_dir)dir),
           "%s as %s, %s", c->fmt, as_out ? "output" : "input",
           dir ? "unpack" : "pack");
-  li_hsi_issue *v = NULL;
+  lay_hsi_issue *v = NULL;
   int n = 0;
-  int bad = st ? 0 : li_hsi_check(h, ctx, ns, &v, &n, &err);
+  int bad = st ? 0 : lay_hsi_check(h, ctx, ns, &v, &n, &err);
   CHECK(bad == 0, "check of the %s export: %d (%s)", c->fmt, bad,
         bad < 0 ? err.message : n ? v[0].text : "");
   free(v);
-  li_hsi_free(h);
+  lay_hsi_free(h);
   free(json);
 }
 
@@ -454,21 +454,21 @@ static void test_export_run(void) {
   /* The annotation fields are compared with the chain for AMD formats. */
   int64_t s[4] = {1, 5, 3, 2};
   lay_error err;
-  char *json = li_hsi_export(ctx, "amd.hcwnc_bf16(4)", s, 4, LAY_DT_NONE,
+  char *json = lay_hsi_export(ctx, "amd.hcwnc_bf16(4)", s, 4, LAY_DT_NONE,
                              NULL, 0, &err);
-  li_hsi *h = NULL;
-  if (json && !li_hsi_parse(json, strlen(json), "bf16", &h, &err) &&
-      !li_hsi_load(h, ctx, "bf", &err)) {
-    li_hsi_issue *v = NULL;
+  lay_hsi *h = NULL;
+  if (json && !lay_hsi_parse(json, strlen(json), "bf16", &h, &err) &&
+      !lay_hsi_load(h, ctx, "bf", &err)) {
+    lay_hsi_issue *v = NULL;
     int n = 0;
-    CHECK(li_hsi_check(h, ctx, "bf", &v, &n, &err) == 0 && n == 1 &&
+    CHECK(lay_hsi_check(h, ctx, "bf", &v, &n, &err) == 0 && n == 1 &&
               strstr(v[0].text, "give the same 96 bytes"),
           "bf16 export check: %s", n ? v[0].text : err.message);
     free(v);
   } else {
     CHECK(0, "bf16 export: %s", err.message);
   }
-  li_hsi_free(h);
+  lay_hsi_free(h);
   free(json);
   lay_ctx_free(ctx);
 }
@@ -542,8 +542,8 @@ static void test_export_errors(void) {
   lay_ctx *ctx = test_ctx();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     lay_error err;
-    li_hsi_quant q = {cases[i].scale, cases[i].zp, cases[i].to};
-    char *j = li_hsi_export(ctx, cases[i].fmt, cases[i].shape, cases[i].rank,
+    lay_hsi_quant q = {cases[i].scale, cases[i].zp, cases[i].to};
+    char *j = lay_hsi_export(ctx, cases[i].fmt, cases[i].shape, cases[i].rank,
                             cases[i].dt, cases[i].quant ? &q : NULL, 0, &err);
     CHECK(!j && err.code == cases[i].code &&
               (!cases[i].msg || !strcmp(err.message, cases[i].msg)),
@@ -565,17 +565,17 @@ static void test_seed_load(const char *dir) {
   for (int i = 0; i < 3; i++) {
     size_t len;
     char *json = slurp(dir, names[i], &len);
-    li_hsi *h = NULL;
+    lay_hsi *h = NULL;
     char ns[16];
     snprintf(ns, sizeof ns, "seed%d", i);
-    if (li_hsi_parse(json, len, names[i], &h, &err) == LAY_OK)
-      CHECK(li_hsi_load(h, ctx, ns, &err) == LAY_OK, "%s: %s:%d:%d: %s",
+    if (lay_hsi_parse(json, len, names[i], &h, &err) == LAY_OK)
+      CHECK(lay_hsi_load(h, ctx, ns, &err) == LAY_OK, "%s: %s:%d:%d: %s",
             names[i], err.file, err.line, err.col, err.message);
     /* Loading twice into one namespace is a name clash, never silent. */
     if (h && i == 0)
-      CHECK(li_hsi_load(h, ctx, ns, &err) == LAY_E_NAME, "second load: %d",
+      CHECK(lay_hsi_load(h, ctx, ns, &err) == LAY_E_NAME, "second load: %d",
             (int)err.code);
-    li_hsi_free(h);
+    lay_hsi_free(h);
     free(json);
   }
   lay_ctx_free(ctx);
@@ -592,24 +592,24 @@ static void test_nhwc_and_empty(void) {
       "  \"hw_shape\": [4, 6], \"hw_dtype\": \"fp32\",\n"
       "  \"rt_transformations\": []}]}";
   lay_error err;
-  li_hsi *h = NULL;
+  lay_hsi *h = NULL;
   lay_ctx *ctx = NULL;
-  CHECK(li_hsi_parse(json, strlen(json), "nhwc", &h, &err) == LAY_OK, "%s",
+  CHECK(lay_hsi_parse(json, strlen(json), "nhwc", &h, &err) == LAY_OK, "%s",
         err.message);
   if (!h) return;
-  li_hsi_info a, b;
-  li_hsi_info_get(h, 0, 0, &a);
-  li_hsi_info_get(h, 1, 0, &b);
+  lay_hsi_info a, b;
+  lay_hsi_info_get(h, 0, 0, &a);
+  lay_hsi_info_get(h, 1, 0, &b);
   CHECK(!strcmp(a.spec, "layout input0 (n, h, w, c) : int8 -> "
                         "[h, c/4, w, n, c%4]\n"),
         "nhwc spec: %s", a.spec);
   CHECK(!strcmp(b.spec, "transform output0 (x : fp32[4, 6]) =\n"
                         "    reshape([4,6])\n"),
         "empty chain spec: %s", b.spec);
-  CHECK(li_hsi_issue_count(h) == 0, "issues: %s",
-        li_hsi_issue_count(h) ? li_hsi_issue_get(h, 0)->text : "");
+  CHECK(lay_hsi_issue_count(h) == 0, "issues: %s",
+        lay_hsi_issue_count(h) ? lay_hsi_issue_get(h, 0)->text : "");
   if (lay_ctx_new(&ctx, &err) == LAY_OK &&
-      li_hsi_load(h, ctx, "hsi", &err) == LAY_OK) {
+      lay_hsi_load(h, ctx, "hsi", &err) == LAY_OK) {
     lay_plan *p = NULL, *q = NULL;
     int64_t shape[4] = {2, 3, 5, 7};
     if (lay_plan_create(ctx, "hsi.input0", shape, 4, LAY_DT_INT8, LAY_PACK,
@@ -633,17 +633,17 @@ static void test_nhwc_and_empty(void) {
     CHECK(0, "load: %s", err.message);
   }
   lay_ctx_free(ctx);
-  li_hsi_free(h);
+  lay_hsi_free(h);
 }
 
 /* ---- 6. strict JSON ---------------------------------------------------------- */
 
 /* Parse text; the status, and err. */
 static lay_status parse_text(const char *text, size_t len, lay_error *err) {
-  li_hsi *h = NULL;
-  lay_status st = li_hsi_parse(text, len, "t.json", &h, err);
+  lay_hsi *h = NULL;
+  lay_status st = lay_hsi_parse(text, len, "t.json", &h, err);
   CHECK((st == LAY_OK) == (h != NULL), "report and status disagree");
-  li_hsi_free(h);
+  lay_hsi_free(h);
   return st;
 }
 
@@ -723,8 +723,8 @@ static void test_json_strict(void) {
   }
   /* A report over the size limit is not read; its error names it. */
   lay_error err;
-  li_hsi *h = NULL;
-  CHECK(li_hsi_parse("{}", LI_HSI_MAX_JSON + 1, "big.json", &h, &err) ==
+  lay_hsi *h = NULL;
+  CHECK(lay_hsi_parse("{}", LAY_HSI_MAX_JSON + 1, "big.json", &h, &err) ==
                 LAY_E_LIMIT &&
             !h && !strcmp(err.file, "big.json") &&
             !strcmp(err.message,
@@ -754,16 +754,16 @@ static void value_rule(const char *cpu, const char *hw, const char *scale,
                    "[1,1,4,2,2]}, {\"transformation\": \"transpose\", "
                    "\"perm\": [3,1,4,0,2]}]"
                  : "");
-  li_hsi *h = NULL;
+  lay_hsi *h = NULL;
   lay_error err;
   snprintf(out, cap, "parse: ");
-  if (li_hsi_parse(json, strlen(json), "v", &h, &err)) {
+  if (lay_hsi_parse(json, strlen(json), "v", &h, &err)) {
     snprintf(out, cap, "parse: %s", err.message);
     return;
   }
-  const li_hsi_issue *is = li_hsi_entry_issue(h, 0, 0);
-  li_hsi_info inf;
-  li_hsi_info_get(h, 0, 0, &inf);
+  const lay_hsi_issue *is = lay_hsi_entry_issue(h, 0, 0);
+  lay_hsi_info inf;
+  lay_hsi_info_get(h, 0, 0, &inf);
   if (is) {
     snprintf(out, cap, "%s", is->text);
   } else {
@@ -776,7 +776,7 @@ static void value_rule(const char *cpu, const char *hw, const char *scale,
     if (!strncmp(c, "| ", 2) || !strncmp(c, "pad(", 4)) l = 0; /* none */
     snprintf(out, cap, "%.*s", (int)l, c);
   }
-  li_hsi_free(h);
+  lay_hsi_free(h);
 }
 
 static void test_value_rules(void) {
@@ -846,9 +846,9 @@ static void test_value_rules(void) {
 static void test_all_issues(const char *dir) {
   size_t len;
   char *json = slurp(dir, "bad/m55_many.json", &len);
-  li_hsi *h = NULL;
+  lay_hsi *h = NULL;
   lay_error err;
-  CHECK(li_hsi_parse(json, len, "many", &h, &err) == LAY_OK, "%s",
+  CHECK(lay_hsi_parse(json, len, "many", &h, &err) == LAY_OK, "%s",
         err.message);
   free(json);
   if (!h) return;
@@ -856,8 +856,8 @@ static void test_all_issues(const char *dir) {
   ** dimensions and the shape that follows; inputs[2] and outputs[1] fine
   ** (outputs[1] with a note for its unknown field). */
   int fatal[2][3] = {{0}}, notes = 0;
-  for (int k = 0; k < li_hsi_issue_count(h); k++) {
-    const li_hsi_issue *is = li_hsi_issue_get(h, k);
+  for (int k = 0; k < lay_hsi_issue_count(h); k++) {
+    const lay_hsi_issue *is = lay_hsi_issue_get(h, k);
     if (is->fatal) fatal[is->output][is->index]++;
     notes += !is->fatal && strstr(is->text, "outputs[1].extra: unknown "
                                             "field, ignored") != NULL;
@@ -866,14 +866,14 @@ static void test_all_issues(const char *dir) {
             fatal[1][0] == 3 && fatal[1][1] == 0 && notes == 1,
         "issues %d %d %d / %d %d, notes %d", fatal[0][0], fatal[0][1],
         fatal[0][2], fatal[1][0], fatal[1][1], notes);
-  li_hsi_info inf;
-  li_hsi_info_get(h, 0, 1, &inf);
+  lay_hsi_info inf;
+  lay_hsi_info_get(h, 0, 1, &inf);
   CHECK(inf.spec == NULL, "inputs[1] has a definition");
   lay_ctx *ctx = NULL;
-  if (!lay_ctx_new(&ctx, &err) && !li_hsi_load(h, ctx, "hsi", &err)) {
-    li_hsi_issue *v = NULL;
+  if (!lay_ctx_new(&ctx, &err) && !lay_hsi_load(h, ctx, "hsi", &err)) {
+    lay_hsi_issue *v = NULL;
     int n = 0;
-    CHECK(li_hsi_check(h, ctx, "hsi", &v, &n, &err) == 6, "check: %d",
+    CHECK(lay_hsi_check(h, ctx, "hsi", &v, &n, &err) == 6, "check: %d",
           n);
     free(v);
     /* The fine entries run. */
@@ -887,7 +887,7 @@ static void test_all_issues(const char *dir) {
     CHECK(0, "load: %s", err.message);
   }
   lay_ctx_free(ctx);
-  li_hsi_free(h);
+  lay_hsi_free(h);
 }
 
 /* Byte sizes: the element count fits 64 bits, the bytes do not. */
@@ -912,15 +912,15 @@ static void test_byte_sizes(void) {
       "fp32: the byte size overflows 64 bits",
   };
   for (int i = 0; i < 2; i++) {
-    li_hsi *h = NULL;
+    lay_hsi *h = NULL;
     lay_error err;
-    CHECK(li_hsi_parse(reports[i], strlen(reports[i]), "b", &h, &err) ==
+    CHECK(lay_hsi_parse(reports[i], strlen(reports[i]), "b", &h, &err) ==
               LAY_OK,
           "%s", err.message);
-    const li_hsi_issue *is = h ? li_hsi_entry_issue(h, 0, 0) : NULL;
+    const lay_hsi_issue *is = h ? lay_hsi_entry_issue(h, 0, 0) : NULL;
     CHECK(is && !strcmp(is->text, want[i]), "report %d: %s", i,
           is ? is->text : "no issue");
-    li_hsi_free(h);
+    lay_hsi_free(h);
   }
 }
 

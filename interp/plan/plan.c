@@ -778,6 +778,29 @@ static int deilv_ok(const li_loop *L, int n, int64_t sb, int64_t W) {
   return sb % W + L[n - 3].ext <= W;
 }
 
+/* The general transposition (exec/tr.c): the box's destination runs along
+** its innermost loop and its source along another one, j. Moves loop j
+** just outside the innermost (the others keep their order) and returns 1;
+** 0 when there is no such loop or the element size has no kernel. */
+static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
+  const li_loop *in = &L[n - 1];
+  if (n < 2 || in->ds != 1 || in->ss == 1 || in->tab || b->pre || b->post ||
+      (esz != 1 && esz != 2 && esz != 4 && esz != 8))
+    return 0;
+  int j = -1;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0) return 0;
+  li_loop t = L[j];
+  for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
+  L[n - 2] = t;
+  b->kern = LI_K_TR;
+  return 1;
+}
+
 /* Add a box from loops (any order): sort, coalesce, choose the kernel. */
 static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
                        int64_t cb, int fill, int pat) {
@@ -920,9 +943,14 @@ static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
       ** a tile, then copy the tile's rows out (HCWNC8 on 7x7 planes) */
       b->kern = LI_K_ILV2;
       b->bk = (int)W;
+    } else if (take_transpose(b, L, n, esz)) {
+      b->bk = 0;
     }
+    memcpy(p->loops + b->l0, L, sizeof *L * (size_t)n);
   } else if (in->ss == 1 && in->ds == 1) {
     b->kern = LI_K_MEMCPY;
+  } else if (take_transpose(b, L, n, esz)) {
+    memcpy(p->loops + b->l0, L, sizeof *L * (size_t)n);
   } else {
     b->kern = LI_K_COPY;
   }

@@ -13,9 +13,11 @@
  *   lay_sweep --dump DIR            write DIR/cases.jsonl (each case's
  *                                   layouts as numbers), DIR/<i>.src and
  *                                   DIR/<i>.ref for sweep_numpy.py
- *   lay_sweep [--numpy FILE] [--only SUBSTR] [--target-ms MS]
+ *   lay_sweep [--numpy FILE] [--only SUBSTR] [--small] [--target-ms MS]
  *                                   time every case; FILE holds numpy's
- *                                   ratios (sweep_numpy.py's output)
+ *                                   ratios (sweep_numpy.py's output);
+ *                                   --only: the cases whose name contains
+ *                                   SUBSTR; --small: without the 8 MB ones
  * Exit status 1 when any output differs or a plan fails.
  */
 #define _GNU_SOURCE
@@ -44,7 +46,7 @@
 #endif
 
 static double g_target_s = 0.024; /* time per (case, implementation) */
-enum { NB = 7, BIG = 1 << 20, LARGE = 8 << 20 };
+enum { NB = 7, BIG = 1000000, LARGE = 8000000 }; /* bytes: 1 MB, 8 MB */
 static int g_fail;
 static lay_ctx *g_ctx;
 
@@ -741,15 +743,17 @@ static void summary(int n) {
 
 int main(int argc, char **argv) {
   const char *only = NULL, *numpy = NULL;
+  int small = 0;
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "--check")) g_check = 1;
     else if (!strcmp(argv[a], "--dump") && a + 1 < argc) g_dump = argv[++a];
     else if (!strcmp(argv[a], "--numpy") && a + 1 < argc) numpy = argv[++a];
     else if (!strcmp(argv[a], "--only") && a + 1 < argc) only = argv[++a];
+    else if (!strcmp(argv[a], "--small")) small = 1;
     else if (!strcmp(argv[a], "--target-ms") && a + 1 < argc) g_target_s = atof(argv[++a]) / 1e3;
     else {
       fprintf(stderr, "usage: %s [--check] [--dump DIR] [--numpy FILE] [--only SUBSTRING] "
-              "[--target-ms MS]\n", argv[0]);
+              "[--small] [--target-ms MS]\n", argv[0]);
       return 2;
     }
   }
@@ -800,7 +804,8 @@ int main(int argc, char **argv) {
   double t0 = now_s();
   int ran = 0;
   for (int i = 0; i < n; i++) {
-    if (only && !strstr(cs[i].name, only)) continue;
+    if ((only && !strstr(cs[i].name, only)) || (small && !strcmp(cs[i].group, "large")))
+      continue;
     ran++;
     do_case(i, &cs[i], &rs[i]);
   }

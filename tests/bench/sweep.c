@@ -620,6 +620,17 @@ static void do_case(int i, const sw_case *c, result *res) {
   inst_free(&x);
 }
 
+/* The 1-minute load average, to show how shared the machine was. */
+static double loadavg(void) {
+  double l = -1;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &l) != 1) l = -1;
+    fclose(f);
+  }
+  return l;
+}
+
 /* ---- Summary -------------------------------------------------------------- */
 static const sw_case *g_cs;
 static const result *g_rs;
@@ -676,7 +687,8 @@ static void summary(int n) {
   }
   double med = median(xs, m);
   printf("\n## Sweep summary (%d cases; lay / memcpy of the larger buffer, medians of %d "
-         "batches)\n\n", m, NB);
+         "batches; load average %.1f at the end on %ld cores)\n\n", m, NB, loadavg(),
+         sysconf(_SC_NPROCESSORS_ONLN));
   printf("| band | cases |\n|---|---|\n| <= 1.3x | %d |\n| <= 2.5x | %d |\n| > 2.5x | %d |\n",
          b1, b2, b3);
   printf("\n- median: %.2fx memcpy\n", med);
@@ -727,16 +739,16 @@ static void summary(int n) {
   if (nm) printf("  cases of 1 to 8 MB: %d, median %.2fx\n", nm, median(sm, nm));
   printf("  two threads slower than one: %d of %d cases of 1 MB and more\n", slow2, nl + nm);
   double cmax = 0, cv[1024];
-  int cmi = 0;
-  for (int i = 0; i < n; i++) {
-    cv[i] = g_rs[i].create_us;
-    if (g_rs[i].create_us > cmax) {
-      cmax = g_rs[i].create_us;
-      cmi = i;
+  int cmi = ord[0];
+  for (int i = 0; i < m; i++) {
+    cv[i] = g_rs[ord[i]].create_us;
+    if (cv[i] > cmax) {
+      cmax = cv[i];
+      cmi = ord[i];
     }
   }
   printf("- plan creation (median of 5 per case): max %.1f us (`%s`), median %.1f us; "
-         "target < 1000 us: %s\n", cmax, g_cs[cmi].name, median(cv, n), cmax < 1000 ? "met" : "NOT met");
+         "target < 1000 us: %s\n", cmax, g_cs[cmi].name, median(cv, m), cmax < 1000 ? "met" : "NOT met");
   printf("- targets: every case <= 2.5x: %s; median <= 1.3x: %s\n",
          b3 ? "NOT met" : "met", med <= 1.3 ? "met" : "NOT met");
 }
@@ -797,6 +809,7 @@ int main(int argc, char **argv) {
          "oneDNN: skipped (libdnnl-dev not installed)"
 #endif
   );
+  printf("; load average %.1f", loadavg());
   if (g_check) printf("; --check: every case once on 1 and 2 threads against the reference\n");
   else printf("; %d batches, %.0f ms per implementation per case\n\n%6s %6s %6s %5s %9s %9s "
               "%7s %9s  %s\n", NB, g_target_s * 1e3, "lay_x", "dnn_x", "np_x", "2T", "lay_us",

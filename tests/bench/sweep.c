@@ -730,7 +730,7 @@ static void summary(int n) {
     if (r->speedup2 < 1) slow2++;
     if (r->big >= LARGE) {
       sl[nl++] = r->speedup2;
-      printf("  %.2fx  %s (%.1f MB)\n", r->speedup2, g_cs[i].name, (double)r->big / 1048576.0);
+      printf("  %.2fx  %s (%.1f MB)\n", r->speedup2, g_cs[i].name, (double)r->big / 1e6);
     } else {
       sm[nm++] = r->speedup2;
     }

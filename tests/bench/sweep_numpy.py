@@ -18,6 +18,7 @@ when that gives the reference's bytes, otherwise in float64.
     sweep_numpy.py DIR [--check]   (writes DIR/numpy.tsv: name, x_memcpy, us, note)
 """
 import json
+import os
 import sys
 import time
 
@@ -36,8 +37,12 @@ class Unsupported(Exception):
     pass
 
 
+# LAY_SWEEP_CLOCK=cpu: this thread's CPU time, as lay_sweep (see README.md)
+CLOCK = time.CLOCK_THREAD_CPUTIME_ID if os.environ.get("LAY_SWEEP_CLOCK") == "cpu" else time.CLOCK_MONOTONIC
+
+
 def now():
-    return time.clock_gettime(time.CLOCK_MONOTONIC)
+    return time.clock_gettime(CLOCK)
 
 
 def int_range(t):
@@ -302,7 +307,7 @@ def main():
     cases = [json.loads(line) for line in open(d + "/cases.jsonl")]
     print("sweep_numpy: numpy %s, %d cases%s" % (np.__version__, len(cases),
           ", --check" if check_only else ", %d batches, %.0f ms per implementation" % (NB, TARGET_S * 1e3)))
-    t0, bad, na = now(), 0, 0
+    t0, bad, na = time.monotonic(), 0, 0
     with open(d + "/numpy.tsv", "w") as out:
         for c in cases:
             try:
@@ -317,7 +322,7 @@ def main():
                 print("%6.2f %9.2f  %s%s" % (ratio, us, c["name"], "" if note == "ok" else "  (" + note + ")"))
             out.write("%s\t%.4f\t%.3f\t%s\n" % (c["name"], ratio, us, note))
     print("sweep_numpy: %d cases in %.1f s; %d not expressed, %d differ from the reference"
-          % (len(cases), now() - t0, na, bad))
+          % (len(cases), time.monotonic() - t0, na, bad))
     return 1 if bad else 0
 
 

@@ -195,6 +195,21 @@ LI_STEP step_COPY(walk *w, uint8_t *d) {
   copy_any(w->src + w->sb * (int64_t)w->se, in->ss, d, in->ds, in->ext, w->de);
 }
 
+/* The two innermost loops as one transposition: L[nl - 2] runs along the
+** source (ss 1), the innermost along the destination (ds 1). */
+LI_STEP step_TR(walk *w, uint8_t *d) {
+  const li_loop *o = &w->L[w->nl - 2], *in = w->in;
+  li_tr2d(w->de, w->p->simd, w->src, w->src + w->p->sbytes,
+          w->src + w->sb * (int64_t)w->se, in->ss, d, o->ds, in->ext, o->ext);
+}
+
+/* The gather tile over the innermost loop (the source's run). */
+LI_STEP step_TRG(walk *w, uint8_t *d) {
+  const li_loop *in = w->in;
+  li_trg_run(&w->p->trg[w->b->bk], w->de, w->p->simd,
+             w->src + w->sb * (int64_t)w->se, in->ext, d, in->ds);
+}
+
 /* Rows with their pads, one row at a time. */
 LI_STEP rows_padded(const walk *w, const uint8_t *s, int64_t sso, uint8_t *dd,
                     int64_t dso, int64_t n, int64_t pre, int64_t post) {

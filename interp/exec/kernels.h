@@ -50,6 +50,12 @@
   X(SPLIT2, "split into 2 byte planes", 2,                                   \
     "2-byte elements split into 2 byte planes, k <= 16 a row (16x16 "        \
     "transposes)")                                                           \
+  X(TR, "transpose", 2,                                                     \
+    "the two innermost loops, one contiguous in the source, the other in "   \
+    "the destination, as one 2-D transposition (tr.c li_tr2d)")              \
+  X(TRG, "gather tile", 1,                                                  \
+    "a transposition whose destination side is a table of T source rows "    \
+    "(pads among them) and groups of destination offsets (li_trg)")          \
   X(DIMTAB, "element copy through offset pairs", 1,                          \
     "the innermost loop is a table loop: one element per (source, "          \
     "destination) offset pair")

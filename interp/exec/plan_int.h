@@ -164,6 +164,21 @@ typedef struct li_box {
                         innermost row (fused row padding, dst stride 1) */
 } li_box;
 
+/* A gather tile (tr.c li_trg_run): the transposition of a box whose
+** source runs along its innermost loop j (the kernel's one loop) and
+** whose destination runs along a combination of other loops, taken out of
+** the box into this table. Tile row i (of T = 16 / element size) starts
+** at source offset row[i] (elements, from the step's base; -1: a pad row,
+** the pad element); element i of a destination row goes to grp[i / g] +
+** i % g (from the step's base plus the column times j's stride). */
+typedef struct li_trg {
+  int64_t row[16];   /* source offset of each tile row, -1: pad */
+  int64_t grp[16];   /* destination offset of each group */
+  int g;             /* elements per group: 1, 2, 4, 8 or 16 */
+  int ng;            /* groups: ng * g == T */
+  uint8_t pad[16];   /* the pad element, repeated */
+} li_trg;
+
 #define LI_PAT_MAX 16 /* bytes of one fill pattern (planes: one per plane) */
 
 struct li_plan {
@@ -178,6 +193,8 @@ struct li_plan {
   li_loop *loops;
   int npat;
   uint8_t (*pats)[LI_PAT_MAX];
+  int ntrg;            /* gather tiles (li_trg) of the TRG boxes */
+  li_trg *trg;         /* box bk indexes it */
   int slow;            /* value path through tiles */
   int simd;            /* kernels' instruction sets: LI_SIMD_* */
   int dmap[LG_MAX_RANK]; /* d's dim for each of s's dims */
@@ -215,6 +232,10 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
                        void *dst, size_t dst_bytes, int threads,
                        lay_error *err);
 
+/* tr.c: the gather tile t over `cols` columns: source s (the step's base),
+** destination d, dsc the destination stride of a column (elements). */
+void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
+                int64_t cols, uint8_t *d, int64_t dsc);
 /* tr.c: B = A^T for elements of esz (1, 2, 4 or 8) bytes. A is rows x
 ** cols with row i at a + i*lda elements, B is cols x rows with row j at
 ** b + j*ldb. Loads stay inside [lo, hi) (the source buffer); only B's

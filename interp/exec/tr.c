@@ -372,3 +372,82 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
     if (r1 == rows) break;
   }
 }
+
+/* ---- Gather tiles ------------------------------------------------------------
+** li_trg_run: the transposition where A's rows are not one loop but a
+** small table (a combination of the destination's innermost loops, some of
+** them pad positions) and B's rows are written as groups of g contiguous
+** elements (see plan_int.h li_trg). The tile is loaded row by row from the
+** table (a pad row is the pad element repeated), transposed by the same
+** network, and each B row stored group by group. */
+
+/* Store B row j (register bytes `v`) as t->ng groups of gb bytes. */
+static inline void trg_store(const li_trg *t, size_t gb, const uint8_t *v,
+                             uint8_t *d, size_t esz) {
+  for (int k = 0; k < t->ng; k++) {
+    uint8_t *q = d + (size_t)t->grp[k] * esz;
+    const uint8_t *x = v + (size_t)k * gb;
+    switch (gb) { /* constant sizes: plain moves */
+    case 16: memcpy(q, x, 16); break;
+    case 8: memcpy(q, x, 8); break;
+    case 4: memcpy(q, x, 4); break;
+    case 2: memcpy(q, x, 2); break;
+    default: memcpy(q, x, gb); break;
+    }
+  }
+}
+
+#if defined(TR_SSE2)
+#define TRG_TILE(NAME, W, N, ROUNDS)                                          \
+  TR_CLONES static void NAME(const li_trg *t, const uint8_t *s, uint8_t *d,   \
+                             int64_t dsc, size_t gb) {                        \
+    __m128i r[N];                                                             \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                   \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(                 \
+          t->row[i] < 0 ? t->pad : s + t->row[i] * (int64_t)(16 / (N))));     \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
+    uint8_t v[16];                                                            \
+    for (int j = 0; j < (N); j++) {                                           \
+      _mm_storeu_si128((__m128i *)(void *)v, r[j]);                           \
+      trg_store(t, gb, v, d + j * dsc * (int64_t)(16 / (N)), 16 / (N));       \
+    }                                                                         \
+  }
+TRG_TILE(trg_1, 8, 16, 4)
+TRG_TILE(trg_2, 16, 8, 3)
+TRG_TILE(trg_4, 32, 4, 2)
+TRG_TILE(trg_8, 64, 2, 1)
+#endif
+
+/* The portable gather tile: the same bytes element by element. */
+static void trg_c(const li_trg *t, size_t esz, const uint8_t *s, uint8_t *d,
+                  int64_t dsc, int64_t ncol) {
+  int T = (int)(TR_BYTES / esz);
+  for (int64_t j = 0; j < ncol; j++)
+    for (int i = 0; i < T; i++) {
+      int k = i / t->g, e = i % t->g;
+      if (k >= t->ng) continue;
+      const uint8_t *x = t->row[i] < 0 ? t->pad
+                                       : s + (t->row[i] + j) * (int64_t)esz;
+      memcpy(d + ((t->grp[k] + e) + j * dsc) * (int64_t)esz, x, esz);
+    }
+}
+
+void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
+                int64_t cols, uint8_t *d, int64_t dsc) {
+  int64_t T = (int64_t)(TR_BYTES / esz);
+#if defined(TR_SSE2)
+  void (*f)(const li_trg *, const uint8_t *, uint8_t *, int64_t, size_t) =
+      esz == 1 ? trg_1 : esz == 2 ? trg_2 : esz == 4 ? trg_4 : trg_8;
+  if (simd >= LI_SIMD_SSE && cols >= T && t->ng * t->g == (int)T) {
+    size_t gb = (size_t)t->g * esz;
+    for (int64_t c = 0; c < cols; c += T) {
+      int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
+      f(t, s + c0 * (int64_t)esz, d + c0 * dsc * (int64_t)esz, dsc, gb);
+    }
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  trg_c(t, esz, s, d, dsc, cols);
+}

@@ -281,7 +281,9 @@ static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
   b->cb = cb;
   b->pre = pre;
   b->post = post;
-  li_choose_kernel(p, b, L); /* may reorder L's outer loops */
+  li_choose_kernel(p, b, L); /* may reorder L's outer loops, or take some
+                                into a gather tile (b->nl fewer) */
+  n = b->nl;
   memcpy(p->loops + p->nloops, L, sizeof *L * (size_t)n);
   p->nloops += n;
   if (bd->lg) li_plog_loops(&bd->lg->coal, p->nbox - 1, fill, pat, bd->raw, sb, db, L, n);

@@ -24,6 +24,136 @@ static int deilv_ok(const li_loop *L, int n, int64_t sb, int64_t W) {
   return sb % W + L[n - 3].ext <= W;
 }
 
+#define LI_MAX_TAKE 8  /* loops one gather tile may take */
+#define LI_MAX_TRG 4096 /* gather tiles of one plan */
+
+/* The general transposition (exec/tr.c): the box's destination runs along
+** its innermost loop and its source along another one, j. Moves loop j
+** just outside the innermost (the others keep their order) and returns 1;
+** 0 when there is no such loop or the element size has no kernel. */
+static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
+  const li_loop *in = &L[n - 1];
+  if (n < 2 || in->ds != 1 || in->ss == 1 || in->tab || b->pre || b->post ||
+      (esz != 1 && esz != 2 && esz != 4 && esz != 8))
+    return 0;
+  int j = -1;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0) return 0;
+  li_loop t = L[j];
+  for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
+  L[n - 2] = t;
+  b->kern = LI_K_TR;
+  return 1;
+}
+
+/* The gather tile (kernel TRG, exec/tr.c li_trg_run): the box's source
+** runs along a loop j of at least T elements (T = 16 / element size), and
+** its destination's innermost loops, with their row pads, make up exactly
+** T positions (a loop may be split to reach T). Those loops leave the box
+** for a table of T source rows (pad positions read the pad element) and
+** the destination offsets of T elements, in groups of g contiguous ones;
+** j becomes the box's only inner loop. Returns 1 when taken (the box's
+** loops rewritten in L, *n updated), 0 otherwise. */
+static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
+                       size_t esz) {
+  int m = *n, T = (int)(16 / esz);
+  if (m < 2 || (esz != 1 && esz != 2 && esz != 4 && esz != 8) ||
+      p->d.v.nplanes || p->s.v.nplanes || L[m - 1].ds != 1 || L[m - 1].ss == 1)
+    return 0;
+  int j = -1;
+  for (int i = m - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0 || L[j].ext < T) return 0;
+  /* The loops inside out (j left out), until their positions make T. */
+  int take[LI_MAX_TAKE], nt = 0;
+  int64_t prod = 1, q = 0; /* q: the split factor of the last one (0: whole) */
+  for (int i = m - 1; i >= 0 && prod < T; i--) {
+    if (i == j) continue;
+    if (L[i].tab || nt == LI_MAX_TAKE) return 0;
+    int64_t e = L[i].ext + (i == m - 1 ? b->pre + b->post : 0);
+    if (prod * e <= T) {
+      take[nt++] = i;
+      prod *= e;
+    } else if (i != m - 1 && L[i].ext % (T / prod) == 0) {
+      take[nt++] = i;
+      q = T / prod;
+      prod = T;
+    } else {
+      return 0;
+    }
+  }
+  if (prod != T || p->ntrg >= LI_MAX_TRG) return 0;
+  li_trg t;
+  memset(&t, 0, sizeof t);
+  for (int k = 0; k < T; k++) { /* mixed radix over take[], innermost first */
+    int64_t r = k, so = 0, dof = 0;
+    int pad = 0;
+    for (int a = 0; a < nt; a++) {
+      const li_loop *l = &L[take[a]];
+      int64_t e = a == nt - 1 && q ? q
+                  : l->ext + (take[a] == m - 1 ? b->pre + b->post : 0);
+      int64_t x = r % e;
+      r /= e;
+      if (take[a] == m - 1) {
+        if (x < b->pre || x >= b->pre + l->ext) pad = 1;
+        x -= b->pre;
+      }
+      so += x * l->ss;
+      dof += x * l->ds;
+    }
+    t.row[k] = pad ? -1 : so;
+    t.grp[k] = dof; /* per element for now */
+  }
+  int g = T;
+  for (; g > 1; g /= 2) { /* runs of g contiguous destination elements */
+    int ok = 1;
+    for (int k = 0; k < T && ok; k++)
+      if (t.grp[k] != t.grp[k - k % g] + k % g) ok = 0;
+    if (ok) break;
+  }
+  t.g = g;
+  t.ng = T / g;
+  for (int k = 0; k < t.ng; k++) t.grp[k] = t.grp[k * g];
+  for (int k = t.ng; k < 16; k++) t.grp[k] = 0;
+  for (int k = 0; k < 16; k++) t.pad[k] = p->pats[0][(size_t)k % esz];
+  li_trg *nt2 = realloc(p->trg, sizeof *nt2 * (size_t)(p->ntrg + 1));
+  if (!nt2) return 0;
+  p->trg = nt2;
+  p->trg[p->ntrg] = t;
+  b->bk = p->ntrg++;
+  /* The box keeps its other loops (a split one keeps its outer part) and
+  ** j, innermost. */
+  li_loop keep[LI_MAX_TAKE * 2 + LG_MAX_AXES * 2];
+  int nk = 0;
+  for (int i = 0; i < m; i++) {
+    if (i == j) continue;
+    int a = 0;
+    while (a < nt && take[a] != i) a++;
+    if (a < nt && !(a == nt - 1 && q)) continue; /* taken whole */
+    keep[nk] = L[i];
+    if (a < nt) { /* split: its outer part stays */
+      keep[nk].ext /= q;
+      keep[nk].ss *= q;
+      keep[nk].ds *= q;
+      keep[nk].cs *= q;
+    }
+    nk++;
+  }
+  keep[nk++] = L[j];
+  memcpy(L, keep, sizeof *L * (size_t)nk);
+  *n = nk;
+  b->kern = LI_K_TRG;
+  b->pre = b->post = 0; /* pad rows of the tile */
+  return 1;
+}
+
 void li_order_loops(li_loop *L, int n) {
   qsort(L, (size_t)n, sizeof *L, cmp_loop);
 }
@@ -57,8 +187,9 @@ int li_coalesce(li_loop *L, int n, int rows) {
   return m;
 }
 
-void li_choose_kernel(const li_plan *p, li_box *b, li_loop *L) {
-  const int n = b->nl, fill = b->fill, pat = b->pat;
+void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
+  int n = b->nl;
+  const int fill = b->fill, pat = b->pat;
   const int64_t pre = b->pre, post = b->post, sb = b->sb;
   const li_loop *in = &L[n - 1];
   const size_t esz = p->d.esz;
@@ -140,9 +271,19 @@ void li_choose_kernel(const li_plan *p, li_box *b, li_loop *L) {
       ** a tile, then copy the tile's rows out (HCWNC8 on 7x7 planes) */
       b->kern = LI_K_ILV2;
       b->bk = (int)W;
+    } else if (pre + in->ext + post < 16 / (int64_t)esz &&
+               take_gather(p, b, L, &n, esz)) {
+      b->nl = n;
+    } else if (take_transpose(b, L, n, esz)) {
+      b->bk = 0;
     }
   } else if (in->ss == 1 && in->ds == 1) {
     b->kern = LI_K_MEMCPY;
+  } else if (!pre && !post && in->ext < 16 / (int64_t)esz &&
+             take_gather(p, b, L, &n, esz)) {
+    b->nl = n;
+  } else if (take_transpose(b, L, n, esz)) {
+    /* the loops reordered in place */
   } else {
     b->kern = LI_K_COPY;
   }

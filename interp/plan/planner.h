@@ -87,7 +87,10 @@ int li_coalesce(li_loop *L, int n, int rows);
 
 /* loops.c: choose b's kernel (b->kern, b->bk) for its loops L[0 .. b->nl)
 ** (ordered and coalesced; b's other fields set). The block copy walks its
-** outer loops in source order: it may reorder L[0 .. nl - 2). */
-void li_choose_kernel(const li_plan *p, li_box *b, li_loop *L);
+** outer loops in source order: it may reorder L[0 .. nl - 2). The
+** transposition (TR) moves its source's loop next to the innermost; the
+** gather tile (TRG) takes the loops of its table out of L (b->nl becomes
+** smaller) and adds the table to p->trg. */
+void li_choose_kernel(li_plan *p, li_box *b, li_loop *L);
 
 #endif /* LI_PLANNER_H */

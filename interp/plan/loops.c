@@ -71,11 +71,20 @@ static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
       break;
     }
   if (j < 0 || L[j].ext < T) return 0;
-  /* The loops inside out (j left out), until their positions make T. */
+  /* The loops by destination stride, smallest first (the innermost, with
+  ** its pads, first of all; j left out), until their positions make T. */
+  int ord[LI_MAX_LOOPS], no = 0;
+  for (int i = m - 1; i >= 0; i--)
+    if (i != j) {
+      int c = no++;
+      for (; c > 0 && L[ord[c - 1]].ds > L[i].ds && ord[c - 1] != m - 1; c--)
+        ord[c] = ord[c - 1];
+      ord[c] = i;
+    }
   int take[LI_MAX_TAKE], nt = 0;
   int64_t prod = 1, q = 0; /* q: the split factor of the last one (0: whole) */
-  for (int i = m - 1; i >= 0 && prod < T; i--) {
-    if (i == j) continue;
+  for (int oi = 0; oi < no && prod < T; oi++) {
+    int i = ord[oi];
     if (L[i].tab || nt == LI_MAX_TAKE) return 0;
     int64_t e = L[i].ext + (i == m - 1 ? b->pre + b->post : 0);
     if (prod * e <= T) {

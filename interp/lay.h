@@ -357,6 +357,16 @@ LAY_API char *lay_hsi_export(lay_ctx *ctx, const char *format,
                              const lay_hsi_quant *quant, int as_output,
                              lay_error *err);
 
+/* ---- Dimension names (added by the Python/.npy work, issue 18) ----------
+** The CPU-side dimension names of `format` (a name with optional
+** arguments), in CPU-side order, written into `names` as one
+** comma-separated, NUL-terminated list ("n,c,h,w"; unnamed dimensions are
+** "d0", "d1", ...); *rank receives their count. LAY_E_LIMIT when the list
+** does not fit in cap bytes (names then holds ""); the errors of
+** lay_plan_create for an unknown format or bad arguments. */
+LAY_API lay_status lay_format_dims(lay_ctx *ctx, const char *format, int *rank,
+                                   char *names, size_t cap, lay_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -247,6 +247,26 @@ static PyObject *ctx_names(CtxObject *self, PyObject *unused) {
   return l;
 }
 
+static PyObject *ctx_dims(CtxObject *self, PyObject *arg) {
+  const char *fmt = PyUnicode_AsUTF8(arg);
+  if (!fmt) return NULL;
+  char names[LAY_MAX_RANK * 80];
+  int rank;
+  lay_error e;
+  if (lay_format_dims(self->ctx, fmt, &rank, names, sizeof names, &e) != LAY_OK)
+    return raise_lay(&e);
+  PyObject *all = PyUnicode_FromString(names);
+  if (!all) return NULL;
+  PyObject *sep = PyUnicode_FromString(",");
+  PyObject *l = sep ? PyUnicode_Split(all, sep, -1) : NULL;
+  Py_XDECREF(sep);
+  Py_DECREF(all);
+  if (!l) return NULL;
+  PyObject *t = PyList_AsTuple(l);
+  Py_DECREF(l);
+  return t;
+}
+
 /* A shape argument: a sequence of positive ints, at most LAY_MAX_RANK. */
 static int shape_arg(PyObject *o, int64_t *shape, int *rank) {
   PyObject *seq = PySequence_Fast(o, "shape must be a sequence of ints");
@@ -334,6 +354,9 @@ static PyMethodDef ctx_methods[] = {
     {"load_hsi", (PyCFunction)ctx_load_hsi, METH_VARARGS,
      "load_hsi(path, namespace)\n\nRead an AMD flexmlrt-hsi.json report and define "
      "namespace.input0, namespace.output0, ... (see lay.HsiReport)."},
+    {"dims", (PyCFunction)ctx_dims, METH_O,
+     "dims(format) -> tuple[str, ...]\n\nThe CPU-side dimension names of format, in "
+     "CPU-side order (('n', 'c', 'h', 'w') for amd.hcwnc4)."},
     {"names", (PyCFunction)ctx_names, METH_NOARGS,
      "names() -> list[str]\n\nThe qualified names of every layout and transform."},
     {"plan", (PyCFunction)(void (*)(void))ctx_plan, METH_VARARGS | METH_KEYWORDS,

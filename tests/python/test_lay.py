@@ -105,6 +105,10 @@ def test_plan_facts(ctx):
     assert p.show(limit=2).splitlines()[-1] == "... (16 bytes in all)"
     u = ctx.plan("amd.hcwnc4", (1, 3, 2, 2), None, "unpack")
     assert (u.src_bytes, u.dst_bytes, u.dst_is_cpu) == (16, 12, True)
+    assert ctx.dims("amd.hcwnc4") == ("n", "c", "h", "w")
+    assert ctx.dims("core.ab") == ("a", "b")
+    with pytest.raises(lay.NameError):
+        ctx.dims("no.such")
     with pytest.raises(ValueError, match="direction 'sideways'"):
         ctx.plan("amd.hcwnc4", (1, 3, 2, 2), None, "sideways")
 
@@ -293,5 +297,5 @@ def test_version_and_docstrings():
             assert obj.__doc__, name
     for m in ("run", "where", "at", "describe", "show"):
         assert getattr(lay.Plan, m).__doc__
-    for m in ("plan", "convert_plan", "load_file", "load_string", "load_hsi", "names"):
+    for m in ("plan", "convert_plan", "load_file", "load_string", "load_hsi", "names", "dims"):
         assert getattr(lay.Context, m).__doc__

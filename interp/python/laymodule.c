@@ -738,7 +738,7 @@ static PyMethodDef plan_methods[] = {
      "run(x, out=None, threads=1) -> out\n\nRead x (C-contiguous, src_bytes bytes), "
      "write the result into out and return it; out=None allocates (the CPU tensor "
      "with cpu_shape, else a 1-D uint8 array). A CPU-side array must have the plan's "
-     "dtype (bf16 as uint16) and cpu_shape; a layout buffer may be raw uint8. The "
+     "dtype (bf16 as uint16) and cpu_shape (or be 1-D); a layout buffer may be raw uint8. The "
      "GIL is released while the plan runs (tensors of 64 KiB and more, or threads > 1)."},
     {"where", (PyCFunction)plan_where, METH_O,
      "where(coord) -> int\n\nByte offset of a CPU-side coordinate in the layout buffer."},

@@ -56,6 +56,8 @@ def test_every_stdlib_format_against_cli(name, ctx, cli, tmp_path):
               data=x.tobytes())
     assert hw.dtype == np.uint8 and hw.ndim == 1
     assert hw.tobytes() == ref
+    v = lay.pack(fmt, x, dtype=plan.src_dtype, ctx=ctx, hw_shape=True)
+    assert v.shape == plan.hw_shape and v.tobytes() == ref
     back = lay.unpack(fmt, hw, shape, plan.src_dtype, ctx=ctx)
     ref_back = cli("unpack", fmt, "--shape", sh, "--dtype", plan.src_dtype,
                    data=ref)

@@ -36,6 +36,12 @@ if [ "$1" = "--man" ]; then
 fi
 
 build=$1 src=$2 py=$3
+# In a sanitizer build, programs not built with the sanitizers (python3,
+# use_lay linked by plain cc) get the runtimes from LAY_TEST_PRELOAD; the
+# system tools (man, pkg-config) run without them.
+pre() {
+  if [ -n "${LAY_TEST_PRELOAD:-}" ]; then LD_PRELOAD=$LAY_TEST_PRELOAD "$@"; else "$@"; fi
+}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 P=$tmp/prefix
@@ -54,14 +60,14 @@ pkg-config --modversion lay | grep -q '^[0-9]' || { echo "pkg-config does not kn
 cc -Wall -Werror -o "$tmp/use_lay" "$src/examples/use_lay.c" \
   $(pkg-config --cflags --libs lay) -Wl,-rpath,"$P/lib"
 case "$(pkg-config --cflags lay)" in *"$P/include"*) ;; *) echo "lay.pc: cflags miss $P/include" >&2; exit 1 ;; esac
-"$tmp/use_lay" "$src/examples/xla_tiled.lay" >"$tmp/use_lay.out"
+pre "$tmp/use_lay" "$src/examples/xla_tiled.lay" >"$tmp/use_lay.out"
 grep -q '^all done$' "$tmp/use_lay.out" || { cat "$tmp/use_lay.out"; exit 1; }
 
 # import lay with only the installed files (no build tree, no source tree).
 site=$(find "$P" -name __init__.py -path '*/lay/*' | head -1)
 [ -n "$site" ] || { echo "the Python package was not installed" >&2; exit 1; }
 site=$(dirname "$(dirname "$site")")
-(cd "$tmp" && env -u PYTHONPATH PYTHONPATH="$site" PYTHONNOUSERSITE=1 "$py" -c "
+(cd "$tmp" && PYTHONPATH="$site" PYTHONNOUSERSITE=1 pre "$py" -c "
 import lay, numpy as np
 assert lay.__file__.startswith('$P'), lay.__file__
 x = np.arange(12, dtype=np.int8).reshape(1, 3, 2, 2)

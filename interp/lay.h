@@ -378,6 +378,16 @@ LAY_API char *lay_hsi_export(lay_ctx *ctx, const char *format,
 typedef void (*lay_log_fn)(void *user, const char *step, const char *text);
 LAY_API void lay_ctx_set_log(lay_ctx *ctx, lay_log_fn fn, void *user);
 
+/* ---- Dimension names (added by the Python/.npy work, issue 18) ----------
+** The CPU-side dimension names of `format` (a name with optional
+** arguments), in CPU-side order, written into `names` as one
+** comma-separated, NUL-terminated list ("n,c,h,w"; unnamed dimensions are
+** "d0", "d1", ...); *rank receives their count. LAY_E_LIMIT when the list
+** does not fit in cap bytes (names then holds ""); the errors of
+** lay_plan_create for an unknown format or bad arguments. */
+LAY_API lay_status lay_format_dims(lay_ctx *ctx, const char *format, int *rank,
+                                   char *names, size_t cap, lay_error *err);
+
 #ifdef __cplusplus
 }
 #endif

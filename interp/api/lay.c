@@ -423,3 +423,43 @@ const char *lay_plan_plane_name(const lay_plan *p, int plane) {
 }
 
 int lay_plan_plane_count(const lay_plan *p) { return p ? p->nplanes : 0; }
+
+/* ---- Dimension names (added by the Python/.npy work, issue 18) ---------- */
+
+lay_status lay_format_dims(lay_ctx *ctx, const char *format, int *rank,
+                           char *names, size_t cap, lay_error *err) {
+  clearerr_(err);
+  if (rank) *rank = 0;
+  if (names && cap) names[0] = '\0';
+  if (!ctx || !format || !rank || !names || !cap) {
+    lg_error_plain(err, LAY_E_ARG, NULL, "no context, format, rank or names buffer");
+    return LAY_E_ARG;
+  }
+  lg_ir *ir = NULL;
+  lay_status st = lg_instantiate(ctx->m, format, &ir, err);
+  if (st) return st;
+  size_t n = 0;
+  for (int i = 0; i < ir->rank; i++) {
+    char d[16];
+    const char *nm = ir->dim[i].name;
+    if (!nm || !*nm) {
+      snprintf(d, sizeof d, "d%d", i);
+      nm = d;
+    }
+    size_t l = strlen(nm);
+    if (n + l + 2 > cap) {
+      names[0] = '\0';
+      lg_error_plain(err, LAY_E_LIMIT, NULL,
+                     "the dimension names of %s need more than %zu bytes", format, cap);
+      lg_ir_free(ir);
+      return LAY_E_LIMIT;
+    }
+    if (i) names[n++] = ',';
+    memcpy(names + n, nm, l);
+    n += l;
+    names[n] = '\0';
+  }
+  *rank = ir->rank;
+  lg_ir_free(ir);
+  return LAY_OK;
+}

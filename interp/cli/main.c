@@ -20,6 +20,7 @@
 #include "cli_draw.h"
 #include "cli_hsi.h"
 #include "cli_lay.h"
+#include "cli_npy.h"
 #include "lay.h"
 #include "repl.h"
 
@@ -35,6 +36,7 @@ enum {
   O_AT = 1 << 7,
   O_OFFSET = 1 << 8,
   O_HSI = 1 << 9,     /* --hsi, --input, --output */
+  O_NPY = 1 << 10,    /* --npy (a flag: cli_npy.c) */
 };
 
 typedef struct option {
@@ -60,6 +62,7 @@ static const option options[] = {
     {"--hsi", O_HSI, FIELD(hsi)},
     {"--input", O_HSI, FIELD(input)},
     {"--output", O_HSI, FIELD(output)},
+    {"--npy", O_NPY, FIELD(npy)},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -74,7 +77,7 @@ typedef struct command {
   const char *help;        /* further lines */
 } command;
 
-#define MOVE_OPTS (O_F | O_THREADS | O_SHAPE | O_DTYPE | O_IN | O_OUT)
+#define MOVE_OPTS (O_F | O_THREADS | O_SHAPE | O_DTYPE | O_IN | O_OUT | O_NPY)
 static const command commands[] = {
     {"pack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
      "pack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
@@ -139,11 +142,16 @@ static void main_help(FILE *f) {
           "  -f FILE      load extra specs (repeatable); LAY_PATH lists "
           "folders\n"
           "               whose .lay files are loaded too\n"
-          "  --shape S    the CPU-side shape, in CPU-side order: 1,3,224,224\n"
+          "  --shape S    the CPU-side shape, in CPU-side order: 1,3,224,224,\n"
+          "               or named: n=1,c=3,h=224,w=224 (checked against the\n"
+          "               layout's dimension names and their order)\n"
           "  --dtype T    fp32 fp16 bf16 int8 uint8 int16 uint16 int32 (or "
           "numpy's\n"
           "               float32, ...); default: the spec's type, else int8\n"
-          "  -i IN, -o OUT  raw little-endian bytes; default stdin, stdout\n"
+          "  -i IN, -o OUT  raw little-endian bytes; default stdin, stdout;\n"
+          "               pack -i X.npy takes the shape and dtype from the file,\n"
+          "               an OUT ending in .npy is written as .npy\n"
+          "  --npy        write the output of pack, unpack or convert as .npy\n"
           "  --threads N  run the plan on N threads\n"
           "  --help       this text (lay COMMAND --help: the command's)\n"
           "  --version    print the version\n"
@@ -156,6 +164,7 @@ static void cmd_help(const command *c) {
   printf("usage: lay %s\n\n%s", c->usage, c->help);
   printf("\nCommon options: -f FILE (repeatable)");
   if (c->opts & O_THREADS) printf(", --threads N");
+  if (c->opts & O_NPY) printf(", --npy"); /* .npy hook */
   printf(", --help.\n");
 }
 
@@ -204,7 +213,13 @@ int main(int argc, char **argv) {
         goto out;
       }
       const char *val;
-      if (eq && arg[1] == '-') {
+      if (o->bit == O_NPY) { /* .npy hook: the one option without a value */
+        if (eq) {
+          rc = cli_usage("option '%s' takes no value", o->name);
+          goto out;
+        }
+        val = "1";
+      } else if (eq && arg[1] == '-') {
         val = eq + 1;
       } else if (i + 1 < argc) {
         val = argv[++i];
@@ -313,6 +328,8 @@ int main(int argc, char **argv) {
                    a.pos[cmd->maxpos]);
     goto out;
   }
+  /* .npy hook: pack -i NAME.npy takes the shape from the file's header. */
+  if (!strcmp(cmd->name, "pack") && cli_npy_name(a.in)) seen |= O_SHAPE & cmd->need;
   if ((seen & cmd->need) != cmd->need) {
     rc = cli_usage("%s: missing %s", cmd->name,
                    opt_name(cmd->need & ~seen & -(cmd->need & ~seen)));

@@ -77,30 +77,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- Formats ------------------------------------------------------------- */
-
-
-const char *const hsi_fmt_names[] = {"",   "NCHW",   "NHWC",  "AB",
-                                        "HCWNC4", "HCWNC8", "HCWNC16"};
-
-/* The CPU-side dimension names of a plain format; NULL for blocked ones. */
-const char *const hsi_fmt_dims[][4] = {
-    {NULL}, {"n", "c", "h", "w"}, {"n", "h", "w", "c"}, {"a", "b"},
-    {NULL}, {NULL},               {NULL}};
-const int hsi_fmt_rank[] = {0, 4, 4, 2, 5, 5, 5};
-
-int hsi_fmt_block(hsi_fmt f) {
-  return f == F_HCWNC4 ? 4 : f == F_HCWNC8 ? 8 : f == F_HCWNC16 ? 16 : 0;
-}
-
-hsi_fmt hsi_fmt_parse(const char *s) {
-  for (int i = 1; i < (int)(sizeof hsi_fmt_names / sizeof *hsi_fmt_names); i++) {
-    const char *a = hsi_fmt_names[i], *b = s;
-    while (*a && toupper((unsigned char)*b) == *a) a++, b++;
-    if (!*a && !*b) return (hsi_fmt)i;
-  }
-  return F_NONE;
-}
+/* ---- Formats: hsi_format.c ----------------------------------------------- */
 
 int hsi_is_float(lay_dtype t) {
   return t == LAY_DT_FP32 || t == LAY_DT_FP16 || t == LAY_DT_BF16;
@@ -148,6 +125,12 @@ int hsi_perr(pctx *p, const char *path, const char *fmt, ...) {
   va_end(ap);
   lg_error_plain(p->err, LAY_E_JSON, p->file, "%s: %s", path, msg);
   return -1;
+}
+
+/* "PATH: out of memory"; the parse stops. */
+int hsi_oom(pctx *p, const char *path) {
+  p->oom = 1;
+  return hsi_perr(p, path, "out of memory");
 }
 
 const char *hsi_jtype(const cJSON *j) {
@@ -288,11 +271,10 @@ int hsi_get_fmt(pctx *p, const cJSON *o, const char *path, const char *key,
   if (hsi_get_string(p, o, path, key, required, &s)) return -1;
   if (!s) return 0;
   *out = hsi_fmt_parse(s);
+  char list[400];
   if (*out == F_NONE)
-    return hsi_perrf(p, path, key,
-                 "unknown format '%s' (expected NCHW, NHWC, HCWNC4, HCWNC8, "
-                 "HCWNC16 or AB)",
-                 s);
+    return hsi_perrf(p, path, key, "unknown format '%s' (expected %s)", s,
+                     hsi_fmt_list(list, sizeof list));
   return 0;
 }
 
@@ -368,11 +350,32 @@ static lay_status json_fail(pctx *p, const char *json, size_t len,
   return st;
 }
 
+/* Entry i of inputs (o 0) or outputs (o 1). A field that cannot be read
+** makes that entry unusable, not the report: its error becomes a fatal
+** issue of the entry (`--check` lists it; the entry is not defined) and
+** the other entries are read. -1 only when out of memory. */
+static int read_entry(pctx *p, const cJSON *e, int o, int i, tensor *t) {
+  lay_error ee;
+  memset(&ee, 0, sizeof ee);
+  pctx q = *p;
+  q.err = &ee;
+  q.oom = 0;
+  if (!hsi_read_tensor(&q, e, o, i, t)) return 0;
+  if (q.oom || hsi_add_issue(p->h, t, 1, "%s", ee.message)) {
+    if (p->err) lg_error_plain(p->err, LAY_E_NOMEM, p->file, "out of memory");
+    return -1;
+  }
+  free(t->spec);
+  free(t->ann_spec);
+  t->spec = t->ann_spec = NULL;
+  return 0;
+}
+
 lay_status lay_hsi_parse(const char *json, size_t len, const char *file,
                         lay_hsi **out, lay_error *err) {
   if (err) memset(err, 0, sizeof *err);
   if (out) *out = NULL;
-  pctx p = {file ? file : "<json>", err, NULL};
+  pctx p = {file ? file : "<json>", err, NULL, 0};
   if (len > LAY_HSI_MAX_JSON) {
     size_error(p.file, len, err);
     return LAY_E_LIMIT;
@@ -422,8 +425,10 @@ lay_status lay_hsi_parse(const char *json, size_t len, const char *file,
       goto done;
     }
     int n = cJSON_GetArraySize(arr);
-    if (n > LAY_HSI_MAX_TENSORS) {
-      hsi_perr(&p, keys[o], "more than %d entries", LAY_HSI_MAX_TENSORS);
+    if (n > LAY_HSI_MAX_TENSORS - h->n[0]) { /* both arrays together */
+      if (o) hsi_perr(&p, keys[o], "%d entries, with the %d inputs more than "
+                      "%d tensors", n, h->n[0], LAY_HSI_MAX_TENSORS);
+      else hsi_perr(&p, keys[o], "more than %d entries", LAY_HSI_MAX_TENSORS);
       goto done;
     }
     if (n && !(h->t[o] = calloc((size_t)n, sizeof *h->t[o]))) {
@@ -435,7 +440,10 @@ lay_status lay_hsi_parse(const char *json, size_t len, const char *file,
     const cJSON *e;
     cJSON_ArrayForEach(e, arr) {
       h->n[o] = i + 1; /* so that lay_hsi_free frees what was read */
-      if (hsi_read_tensor(&p, e, o, i, &h->t[o][i])) goto done;
+      if (read_entry(&p, e, o, i, &h->t[o][i])) {
+        st = LAY_E_NOMEM;
+        goto done;
+      }
       i++;
     }
   }
@@ -508,11 +516,11 @@ static void sb_entry(lg_strbuf *b, const tensor *t) {
   if (t->tensor_name)
     lg_sb_printf(b, " tensor_name "), sb_clean(b, t->tensor_name);
   lg_sb_printf(b, "\n# cpu %s %s ",
-            hsi_fmt_names[t->cpu_fmt][0] ? hsi_fmt_names[t->cpu_fmt] : "-",
+            t->cpu_fmt ? hsi_fmt_name(t->cpu_fmt) : "-",
             lay_dtype_name(t->cpu_dt));
   hsi_sb_shape(b, t->cpu, t->rank);
   lg_sb_printf(b, " -> hw %s %s ",
-            hsi_fmt_names[t->hw_fmt][0] ? hsi_fmt_names[t->hw_fmt] : "-",
+            t->hw_fmt ? hsi_fmt_name(t->hw_fmt) : "-",
             lay_dtype_name(t->hw_dt));
   hsi_sb_shape(b, t->hw, t->hw_rank);
   if (t->has_chain)

@@ -347,6 +347,19 @@ int hsi_implied_value(lay_hsi *h, tensor *t, const char *path, op *o,
   o->dout = w;
   o->scale = t->scale;
   o->zp = t->has_zp ? t->zp : 0;
+  if (c == w) {
+    /* AMD: scale_factor is used "when converting between cpu_dtype and
+    ** hw_dtype"; VART's demo hands int8 CPU data to an int8 NPU buffer
+    ** unchanged. Equal types never rescale: the fields are a note. */
+    if (record && ((t->has_scale && t->scale != 1) || o->zp != 0))
+      hsi_add_issue(h, t, 0,
+                    "%s.scale_factor: %s with zero_point %s not applied: "
+                    "cpu_dtype and hw_dtype are both %s (a scale converts "
+                    "between different types)",
+                    path, t->has_scale ? hsi_gnum(t->scale, ss) : "-1",
+                    hsi_gnum(o->zp, zs), cn);
+    return 0;
+  }
   if (!t->has_scale) {
     if (o->zp != 0) {
       if (record)
@@ -356,7 +369,6 @@ int hsi_implied_value(lay_hsi *h, tensor *t, const char *path, op *o,
                   path, hsi_gnum(o->zp, zs));
       return -1;
     }
-    if (c == w) return 0;
     o->k = OP_CAST;
     if (hsi_is_float(c) && hsi_is_float(w)) return 1;
     if (record)
@@ -367,7 +379,6 @@ int hsi_implied_value(lay_hsi *h, tensor *t, const char *path, op *o,
     return -1;
   }
   int unit = t->scale == 1 && o->zp == 0; /* x / 1 + 0: no scaling */
-  if (unit && c == w) return 0;
   if (hsi_is_float(c) && hsi_is_float(w)) {
     o->k = OP_CAST;
     if (unit) return 1;
@@ -412,67 +423,17 @@ static void sb_value(lg_strbuf *b, const op *o) {
   lg_sb_printf(b, ", to = %s)", lay_dtype_name(o->dout));
 }
 
-/* The memory order that cpu_format cf -> hw_format hf derives, in lay's
-** notation over the dimensions cf names ("[h, c/4, w, n, c%4]"), into
-** buf; NULL with *why set when it does not derive. */
-const char *hsi_fmt_order(hsi_fmt cf, hsi_fmt hf, char *buf, size_t cap,
-                             const char **why) {
-  int x = hsi_fmt_block(hf);
-  if (cf == F_NONE || hf == F_NONE) {
-    *why = "cpu_format or hw_format is absent";
-  } else if (!hsi_fmt_dims[cf][0]) {
-    *why = "cpu_format must be NCHW, NHWC or AB";
-  } else if (x && cf == F_AB) {
-    *why = "an HCWNC format needs cpu_format NCHW or NHWC";
-  } else if (!x && (hf == F_AB || cf == F_AB) && hf != cf) {
-    *why = "AB is only derived from AB";
-  } else {
-    if (x) snprintf(buf, cap, "[h, c/%d, w, n, c%%%d]", x, x);
-    else if (hf == F_AB) snprintf(buf, cap, "[a, b]");
-    else snprintf(buf, cap, hf == F_NCHW ? "[n, c, h, w]" : "[n, h, w, c]");
-    return buf;
-  }
-  return NULL;
-}
-
-/* The annotation as a layout. Returns the text (NULL when it does not
-** derive, with *why set) and the hw shape it computes. */
 static char *annotation_text(tensor *t, const char *def, int64_t *hw,
                              int *hwr, const char **why, const op *value) {
-  hsi_fmt cf = t->cpu_fmt, hf = t->hw_fmt;
-  char order[64];
-  if (cf && hsi_fmt_dims[cf][0] && hf && hsi_fmt_rank[cf] != t->rank) {
-    *why = "cpu_format does not match the rank of cpu_shape";
-    return NULL;
-  }
-  if (!hsi_fmt_order(cf, hf, order, sizeof order, why)) return NULL;
-  /* The sizes by name: N, C, H, W (or A, B). */
-  const char *const *dn = hsi_fmt_dims[cf];
-  int64_t N = 0, C = 0, H = 0, W = 0;
-  for (int i = 0; i < t->rank; i++) {
-    if (!strcmp(dn[i], "n")) N = t->cpu[i];
-    if (!strcmp(dn[i], "c")) C = t->cpu[i];
-    if (!strcmp(dn[i], "h")) H = t->cpu[i];
-    if (!strcmp(dn[i], "w")) W = t->cpu[i];
-  }
-  int x = hsi_fmt_block(hf);
-  if (x) {
-    int64_t v[5] = {H, (C + x - 1) / x, W, N, x};
-    memcpy(hw, v, sizeof v);
-    *hwr = 5;
-  } else if (hf == F_AB) {
-    hw[0] = t->cpu[0];
-    hw[1] = t->cpu[1];
-    *hwr = 2;
-  } else {
-    int64_t nchw[4] = {N, C, H, W}, nhwc[4] = {N, H, W, C};
-    memcpy(hw, hf == F_NCHW ? nchw : nhwc, sizeof nchw);
-    *hwr = 4;
-  }
+  hsi_fmt cf = t->cpu_fmt;
+  char order[128], nb[2];
+  *why = hsi_fmt_derive(cf, t->cpu, t->rank, t->hw_fmt, order, sizeof order,
+                        hw, hwr);
+  if (*why) return NULL;
   lg_strbuf b = {0};
   lg_sb_printf(&b, "layout %s (", def);
   for (int i = 0; i < t->rank; i++)
-    lg_sb_printf(&b, "%s%s", i ? ", " : "", dn[i]);
+    lg_sb_printf(&b, "%s%s", i ? ", " : "", hsi_fmt_dim(cf, i, nb));
   lg_sb_printf(&b, ") : %s -> %s", lay_dtype_name(t->cpu_dt), order);
   if (value) {
     lg_sb_printf(&b, "\n    ");
@@ -575,10 +536,10 @@ static int read_fields(pctx *p, const cJSON *j, const char *path, tensor *t,
   }
   const char *s;
   if (hsi_get_string(p, j, path, "name", 0, &s)) return -1;
-  if (s && !(t->name = strdup(s))) return hsi_perr(p, path, "out of memory");
+  if (s && !(t->name = strdup(s))) return hsi_oom(p, path);
   if (hsi_get_string(p, j, path, "tensor_name", 0, &s)) return -1;
   if (s && !(t->tensor_name = strdup(s)))
-    return hsi_perr(p, path, "out of memory");
+    return hsi_oom(p, path);
   *chain = cJSON_GetObjectItemCaseSensitive(j, "rt_transformations");
   if (*chain && !cJSON_IsArray(*chain))
     return hsi_perrf(p, path, "rt_transformations", "must be an array, not %s",
@@ -639,18 +600,18 @@ static int annotation_entry(pctx *p, tensor *t, const char *path) {
   int has_value = hsi_implied_value(p->h, t, path, &value, 1) > 0;
   t->spec = annotation_text(t, t->def, ahw, &ahr, &why,
                             has_value ? &value : NULL);
-  if (!t->spec && !why) return hsi_perr(p, path, "out of memory");
+  if (!t->spec && !why) return hsi_oom(p, path);
   if (!t->spec) {
     hsi_shape_str(sh, sizeof sh, t->cpu, t->rank);
     return hsi_perrf(p, path, "hw_format", "cannot derive %s from %s %s: %s",
-                 hsi_fmt_names[t->hw_fmt], hsi_fmt_names[t->cpu_fmt], sh, why);
+                 hsi_fmt_name(t->hw_fmt), hsi_fmt_name(t->cpu_fmt), sh, why);
   }
   if (!hsi_same_shape(ahw, ahr, t->hw, t->hw_rank)) {
     hsi_shape_str(sh, sizeof sh, t->hw, t->hw_rank);
     hsi_shape_str(sh2, sizeof sh2, ahw, ahr);
     hsi_add_issue(p->h, t, 1,
               "%s.hw_shape: %s, but cpu_format %s -> hw_format %s gives %s",
-              path, sh, hsi_fmt_names[t->cpu_fmt], hsi_fmt_names[t->hw_fmt], sh2);
+              path, sh, hsi_fmt_name(t->cpu_fmt), hsi_fmt_name(t->hw_fmt), sh2);
   }
   return 0;
 }
@@ -696,13 +657,12 @@ static char *chain_text(const tensor *t, const int64_t *xin, int xr) {
   lg_strbuf b = {0};
   lg_sb_printf(&b, "transform %s (x : %s[", t->def,
                lay_dtype_name(t->cpu_dt));
-  const char *const *dn =
-      t->cpu_fmt && hsi_fmt_dims[t->cpu_fmt][0] && hsi_fmt_rank[t->cpu_fmt] == xr
-          ? hsi_fmt_dims[t->cpu_fmt]
-          : NULL;
+  char nb[2];
+  int named = t->cpu_fmt && hsi_formats[t->cpu_fmt].dims &&
+              (int)strlen(hsi_formats[t->cpu_fmt].dims) == xr;
   for (int i = 0; i < xr; i++) {
     lg_sb_printf(&b, "%s", i ? ", " : "");
-    if (dn) lg_sb_printf(&b, "%s=", dn[i]);
+    if (named) lg_sb_printf(&b, "%s=", hsi_fmt_dim(t->cpu_fmt, i, nb));
     lg_sb_printf(&b, "%lld", (long long)xin[i]);
   }
   lg_sb_printf(&b, "]) =");
@@ -744,15 +704,15 @@ static int companion(pctx *p, tensor *t, const char *path, const op *ops,
   }
   snprintf(adef, sizeof adef, "%s_ann", t->def);
   char *ann = annotation_text(t, adef, ahw, &ahr, &why, hv ? &aval : NULL);
-  if (!ann && !why) return hsi_perr(p, path, "out of memory");
+  if (!ann && !why) return hsi_oom(p, path);
   if (!ann) {
-    if (t->hw_fmt && hsi_fmt_rank[t->hw_fmt] != t->hw_rank) {
+    if (t->hw_fmt && hsi_fmt_rank(t->hw_fmt) != t->hw_rank) {
       hsi_shape_str(sh, sizeof sh, t->hw, t->hw_rank);
       hsi_add_issue(p->h, t, 0,
                 "%s.hw_format: %s names %d dimensions, hw_shape %s has %d; "
                 "not used: rt_transformations takes over (the buffer is "
                 "the chain's result, row-major)",
-                path, hsi_fmt_names[t->hw_fmt], hsi_fmt_rank[t->hw_fmt], sh,
+                path, hsi_fmt_name(t->hw_fmt), hsi_fmt_rank(t->hw_fmt), sh,
                 t->hw_rank);
     }
     return 0;
@@ -767,11 +727,11 @@ static int companion(pctx *p, tensor *t, const char *path, const op *ops,
   hsi_shape_str(sh2, sizeof sh2, ahw, ahr);
   /* A plain hw_format only names the positions of hw_shape; a blocked one
   ** fixes the layout and then must agree with the chain. */
-  hsi_add_issue(p->h, t, hsi_fmt_block(t->hw_fmt) != 0,
+  hsi_add_issue(p->h, t, hsi_fmt_blocked(t->hw_fmt) != 0,
             "%s.hw_format: cpu_format %s -> hw_format %s gives %s, not the "
             "hw_shape %s%s",
-            path, hsi_fmt_names[t->cpu_fmt], hsi_fmt_names[t->hw_fmt], sh2, sh,
-            hsi_fmt_block(t->hw_fmt) ? ""
+            path, hsi_fmt_name(t->cpu_fmt), hsi_fmt_name(t->hw_fmt), sh2, sh,
+            hsi_fmt_blocked(t->hw_fmt) ? ""
                                  : " (not used: rt_transformations takes "
                                    "over)");
   return 0;
@@ -789,7 +749,7 @@ static int chain_entry(pctx *p, tensor *t, const char *path,
   t->ops = calloc((size_t)n + 1, sizeof *t->ops);
   if (!ops || !t->ops) {
     free(ops);
-    return hsi_perr(p, path, "out of memory");
+    return hsi_oom(p, path);
   }
   int r, nq, rc;
   int64_t cur[MAXR];
@@ -838,7 +798,7 @@ static int chain_entry(pctx *p, tensor *t, const char *path,
     free(ops);
     return 0;
   }
-  if (!(t->spec = chain_text(t, xin, xr))) rc = hsi_perr(p, path, "out of memory");
+  if (!(t->spec = chain_text(t, xin, xr))) rc = hsi_oom(p, path);
   else rc = companion(p, t, path, ops, n, nq);
   free(ops);
   return rc;

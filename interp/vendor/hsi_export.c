@@ -355,20 +355,27 @@ static int export_index(const lg_ir *ir, const char *format,
 
 /* cpu_format for a layout's dimension names, and the hw_format whose
 ** derivation is its memory order (F_NONE when none is). */
-static void export_formats(const lg_ir *ir, const xchain *x, hsi_fmt *cf,
+static void export_formats(const lg_ir *ir, const xchain *x,
+                           const int64_t *shape, int rank, hsi_fmt *cf,
                            hsi_fmt *hf) {
   *cf = *hf = F_NONE;
-  for (int f = F_NCHW; f <= F_AB && !*cf; f++) {
-    int same = ir->rank == hsi_fmt_rank[f];
+  char nb[2];
+  for (int f = 1; f < F_COUNT && !*cf; f++) {
+    const hsi_format *d = &hsi_formats[f];
+    int same = d->exported && d->dims && ir->rank == (int)strlen(d->dims);
     for (int i = 0; same && i < ir->rank; i++)
-      same = ir->dim[i].name && !strcmp(ir->dim[i].name, hsi_fmt_dims[f][i]);
+      same = ir->dim[i].name &&
+             !strcmp(ir->dim[i].name, hsi_fmt_dim((hsi_fmt)f, i, nb));
     if (same) *cf = (hsi_fmt)f;
   }
   if (!*cf || x->window) return;
-  for (int f = F_NCHW; f <= F_HCWNC16 && !*hf; f++) {
-    char order[64];
-    const char *why;
-    if (hsi_fmt_order(*cf, (hsi_fmt)f, order, sizeof order, &why) &&
+  for (int f = 1; f < F_COUNT && !*hf; f++) {
+    char order[128];
+    int64_t hw[MAXR];
+    int hwr;
+    if (hsi_formats[f].exported &&
+        !hsi_fmt_derive(*cf, shape, rank, (hsi_fmt)f, order, sizeof order,
+                        hw, &hwr) &&
         !strcmp(order, x->order))
       *hf = (hsi_fmt)f;
   }
@@ -389,10 +396,10 @@ static char *export_json(const xchain *x, const int64_t *shape, int rank,
   }
   /* No "name": that is the compiler's own identifier for the buffer. */
   if (!cJSON_AddItemToObject(e, "cpu_shape", int_array(shape, rank)) ||
-      (cf && !cJSON_AddStringToObject(e, "cpu_format", hsi_fmt_names[cf])) ||
+      (cf && !cJSON_AddStringToObject(e, "cpu_format", hsi_fmt_name(cf))) ||
       !cJSON_AddStringToObject(e, "cpu_dtype", lay_dtype_name(x->cpu_dt)) ||
       !cJSON_AddItemToObject(e, "hw_shape", int_array(x->hw, x->hw_rank)) ||
-      (hf && !cJSON_AddStringToObject(e, "hw_format", hsi_fmt_names[hf])) ||
+      (hf && !cJSON_AddStringToObject(e, "hw_format", hsi_fmt_name(hf))) ||
       !cJSON_AddStringToObject(e, "hw_dtype", lay_dtype_name(x->hw_dt)) ||
       !cJSON_AddNumberToObject(e, "scale_factor", x->scale) ||
       !cJSON_AddNumberToObject(e, "zero_point", x->zp) ||
@@ -444,7 +451,7 @@ char *lay_hsi_export(lay_ctx *ctx, const char *format, const int64_t *shape,
     goto done;
   }
   hsi_fmt cf, hf;
-  export_formats(ir, &x, &cf, &hf);
+  export_formats(ir, &x, shape, rank, &cf, &hf);
   if (!(text = export_json(&x, shape, rank, cf, hf, as_output)) ||
       !(out = malloc(strlen(text) + 2))) {
     lg_error_plain(err, LAY_E_NOMEM, NULL, "out of memory");

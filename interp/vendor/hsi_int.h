@@ -31,8 +31,19 @@
 
 typedef enum hsi_fmt {
   F_NONE = 0, /* absent */
-  F_NCHW, F_NHWC, F_AB, F_HCWNC4, F_HCWNC8, F_HCWNC16
-} hsi_fmt; /* ORDER: fmt_names */
+  F_NCHW, F_NHWC, F_AB, F_HCWNC4, F_HCWNC8, F_HCWNC16, F_NHW, F_NHC, F_NCH,
+  F_NC, F_NWC, F_CHW, F_HWC, F_NC4HW4, F_NC8HW8, F_NHWC4, F_NHWC8,
+  F_NHW16C4WC, F_NHW16WC4C, F_NH2HWC4C, F_NH2C4HWC, F_COUNT
+} hsi_fmt; /* ORDER: hsi_formats */
+
+/* One format string (hsi_format.c says where each comes from). */
+typedef struct hsi_format {
+  const char *name;  /* as AMD writes it */
+  const char *dims;  /* plain formats: one letter per CPU dim; else NULL */
+  const char *order; /* memory order: "h c/4 w n c%4" */
+  const char *shape; /* hw_shape: "h c/4 w n 4"; c^4: C rounded up to 4s */
+  int exported;      /* lay export may name it */
+} hsi_format;
 
 /* ---- Transformations ---------------------------------------------------- */
 
@@ -94,6 +105,7 @@ typedef struct pctx {
   const char *file;
   lay_error *err;
   lay_hsi *h;
+  int oom;            /* the error is out of memory */
 } pctx;
 
 #define JSON_MAX_DEPTH CJSON_NESTING_LIMIT /* cJSON's limit, 1000 levels */
@@ -107,18 +119,14 @@ typedef struct jfail {
 
 /* ---- hsi.c ---------------------------------------------------------------- */
 
-extern const char *const hsi_fmt_names[];   /* ORDER: hsi_fmt */
-extern const char *const hsi_fmt_dims[][4]; /* plain formats' dim names */
-extern const int hsi_fmt_rank[];
 extern const char *const hsi_op_names[];    /* ORDER: opk */
 
-int hsi_fmt_block(hsi_fmt f);
-hsi_fmt hsi_fmt_parse(const char *s);
 int hsi_is_float(lay_dtype t);
 void hsi_sb_shape(lg_strbuf *b, const int64_t *v, int n);
 const char *hsi_gnum(double v, char *buf);
 void hsi_sb_num(lg_strbuf *b, double v);
 int hsi_perr(pctx *p, const char *path, const char *fmt, ...) HSI_PRINTF(3, 4);
+int hsi_oom(pctx *p, const char *path);
 const char *hsi_jtype(const cJSON *j);
 int hsi_add_issue(lay_hsi *h, tensor *t, int fatal, const char *fmt, ...)
     HSI_PRINTF(4, 5);
@@ -140,13 +148,27 @@ int64_t hsi_prod(const int64_t *v, int n, int *ovf);
 int hsi_same_shape(const int64_t *a, int na, const int64_t *b, int nb);
 void hsi_shape_str(char *buf, size_t cap, const int64_t *v, int n);
 
+/* ---- hsi_format.c --------------------------------------------------------- */
+
+extern const hsi_format hsi_formats[]; /* ORDER: hsi_fmt */
+const char *hsi_fmt_name(hsi_fmt f);
+hsi_fmt hsi_fmt_parse(const char *s);
+const char *hsi_fmt_list(char *buf, size_t cap);
+int hsi_fmt_rank(hsi_fmt f);    /* entries of its hw_shape */
+int hsi_fmt_blocked(hsi_fmt f); /* it splits a dimension into blocks */
+const char *hsi_fmt_dim(hsi_fmt f, int i, char *buf);
+/* cpu_format cf with cpu_shape cpu[0..rank) -> hw_format hf: the memory
+** order as lay text "[h, c/4, w, n, c%4]" into order, the hw_shape it
+** declares into hw[0..*hwr). NULL, or why it cannot be derived. */
+const char *hsi_fmt_derive(hsi_fmt cf, const int64_t *cpu, int rank,
+                           hsi_fmt hf, char *order, size_t cap, int64_t *hw,
+                           int *hwr);
+
 /* ---- hsi_entry.c ---------------------------------------------------------- */
 
 const char *hsi_zp_fault(double z, lay_dtype t, char *buf, size_t cap);
 int hsi_implied_value(lay_hsi *h, tensor *t, const char *path, op *o,
                       int record);
-const char *hsi_fmt_order(hsi_fmt cf, hsi_fmt hf, char *buf, size_t cap,
-                          const char **why);
 void hsi_invert_op(const op *o, op *r);
 int hsi_read_tensor(pctx *p, const cJSON *j, int output, int index,
                     tensor *t);

@@ -299,7 +299,8 @@ static int case_xq(int in_side, double scale, double zp, const char *type,
 }
 
 /* ann_q CPU HW SCALE ZP IN EXPECTED: NCHW [1,3,5,6] -> HCWNC4 [5,1,6,1,4]
-** with the value rule of scale_factor and zero_point. */
+** with the value rule of scale_factor and zero_point (equal 1-byte types:
+** a copy). */
 static int case_ann_q(const char *ct, const char *ht, double scale,
                       double zp, const char *in, const char *ex) {
   int64_t N = 1, C = 3, H = 5, W = 6, n = N * C * H * W, hwn = H * W * N * 4;
@@ -326,7 +327,11 @@ static int case_ann_q(const char *ct, const char *ht, double scale,
       for (int64_t w = 0; w < W; w++) {
         int64_t k = hcwnc(4, N, C, W, 0, c, h, w);
         double x = v[(c * H + h) * W + w];
-        if (hw_float) { /* dequantize */
+        if (!strcmp(ct, ht)) { /* equal types: copied, never rescaled
+                                   (AMD: the scale converts between
+                                   cpu_dtype and hw_dtype; VART's demo) */
+          y[k] = (unsigned char)(int)x;
+        } else if (hw_float) { /* dequantize */
           float f = (float)((x - zp) * scale);
           memcpy(y + 4 * k, &f, 4);
         } else {

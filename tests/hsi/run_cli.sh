@@ -103,6 +103,8 @@ fp32  int8  0.1   -5
 fp32  uint8 0.003 3
 int8  uint8 1     128
 int8  int8  0.5   0
+int8  int8  0.25  0
+uint8 uint8 0.5   3
 uint8 int8  1     -128
 int8  fp32  0.1   -5
 uint8 fp32  0.25  3

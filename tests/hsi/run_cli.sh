@@ -110,6 +110,57 @@ int8  fp32  0.1   -5
 uint8 fp32  0.25  3
 ANN
 
+# Every format string of AMD's tools and VART (hsi_format.c), against
+# hsi_ref's index formulas: pack CPU -> NPU, and unpack back to the input.
+# cpu_format  hw_format  N C H W
+while read -r cf hf dn dc dh dw; do
+  c="fmt-$cf-$hf"
+  hs=$("$REF" fmt "$cf" "$hf" "$dn" "$dc" "$dh" "$dw" "$W/$c.in" "$W/$c.want") ||
+    { bad "$c: reference"; continue; }
+  cs=
+  for l in $(echo "$cf" | sed 's/./& /g'); do
+    case $l in N) v=$dn ;; C) v=$dc ;; H) v=$dh ;; W) v=$dw ;; esac
+    cs="$cs${cs:+,}$v"
+  done
+  printf '{"inputs": [{"cpu_shape": [%s], "cpu_format": "%s", "cpu_dtype": "uint8", "hw_shape": %s, "hw_format": "%s", "hw_dtype": "uint8"}], "outputs": []}\n' \
+    "$cs" "$cf" "$hs" "$hf" >"$W/$c.json"
+  rm -f "$W/$c.got" "$W/$c.back"
+  "$TOOL" pack --hsi "$W/$c.json" --input 0 -i "$W/$c.in" -o "$W/$c.got" \
+    2>"$W/stderr" || { bad "$c: $(cat "$W/stderr")"; continue; }
+  cmp -s "$W/$c.got" "$W/$c.want" || bad "$c: bytes differ from the reference"
+  "$TOOL" unpack --hsi "$W/$c.json" --input 0 -i "$W/$c.want" \
+    -o "$W/$c.back" 2>"$W/stderr" || { bad "$c unpack: $(cat "$W/stderr")"; continue; }
+  cmp -s "$W/$c.back" "$W/$c.in" || bad "$c: unpack does not give the input"
+done <<'FMT'
+NCHW NCHW     2 3 4 5
+NCHW NHWC     2 3 4 5
+NHWC NCHW     2 3 4 5
+NCHW HCWNC4   1 6 3 5
+NHWC HCWNC8   1 5 3 4
+NCHW HCWNC16  1 17 2 3
+NHW  NHW      2 1 3 4
+NHWC NHC      2 3 4 5
+NCHW NHC      2 3 4 5
+NHC  NHC      2 3 4 1
+NHWC NCH      2 3 4 5
+NCH  NCH      2 3 4 1
+NCHW NC       3 7 1 1
+NC   NC       3 7 1 1
+NHWC NWC      2 3 1 5
+NWC  NWC      2 3 1 5
+CHW  CHW      1 3 4 5
+CHW  HWC      1 3 4 5
+HWC  CHW      1 3 4 5
+NCHW NC4HW4   2 6 3 5
+NHWC NC8HW8   1 9 2 3
+NHWC NHWC4    2 3 4 5
+NCHW NHWC8    1 9 2 3
+NHWC NHW16C4WC 2 5 3 18
+NCHW NHW16WC4C 1 5 2 17
+NHWC NH2HWC4C 1 5 3 4
+NHWC NH2C4HWC 2 6 4 3
+FMT
+
 # A wrong input size: one line, exit 1, no output.
 rm -f "$W/x.bin"
 "$TOOL" pack --hsi seed_transform.json --input 0 -i /dev/null -o "$W/x.bin" \

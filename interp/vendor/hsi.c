@@ -205,25 +205,66 @@ int hsi_get_string(pctx *p, const cJSON *o, const char *path,
 }
 
 /* 1 present, 0 absent, -1 error. */
+/* A note of the entry being read (none outside an entry). */
+static void note(pctx *p, const char *path, const char *key,
+                 const char *text) {
+  if (p->t) hsi_add_issue(p->h, p->t, 0, "%s.%s: %s", path, key, text);
+}
+
+/* The number j holds: a JSON number or, with a note, a string holding one
+** ("3", "0.25": some tools write them so). *d its value; when written as
+** an integer literal, *iv its exact value (cJSON's double is not exact
+** above 2^53) and *isint 1. 0; -1 when j holds no number; -2 for an
+** integer literal outside the 64-bit range. */
+static int read_num(pctx *p, const cJSON *j, const char *path,
+                    const char *key, double *d, int64_t *iv, int *isint) {
+  const char *txt = j->valuestring; /* a number's token: hsi_json_mark */
+  *isint = 0;
+  if (cJSON_IsNumber(j)) {
+    *d = j->valuedouble;
+  } else if (cJSON_IsString(j) && txt && (*txt == '-' || isdigit((unsigned char)*txt)) &&
+             !txt[strspn(txt, "0123456789+-.eE")]) {
+    char *e;
+    *d = strtod(txt, &e);
+    if (*e) return -1;
+    char msg[120];
+    snprintf(msg, sizeof msg, "the number \"%.40s\" is written as a string; "
+             "read as a number", txt);
+    note(p, path, key, msg);
+  } else {
+    return -1;
+  }
+  if (txt && txt[strspn(txt, "-0123456789")] == '\0') {
+    errno = 0;
+    long long v = strtoll(txt, NULL, 10);
+    if (errno == ERANGE) return -2;
+    *iv = v;
+    *isint = 1;
+  }
+  return 0;
+}
+
 int hsi_get_number(pctx *p, const cJSON *o, const char *path,
                       const char *key, int required, double *out) {
-  int fail = 0;
+  int fail = 0, isint;
+  int64_t iv;
   const cJSON *j = hsi_field(p, o, path, key, required, &fail);
   if (fail) return -1;
   if (!j) return 0;
-  if (!cJSON_IsNumber(j))
+  double d = 0;
+  int r = read_num(p, j, path, key, &d, &iv, &isint);
+  if (r == -1)
     return hsi_perrf(p, path, key, "must be a number, not %s", hsi_jtype(j));
-  if (!isfinite(j->valuedouble))
+  if (r == -2 || !isfinite(d))
     return hsi_perrf(p, path, key, "is not a finite number");
-  *out = j->valuedouble;
+  *out = d;
   return 1;
 }
 
-/* An array of integers >= lo into v[0..*n); at most cap entries. */
 int hsi_get_ints(pctx *p, const cJSON *o, const char *path, const char *key,
                     int64_t lo, int64_t *v, int *n, int cap) {
   char nb[32];
-  int fail = 0;
+  int fail = 0, isint;
   const cJSON *j = hsi_field(p, o, path, key, 1, &fail);
   if (fail) return -1;
   if (!cJSON_IsArray(j))
@@ -236,15 +277,24 @@ int hsi_get_ints(pctx *p, const cJSON *o, const char *path, const char *key,
       return hsi_perrf(p, path, key, "has more than %d entries", cap);
     char ek[80];
     snprintf(ek, sizeof ek, "%s[%d]", key, k);
-    if (!cJSON_IsNumber(e))
+    double d = 0;
+    int64_t iv = 0;
+    int r = read_num(p, e, path, ek, &d, &iv, &isint);
+    if (r == -1)
       return hsi_perrf(p, path, ek, "must be an integer, not %s", hsi_jtype(e));
-    double d = e->valuedouble;
-    if (!isfinite(d) || d != floor(d) || fabs(d) > MAX_INT)
-      return hsi_perrf(p, path, ek, "must be an integer, not %s", hsi_gnum(d, nb));
-    if (d < (double)lo)
+    if (r == -2)
+      return hsi_perrf(p, path, ek, "must be an integer in the 64-bit range, "
+                       "not %.40s", e->valuestring);
+    if (!isint) { /* 3.0, 1e3: exact only up to 2^53 */
+      if (!isfinite(d) || d != floor(d) || fabs(d) > MAX_INT)
+        return hsi_perrf(p, path, ek, "must be an integer, not %s",
+                         hsi_gnum(d, nb));
+      iv = (int64_t)d;
+    }
+    if (iv < lo)
       return hsi_perrf(p, path, ek, "must be at least %lld, not %lld",
-                   (long long)lo, (long long)d);
-    v[k++] = (int64_t)d;
+                   (long long)lo, (long long)iv);
+    v[k++] = iv;
   }
   if (k == 0) return hsi_perrf(p, path, key, "is empty");
   *n = k;
@@ -256,6 +306,19 @@ int hsi_get_dtype(pctx *p, const cJSON *o, const char *path,
   const char *s;
   if (hsi_get_string(p, o, path, key, 1, &s)) return -1;
   *out = lay_dtype_parse(s);
+  if (*out == LAY_DT_NONE && strlen(s) < 32) {
+    /* VART writes its DataType names in upper case: FLOAT32, BF16, INT8. */
+    char low[32], msg[120];
+    size_t i = 0;
+    for (; s[i]; i++) low[i] = (char)tolower((unsigned char)s[i]);
+    low[i] = '\0';
+    *out = lay_dtype_parse(low);
+    if (*out != LAY_DT_NONE) {
+      snprintf(msg, sizeof msg, "dtype '%s' read as %s (case ignored)", s,
+               lay_dtype_name(*out));
+      note(p, path, key, msg);
+    }
+  }
   if (*out == LAY_DT_NONE)
     return hsi_perrf(p, path, key,
                  "unknown dtype '%s' (expected fp32, fp16, bf16, int8, "
@@ -375,7 +438,7 @@ lay_status lay_hsi_parse(const char *json, size_t len, const char *file,
                         lay_hsi **out, lay_error *err) {
   if (err) memset(err, 0, sizeof *err);
   if (out) *out = NULL;
-  pctx p = {file ? file : "<json>", err, NULL, 0};
+  pctx p = {file ? file : "<json>", err, NULL, 0, NULL};
   if (len > LAY_HSI_MAX_JSON) {
     size_error(p.file, len, err);
     return LAY_E_LIMIT;
@@ -404,6 +467,11 @@ lay_status lay_hsi_parse(const char *json, size_t len, const char *file,
     goto done;
   }
   if (hsi_dup_keys(&p, root, path, sizeof path)) goto done;
+  if (hsi_json_mark(root, json, len)) {
+    st = LAY_E_NOMEM;
+    hsi_perr(&p, "report", "out of memory");
+    goto done;
+  }
   if (!cJSON_IsObject(root)) {
     hsi_perr(&p, "report", "must be a JSON object, not %s", hsi_jtype(root));
     goto done;

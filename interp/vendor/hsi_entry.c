@@ -813,6 +813,8 @@ int hsi_read_tensor(pctx *p, const cJSON *j, int output, int index,
   t->index = index;
   snprintf(t->def, sizeof t->def, "%s%d", output ? "output" : "input", index);
   const cJSON *chain = NULL;
+  p->t = t;
+  t->at = hsi_json_at(j);
   if (read_fields(p, j, path, t, &chain)) return -1;
   if (shape_overflows(p, t, path)) return 0; /* no definition */
   return chain ? chain_entry(p, t, path, chain)

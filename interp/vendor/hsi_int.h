@@ -68,6 +68,7 @@ typedef struct op {
 
 typedef struct tensor {
   int output, index;          /* outputs[index] or inputs[index] */
+  size_t at;                  /* its '{' in the JSON text */
   char *name, *tensor_name;   /* optional fields, or NULL */
   char def[32];               /* "input0" */
   int rank;                   /* cpu_shape */
@@ -106,6 +107,7 @@ typedef struct pctx {
   lay_error *err;
   lay_hsi *h;
   int oom;            /* the error is out of memory */
+  struct tensor *t;   /* the entry being read (its notes), or NULL */
 } pctx;
 
 #define JSON_MAX_DEPTH CJSON_NESTING_LIMIT /* cJSON's limit, 1000 levels */
@@ -178,5 +180,9 @@ int hsi_read_tensor(pctx *p, const cJSON *j, int output, int index,
 int hsi_json_scan(const char *s, size_t n, jfail *f);
 void hsi_json_pos(const char *json, size_t len, size_t off, lay_error *e);
 int hsi_dup_keys(pctx *p, const cJSON *j, char *path, size_t cap);
+/* Give every number node its text (valuestring) and every object its
+** offset (hsi_json_at); -1 when out of memory. */
+int hsi_json_mark(cJSON *root, const char *json, size_t len);
+size_t hsi_json_at(const cJSON *j);
 
 #endif /* LI_HSI_INT_H */

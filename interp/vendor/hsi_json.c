@@ -302,3 +302,67 @@ int hsi_dup_keys(pctx *p, const cJSON *j, char *path, size_t cap) {
   return 0;
 }
 
+
+/* ---- Where each value was written ----------------------------------------- */
+
+/* cJSON keeps neither a number's text (it holds a double: 9007199254740993
+** becomes ...992) nor where a value was. Both are recovered here from the
+** text, which json_scan has found strict: numbers and objects appear in
+** the text in the order of a pre-order walk of the tree, so the k-th
+** number token is the k-th number node, and the k-th '{' the k-th object.
+** A number node gets its token as valuestring (which cJSON_Delete frees);
+** an object its byte offset in valueint (unused by cJSON for objects). */
+
+typedef struct jcursor {
+  const char *s;
+  size_t n, num, obj; /* the text; where the next number and '{' are sought */
+} jcursor;
+
+/* The offset of the next number token (kind 'n') or '{' (kind 'o') at or
+** after *at, outside strings; n when there is none. */
+static size_t next_token(const char *s, size_t n, size_t at, char kind) {
+  int in_str = 0;
+  /* `at` is never inside a string: it follows a token of the same kind. */
+  for (size_t i = at; i < n; i++) {
+    char c = s[i];
+    if (in_str) {
+      if (c == '\\') i++;
+      else if (c == '"') in_str = 0;
+    } else if (c == '"') {
+      in_str = 1;
+    } else if (kind == 'o' && c == '{') {
+      return i;
+    } else if (kind == 'n' && (c == '-' || is_digit(c))) {
+      return i;
+    }
+  }
+  return n;
+}
+
+static int mark(cJSON *j, jcursor *c) {
+  if (cJSON_IsNumber(j)) {
+    size_t i = next_token(c->s, c->n, c->num, 'n'), e = i;
+    while (e < c->n && (is_digit(c->s[e]) || strchr("+-.eE", c->s[e]))) e++;
+    if (!(j->valuestring = malloc(e - i + 1))) return -1;
+    memcpy(j->valuestring, c->s + i, e - i);
+    j->valuestring[e - i] = '\0';
+    c->num = e;
+  } else if (cJSON_IsObject(j)) {
+    size_t i = next_token(c->s, c->n, c->obj, 'o');
+    j->valueint = (int)i;
+    c->obj = i + 1;
+  }
+  for (cJSON *k = j->child; k; k = k->next)
+    if (mark(k, c)) return -1;
+  return 0;
+}
+
+int hsi_json_mark(cJSON *root, const char *json, size_t len) {
+  jcursor c = {json, len, 0, 0};
+  return mark(root, &c);
+}
+
+/* The offset of object j in the text (hsi_json_mark). */
+size_t hsi_json_at(const cJSON *j) {
+  return j && cJSON_IsObject(j) && j->valueint > 0 ? (size_t)j->valueint : 0;
+}

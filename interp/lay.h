@@ -310,7 +310,11 @@ LAY_API char *lay_hsi_spec(const lay_hsi *h, const char *ns);
 LAY_API char *lay_hsi_spec_header(const lay_hsi *h, const char *ns);
 LAY_API char *lay_hsi_spec_entry(const lay_hsi *h, int output, int index);
 
-/* Compile lay_hsi_spec(h, ns) into ctx (names must not clash). */
+/* Compile lay_hsi_spec(h, ns) into ctx (names must not clash). An entry
+** whose text lay refuses (a slice keeping only padding, ...) becomes a
+** fatal issue of that entry, with its JSON path and line:col, and is left
+** out; the other entries are loaded. A field that cannot be read already
+** made its entry unusable in lay_hsi_parse, never the report. */
 LAY_API lay_status lay_hsi_load(const lay_hsi *h, lay_ctx *ctx,
                                 const char *ns, lay_error *err);
 /* Read the report at `path` and load it into ctx under namespace ns. */

@@ -300,11 +300,6 @@ int cli_hsi_run(int pack, const char *hsi_file, const char *which,
              lay_hsi_count(h, output) == 1 ? "y" : "ies");
     goto done;
   }
-  const lay_hsi_issue *is = lay_hsi_entry_issue(h, output, idx);
-  if (is) {
-    cli_fail("%s: %s", hsi_file, is->text);
-    goto done;
-  }
   if (!ctx) {
     if (lay_ctx_new(&own, &err)) {
       cli_print_error(&err);
@@ -314,6 +309,12 @@ int cli_hsi_run(int pack, const char *hsi_file, const char *which,
   }
   if (lay_hsi_load(h, ctx, NS, &err)) {
     cli_print_error(&err);
+    goto done;
+  }
+  /* After the load: an entry whose text does not compile is one too. */
+  const lay_hsi_issue *is = lay_hsi_entry_issue(h, output, idx);
+  if (is) {
+    cli_fail("%s: %s", hsi_file, is->text);
     goto done;
   }
   lay_hsi_info inf;

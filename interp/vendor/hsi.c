@@ -417,13 +417,18 @@ static lay_status json_fail(pctx *p, const char *json, size_t len,
 ** makes that entry unusable, not the report: its error becomes a fatal
 ** issue of the entry (`--check` lists it; the entry is not defined) and
 ** the other entries are read. -1 only when out of memory. */
-static int read_entry(pctx *p, const cJSON *e, int o, int i, tensor *t) {
+static int read_entry(pctx *p, const cJSON *e, int o, int i, tensor *t,
+                      const char *json, size_t len) {
   lay_error ee;
   memset(&ee, 0, sizeof ee);
   pctx q = *p;
   q.err = &ee;
   q.oom = 0;
-  if (!hsi_read_tensor(&q, e, o, i, t)) return 0;
+  int bad = hsi_read_tensor(&q, e, o, i, t);
+  hsi_json_pos(json, len, t->at, &ee); /* where the entry starts */
+  t->line = ee.line;
+  t->col = ee.col;
+  if (!bad) return 0;
   if (q.oom || hsi_add_issue(p->h, t, 1, "%s", ee.message)) {
     if (p->err) lg_error_plain(p->err, LAY_E_NOMEM, p->file, "out of memory");
     return -1;
@@ -508,7 +513,7 @@ lay_status lay_hsi_parse(const char *json, size_t len, const char *file,
     const cJSON *e;
     cJSON_ArrayForEach(e, arr) {
       h->n[o] = i + 1; /* so that lay_hsi_free frees what was read */
-      if (read_entry(&p, e, o, i, &h->t[o][i])) {
+      if (read_entry(&p, e, o, i, &h->t[o][i], json, len)) {
         st = LAY_E_NOMEM;
         goto done;
       }
@@ -640,21 +645,63 @@ char *lay_hsi_spec(const lay_hsi *h, const char *ns) {
   return lg_sb_take(&b);
 }
 
+/* The entry whose text holds line `line` of lay_hsi_spec(h, ns); NULL for
+** the header or when out of memory. */
+static tensor *entry_at_line(const lay_hsi *h, const char *ns, int line) {
+  char *head = lay_hsi_spec_header(h, ns);
+  if (!head) return NULL;
+  int at = 1;
+  for (const char *c = head; *c; c++) at += *c == '\n';
+  free(head);
+  for (int o = 0; o < 2; o++)
+    for (int i = 0; i < h->n[o]; i++) {
+      lg_strbuf b = {0};
+      sb_entry(&b, &h->t[o][i]);
+      char *text = lg_sb_take(&b);
+      if (!text) return NULL;
+      int n = 0;
+      for (const char *c = text; *c; c++) n += *c == '\n';
+      free(text);
+      if (line < at + n) return &h->t[o][i];
+      at += n;
+    }
+  return NULL;
+}
+
+/* The generated text of an entry may still fail to compile (lay refuses
+** what the report's fields allow: a slice that keeps only padding). Such
+** an error is not the user's text: it becomes a fatal issue of its entry,
+** with the entry's JSON path and line:col, and the load is retried
+** without it, so that the other entries work. The report records the
+** issue (h is const for its readers; this is its own bookkeeping). */
 lay_status lay_hsi_load(const lay_hsi *h, lay_ctx *ctx, const char *ns,
                        lay_error *err) {
-  char *text = lay_hsi_spec(h, ns);
-  if (!text) {
-    if (err) {
-      memset(err, 0, sizeof *err);
-      err->code = LAY_E_NOMEM;
-      snprintf(err->message, sizeof err->message, "out of memory");
-    }
-    return LAY_E_NOMEM;
-  }
+  lay_error e;
+  lay_status st;
   char name[300];
-  snprintf(name, sizeof name, "%s.lay", h->file);
-  lay_status st = lay_ctx_load_string(ctx, name, text, strlen(text), err);
-  free(text);
+  snprintf(name, sizeof name, "%s.lay", h ? h->file : "<json>");
+  for (;;) {
+    char *text = lay_hsi_spec(h, ns);
+    if (!text) {
+      lg_error_plain(&e, LAY_E_NOMEM, NULL, "out of memory");
+      st = LAY_E_NOMEM;
+      break;
+    }
+    st = lay_ctx_load_string(ctx, name, text, strlen(text), &e);
+    free(text);
+    /* A name clash is the context's, not the entry's: it stays an error. */
+    if (!st || st == LAY_E_NAME || st == LAY_E_NOMEM || e.line <= 0 ||
+        strcmp(e.file, name))
+      break;
+    tensor *t = entry_at_line(h, ns, e.line);
+    if (!t || t->fatal) break;
+    if (hsi_add_issue((lay_hsi *)h, t, 1,
+                      "%s[%d]: %s (the entry at line %d, column %d)",
+                      t->output ? "outputs" : "inputs", t->index, e.message,
+                      t->line, t->col))
+      break;
+  }
+  if (err) *err = e;
   return st;
 }
 

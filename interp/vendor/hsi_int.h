@@ -69,6 +69,7 @@ typedef struct op {
 typedef struct tensor {
   int output, index;          /* outputs[index] or inputs[index] */
   size_t at;                  /* its '{' in the JSON text */
+  int line, col;              /* ... as line:col */
   char *name, *tensor_name;   /* optional fields, or NULL */
   char def[32];               /* "input0" */
   int rank;                   /* cpu_shape */

@@ -161,6 +161,13 @@ NHWC NH2HWC4C 1 5 3 4
 NHWC NH2C4HWC 2 6 4 3
 FMT
 
+# An entry whose generated text does not compile (m57: a slice keeping only
+# padding) is unusable with its JSON path and line:col; the other runs.
+printf '\001\002' >"$W/m57.in"
+"$TOOL" pack --hsi bad/m57_slice_only_pad.json --input 1 -i "$W/m57.in" \
+  -o "$W/m57.got" 2>"$W/stderr" && cmp -s "$W/m57.in" "$W/m57.got" ||
+  bad "m57 inputs[1]: $(cat "$W/stderr")"
+
 # A wrong input size: one line, exit 1, no output.
 rm -f "$W/x.bin"
 "$TOOL" pack --hsi seed_transform.json --input 0 -i /dev/null -o "$W/x.bin" \

@@ -76,6 +76,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glob.h>
+#include <sys/stat.h>
 
 /* ---- Formats: hsi_format.c ----------------------------------------------- */
 
@@ -385,6 +387,7 @@ void lay_hsi_free(lay_hsi *h) {
     free(h->t[o]);
   }
   free(h->issues);
+  free(h->file);
   free(h);
 }
 
@@ -486,7 +489,11 @@ lay_status lay_hsi_parse(const char *json, size_t len, const char *file,
     hsi_perr(&p, "report", "out of memory");
     goto done;
   }
-  h->file = p.file;
+  if (!(h->file = strdup(p.file))) {
+    st = LAY_E_NOMEM;
+    hsi_perr(&p, "report", "out of memory");
+    goto done;
+  }
   p.h = h;
   static const char *const keys[2] = {"inputs", "outputs"};
   for (int o = 0; o < 2; o++) {
@@ -570,6 +577,7 @@ int lay_hsi_info_get(const lay_hsi *h, int output, int index, lay_hsi_info *out)
   memcpy(out->hw_shape, t->hw, sizeof out->hw_shape);
   out->cpu_dtype = t->cpu_dt;
   out->hw_dtype = t->hw_dt;
+  out->frames = t->frames ? t->frames : 1;
   return 0;
 }
 
@@ -705,15 +713,59 @@ lay_status lay_hsi_load(const lay_hsi *h, lay_ctx *ctx, const char *ns,
   return st;
 }
 
+/* A compile cache folder holds its report(s) at
+** vaiml_par_N/0/flexmlrt-hsi.json (one per partition). */
+char *lay_hsi_locate(const char *path, lay_error *err) {
+  struct stat sb;
+  if (!path || stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
+    char *r = path ? strdup(path) : NULL;
+    if (!r) lg_error_plain(err, path ? LAY_E_NOMEM : LAY_E_ARG, path,
+                           path ? "out of memory" : "no report file");
+    return r;
+  }
+  size_t n = strlen(path);
+  char *pat = malloc(n + 48);
+  if (!pat) {
+    lg_error_plain(err, LAY_E_NOMEM, path, "out of memory");
+    return NULL;
+  }
+  snprintf(pat, n + 48, "%s/flexmlrt-hsi.json", path);
+  if (!stat(pat, &sb) && S_ISREG(sb.st_mode)) return pat;
+  snprintf(pat, n + 48, "%s/vaiml_par_*/0/flexmlrt-hsi.json", path);
+  glob_t g;
+  int rc = glob(pat, 0, NULL, &g);
+  char *r = NULL;
+  if (rc == 0 && g.gl_pathc == 1) {
+    if (!(r = strdup(g.gl_pathv[0])))
+      lg_error_plain(err, LAY_E_NOMEM, path, "out of memory");
+  } else if (rc == 0) {
+    lg_error_plain(err, LAY_E_ARG, path,
+                   "%zu reports in the compile cache (%s, %s, ...); give "
+                   "one of them", (size_t)g.gl_pathc, g.gl_pathv[0],
+                   g.gl_pathv[1]);
+  } else {
+    lg_error_plain(err, LAY_E_IO, path,
+                   "a folder without flexmlrt-hsi.json or "
+                   "vaiml_par_*/0/flexmlrt-hsi.json");
+  }
+  if (rc == 0) globfree(&g);
+  free(pat);
+  return r;
+}
+
 lay_status lay_hsi_read(const char *path, lay_hsi **out, lay_error *err) {
   if (out) *out = NULL;
   if (!path || !out) {
     lg_error_plain(err, LAY_E_ARG, path ? path : "", "no report file");
     return LAY_E_ARG;
   }
+  char *own = lay_hsi_locate(path, err);
+  if (!own) return err ? err->code : LAY_E_IO;
+  path = own;
   FILE *f = fopen(path, "rb");
   if (!f) {
     lg_error_plain(err, LAY_E_IO, path, "cannot open: %s", strerror(errno));
+    free(own);
     return LAY_E_IO;
   }
   /* Read at most one byte past the limit: a larger file is not read whole. */
@@ -744,6 +796,7 @@ lay_status lay_hsi_read(const char *path, lay_hsi **out, lay_error *err) {
                        out, err);
   }
   free(buf);
+  free(own);
   return st;
 }
 

@@ -591,6 +591,42 @@ static int shape_overflows(pctx *p, tensor *t, const char *path) {
 }
 
 /* An entry without rt_transformations: the annotation is its definition. */
+/* Device batching (seed 000: "the N slot in HCWNC4 HW metadata stays 1
+** for each buffer; device batching is expressed as multiple NpuTensor
+** objects (one per frame), not as N > 1 inside a single HW shape"): when
+** cpu_shape's N > 1 does not give hw_shape but N = 1 does, the entry is N
+** frame buffers of one frame each; t->cpu holds one frame and t->frames
+** N. 1 when that is so, 0 when not (ok: the whole tensor already gives
+** hw_shape), -1 out of memory. */
+static int frames(pctx *p, tensor *t, const char *path, const op *value,
+                  int ok) {
+  const char *dims = t->cpu_fmt ? hsi_formats[t->cpu_fmt].dims : NULL;
+  const char *n = dims ? strchr(dims, 'n') : NULL;
+  if (ok || !n || (int)strlen(dims) != t->rank) return 0;
+  int ni = (int)(n - dims);
+  int64_t N = t->cpu[ni], ahw[MAXR];
+  int ahr = 0;
+  const char *why = NULL;
+  if (N <= 1) return 0;
+  t->cpu[ni] = 1;
+  char *one = annotation_text(t, t->def, ahw, &ahr, &why, value);
+  if (!one && !why) return hsi_oom(p, path);
+  if (!one || !hsi_same_shape(ahw, ahr, t->hw, t->hw_rank)) {
+    free(one);
+    t->cpu[ni] = N;
+    return 0;
+  }
+  free(t->spec);
+  t->spec = one;
+  t->frames = N;
+  hsi_add_issue(p->h, t, 0,
+                "%s.cpu_shape: N = %lld with a hw_shape of one frame: %lld "
+                "frame buffers (one NPU buffer per frame, as VART's "
+                "NpuTensor per frame)",
+                path, (long long)N, (long long)N);
+  return 1;
+}
+
 static int annotation_entry(pctx *p, tensor *t, const char *path) {
   char sh[200], sh2[200];
   int64_t ahw[MAXR];
@@ -601,6 +637,9 @@ static int annotation_entry(pctx *p, tensor *t, const char *path) {
   t->spec = annotation_text(t, t->def, ahw, &ahr, &why,
                             has_value ? &value : NULL);
   if (!t->spec && !why) return hsi_oom(p, path);
+  int fr = frames(p, t, path, has_value ? &value : NULL,
+                  t->spec && hsi_same_shape(ahw, ahr, t->hw, t->hw_rank));
+  if (fr) return fr < 0 ? -1 : 0;
   if (!t->spec) {
     hsi_shape_str(sh, sizeof sh, t->cpu, t->rank);
     return hsi_perrf(p, path, "hw_format", "cannot derive %s from %s %s: %s",

@@ -70,6 +70,7 @@ typedef struct tensor {
   int output, index;          /* outputs[index] or inputs[index] */
   size_t at;                  /* its '{' in the JSON text */
   int line, col;              /* ... as line:col */
+  int64_t frames;             /* 0; N: cpu holds one of N frames */
   char *name, *tensor_name;   /* optional fields, or NULL */
   char def[32];               /* "input0" */
   int rank;                   /* cpu_shape */
@@ -94,7 +95,7 @@ typedef struct tensor {
 } tensor;
 
 struct lay_hsi {
-  const char *file;     /* for errors */
+  char *file;           /* for errors (a copy) */
   int n[2];             /* inputs, outputs */
   tensor *t[2];
   int nissues, capissues;

@@ -23,7 +23,7 @@
 ** runs the annotation form NCHW [1,3,5,6] -> HCWNC4 with AMD's meaning of
 ** scale_factor and zero_point: quantize to an integer hw type (from fp32
 ** or an integer CPU type), dequantize from an integer CPU type to fp32.
-**   hsi_ref fmt CPU_FORMAT HW_FORMAT N C H W INPUT_FILE EXPECTED_FILE
+**   hsi_ref fmt CPU_FORMAT HW_FORMAT N C H W INPUT_FILE EXPECTED_FILE [SEED]
 ** one uint8 tensor of the dims CPU_FORMAT names (N, C, H, W; a dim it
 ** does not name is 1) in the buffer of HW_FORMAT, each format's index
 ** formula written from AMD's docs and VART's code (vart_npu_tensor.hpp's
@@ -464,7 +464,9 @@ int main(int argc, char **argv) {
   if (argc == 7 && (!strcmp(argv[1], "xq_in") || !strcmp(argv[1], "xq_out")))
     return case_xq(!strcmp(argv[1], "xq_in"), atof(argv[2]), atof(argv[3]),
                    argv[4], argv[5], argv[6]);
-  if (argc == 10 && !strcmp(argv[1], "fmt"))
+  if (argc == 11 && !strcmp(argv[1], "fmt")) /* a SEED after: other data */
+    rng ^= (uint64_t)atoll(argv[10]) * 0x2545f4914f6cdd1dull;
+  if ((argc == 10 || argc == 11) && !strcmp(argv[1], "fmt"))
     return case_fmt(argv[2], argv[3], atoll(argv[4]), atoll(argv[5]),
                     atoll(argv[6]), atoll(argv[7]), argv[8], argv[9]);
   if (argc == 8 && !strcmp(argv[1], "ann_q"))

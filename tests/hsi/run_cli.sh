@@ -168,6 +168,65 @@ printf '\001\002' >"$W/m57.in"
   -o "$W/m57.got" 2>"$W/stderr" && cmp -s "$W/m57.in" "$W/m57.got" ||
   bad "m57 inputs[1]: $(cat "$W/stderr")"
 
+# Device batching (seed 000: one NPU buffer per frame, N = 1 in hw_shape):
+# cpu [2,3,2,2] NCHW with hw_shape [2,1,2,1,4] HCWNC4 is two frames. The
+# reference: each frame packed on its own (hsi_ref, other data per seed).
+"$REF" fmt NCHW HCWNC4 1 3 2 2 "$W/f0.in" "$W/f0.want" 1 >/dev/null &&
+"$REF" fmt NCHW HCWNC4 1 3 2 2 "$W/f1.in" "$W/f1.want" 2 >/dev/null ||
+  bad "frames: reference"
+cat "$W/f0.in" "$W/f1.in" >"$W/f.in"
+cat "$W/f0.want" "$W/f1.want" >"$W/f.want"
+cmp -s "$W/f0.in" "$W/f1.in" && bad "frames: the two frames are equal"
+printf '{"inputs": [{"tensor_name": "img", "cpu_shape": [2, 3, 2, 2], "cpu_format": "NCHW", "cpu_dtype": "uint8", "hw_shape": [2, 1, 2, 1, 4], "hw_format": "HCWNC4", "hw_dtype": "uint8"}], "outputs": []}\n' >"$W/frames.json"
+# No --input: the report's only input. All frames, one after another.
+"$TOOL" pack --hsi "$W/frames.json" -i "$W/f.in" -o "$W/f.got" 2>"$W/stderr" &&
+  cmp -s "$W/f.got" "$W/f.want" || bad "frames pack: $(cat "$W/stderr")"
+"$TOOL" pack --hsi "$W/frames.json" --frame 1 -i "$W/f.in" -o "$W/f.got" \
+  2>"$W/stderr" && cmp -s "$W/f.got" "$W/f1.want" ||
+  bad "frames pack --frame 1: $(cat "$W/stderr")"
+"$TOOL" unpack --hsi "$W/frames.json" --input img -i "$W/f.want" \
+  -o "$W/f.got" 2>"$W/stderr" && cmp -s "$W/f.got" "$W/f.in" ||
+  bad "frames unpack: $(cat "$W/stderr")"
+"$TOOL" unpack --hsi "$W/frames.json" --input 0 --frame 1 -i "$W/f1.want" \
+  -o "$W/f.got" 2>"$W/stderr" && cmp -s "$W/f.got" "$W/f1.in" ||
+  bad "frames unpack --frame 1: $(cat "$W/stderr")"
+"$TOOL" pack --hsi "$W/frames.json" --frame 2 -i "$W/f.in" 2>"$W/stderr"
+[ "$(cat "$W/stderr")" = "lay: $W/frames.json: inputs[0] has 2 frames; --frame 2 is past them" ] ||
+  bad "--frame 2: $(cat "$W/stderr")"
+"$TOOL" unpack --hsi "$W/frames.json" -i "$W/f.in" 2>"$W/stderr"
+[ "$(cat "$W/stderr")" = "lay: $W/frames.json: 0 outputs; give --output K" ] ||
+  bad "unpack without --output: $(cat "$W/stderr")"
+"$TOOL" hsi "$W/frames.json" --check >"$W/stdout" 2>&1
+grep -q '^note: inputs\[0\].cpu_shape: N = 2 with a hw_shape of one frame: 2 frame buffers' "$W/stdout" ||
+  bad "frames --check: $(cat "$W/stdout")"
+
+# A compile cache folder: its vaiml_par_N/0/flexmlrt-hsi.json.
+mkdir -p "$W/cache/vaiml_par_0/0" "$W/cache2/vaiml_par_0/0" "$W/cache2/vaiml_par_1/0"
+cp "$W/frames.json" "$W/cache/vaiml_par_0/0/flexmlrt-hsi.json"
+"$TOOL" pack --hsi "$W/cache" -i "$W/f.in" -o "$W/f.got" 2>"$W/stderr" &&
+  cmp -s "$W/f.got" "$W/f.want" || bad "cache folder: $(cat "$W/stderr")"
+cp "$W/frames.json" "$W/cache2/vaiml_par_0/0/flexmlrt-hsi.json"
+cp "$W/frames.json" "$W/cache2/vaiml_par_1/0/flexmlrt-hsi.json"
+"$TOOL" pack --hsi "$W/cache2" -i "$W/f.in" 2>"$W/stderr"
+[ "$(cat "$W/stderr")" = "lay: $W/cache2: 2 reports in the compile cache ($W/cache2/vaiml_par_0/0/flexmlrt-hsi.json, $W/cache2/vaiml_par_1/0/flexmlrt-hsi.json, ...); give one of them" ] ||
+  bad "two partitions: $(cat "$W/stderr")"
+
+# --all: every input from a folder, by tensor_name, .bin or .npy.
+mkdir -p "$W/all" "$W/allout"
+"$REF" fmt NCHW NHWC 1 3 2 2 "$W/all/a.bin" "$W/a.want" 3 >/dev/null &&
+"$REF" fmt NCHW NHWC 1 2 2 3 "$W/b.raw" "$W/b.want" 4 >/dev/null ||
+  bad "--all: reference"
+# numpy.save's format 1.0: magic, version, header length 118, the dict
+# padded with spaces to a 128-byte header, then the data.
+{ printf '\223NUMPY\001\000\166\000'
+  printf "%-117s\n" "{'descr': '|u1', 'fortran_order': False, 'shape': (1, 2, 2, 3), }"
+  cat "$W/b.raw"; } >"$W/all/b.npy"
+printf '{"inputs": [{"tensor_name": "a", "cpu_shape": [1, 3, 2, 2], "cpu_format": "NCHW", "cpu_dtype": "uint8", "hw_shape": [1, 2, 2, 3], "hw_format": "NHWC", "hw_dtype": "uint8"}, {"tensor_name": "b", "cpu_shape": [1, 2, 2, 3], "cpu_format": "NCHW", "cpu_dtype": "uint8", "hw_shape": [1, 2, 3, 2], "hw_format": "NHWC", "hw_dtype": "uint8"}], "outputs": []}\n' >"$W/all.json"
+"$TOOL" pack --hsi "$W/all.json" --all "$W/all" -o "$W/allout" 2>"$W/stderr" ||
+  bad "--all: $(cat "$W/stderr")"
+cmp -s "$W/allout/a.bin" "$W/a.want" || bad "--all: a.bin differs"
+cmp -s "$W/allout/b.bin" "$W/b.want" || bad "--all: b.bin (from b.npy) differs"
+
 # A wrong input size: one line, exit 1, no output.
 rm -f "$W/x.bin"
 "$TOOL" pack --hsi seed_transform.json --input 0 -i /dev/null -o "$W/x.bin" \

@@ -227,6 +227,31 @@ printf '{"inputs": [{"tensor_name": "a", "cpu_shape": [1, 3, 2, 2], "cpu_format"
 cmp -s "$W/allout/a.bin" "$W/a.want" || bad "--all: a.bin differs"
 cmp -s "$W/allout/b.bin" "$W/b.want" || bad "--all: b.bin (from b.npy) differs"
 
+# The mixed-precision report of AMD's docs (yolov8m): an output with
+# cpu_format NHW, hw_format NHW and a bf16 hw_dtype, beside an entry with a
+# format no tool writes. The bad entry is listed by --check; the others run.
+# bf16 -> fp32 widens exactly (the bf16 bits are the upper half of fp32).
+cat >"$W/yolo.json" <<'JSON'
+{"inputs": [
+  {"name": "images", "cpu_shape": [1, 3, 2, 2], "cpu_format": "NCHW", "cpu_dtype": "uint8",
+   "hw_shape": [2, 1, 2, 1, 4], "hw_format": "HCWNC4", "hw_dtype": "uint8"},
+  {"name": "bad", "cpu_shape": [1, 3, 2, 2], "cpu_format": "NCHW", "cpu_dtype": "fp32",
+   "hw_shape": [1, 3, 2, 2], "hw_format": "NCHW5", "hw_dtype": "bf16"}],
+ "outputs": [
+  {"name": "output0", "cpu_shape": [1, 2, 3], "cpu_format": "NHW", "cpu_dtype": "fp32",
+   "hw_shape": [1, 2, 3], "hw_format": "NHW", "hw_dtype": "bf16", "scale_factor": -1.0}]}
+JSON
+printf '\200\077\000\300\111\100\000\000\200\277\177\177' >"$W/y.in"
+printf '\000\000\200\077\000\000\000\300\000\000\111\100\000\000\000\000\000\000\200\277\000\000\177\177' >"$W/y.want"
+"$TOOL" unpack --hsi "$W/yolo.json" -i "$W/y.in" -o "$W/y.got" 2>"$W/stderr" &&
+  cmp -s "$W/y.got" "$W/y.want" || bad "yolo output0 (NHW bf16): $(cat "$W/stderr")"
+"$TOOL" hsi "$W/yolo.json" --check >"$W/y.check" 2>"$W/stderr"
+[ $? -eq 1 ] || bad "yolo --check: not exit 1"
+grep -q "^inconsistent: inputs\[1\].hw_format: unknown format 'NCHW5'" "$W/y.check" &&
+  grep -q '^inputs\[0\]: ok: cpu uint8 \[1,3,2,2\] -> hw uint8 \[2,1,2,1,4\]$' "$W/y.check" &&
+  grep -q '^outputs\[0\]: ok: cpu fp32 \[1,2,3\] -> hw bf16 \[1,2,3\]$' "$W/y.check" ||
+  bad "yolo --check: $(cat "$W/y.check")"
+
 # A wrong input size: one line, exit 1, no output.
 rm -f "$W/x.bin"
 "$TOOL" pack --hsi seed_transform.json --input 0 -i /dev/null -o "$W/x.bin" \

@@ -427,6 +427,8 @@ amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,1.5|lay: cannot export 'amd.hcwnc8': -
 amd.hcwnc8 --shape 1,3,4,4 --quantize x|lay: bad --quantize 'x': expected SCALE,ZERO_POINT[,TYPE]
 amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,0,int4|lay: bad --quantize '0.5,0,int4': expected SCALE,ZERO_POINT[,TYPE]
 t.padv -f user_layouts.lay --shape 6|lay: cannot export 't.padv': it pads with 7; rt_transformations pad with zeros
+t.padz -f user_layouts.lay --shape 6|lay: cannot export 't.padz': it pads with -0; rt_transformations pad with zeros
+t.slv -f user_layouts.lay --shape 2,4 --as output|lay: cannot export 't.slv': as an output it fills the elements the buffer does not hold with 5; rt_transformations pad with zeros
 XERR
 "$TOOL" export amd.hcwnc8 2>/dev/null
 [ $? -eq 2 ] || bad "export without --shape: not a usage error"

@@ -75,11 +75,17 @@ int cli_hsi(int argc, char **argv) {
     else file = argv[i];
   }
   if (!file) return cli_usage("hsi: which flexmlrt-hsi.json file?");
-  lay_hsi *h = read_report(file);
-  if (!h) return CLI_FAIL;
-  lay_ctx *ctx = NULL;
   lay_error err;
+  char *path = lay_hsi_locate(file, &err); /* a compile cache folder too */
+  if (!path) {
+    cli_print_error(&err);
+    return CLI_FAIL;
+  }
+  file = path;
+  lay_hsi *h = read_report(file);
+  lay_ctx *ctx = NULL;
   int rc = CLI_FAIL;
+  if (!h) goto done;
   if (lay_ctx_new(&ctx, &err) || lay_hsi_load(h, ctx, NS, &err)) {
     cli_print_error(&err);
     goto done;
@@ -170,6 +176,7 @@ oom:
 done:
   lay_ctx_free(ctx);
   lay_hsi_free(h);
+  free(path);
   return rc;
 }
 

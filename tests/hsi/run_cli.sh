@@ -207,6 +207,8 @@ cp "$W/frames.json" "$W/cache/vaiml_par_0/0/flexmlrt-hsi.json"
   cmp -s "$W/f.got" "$W/f.want" || bad "cache folder: $(cat "$W/stderr")"
 cp "$W/frames.json" "$W/cache2/vaiml_par_0/0/flexmlrt-hsi.json"
 cp "$W/frames.json" "$W/cache2/vaiml_par_1/0/flexmlrt-hsi.json"
+"$TOOL" hsi "$W/cache" --check >"$W/stdout" 2>"$W/stderr" &&
+  grep -q '^inputs\[0\]: ok' "$W/stdout" || bad "hsi on a cache folder: $(cat "$W/stderr")"
 "$TOOL" pack --hsi "$W/cache2" -i "$W/f.in" 2>"$W/stderr"
 [ "$(cat "$W/stderr")" = "lay: $W/cache2: 2 reports in the compile cache ($W/cache2/vaiml_par_0/0/flexmlrt-hsi.json, $W/cache2/vaiml_par_1/0/flexmlrt-hsi.json, ...); give one of them" ] ||
   bad "two partitions: $(cat "$W/stderr")"

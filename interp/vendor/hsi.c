@@ -1,9 +1,10 @@
 /*
 ** hsi.c: AMD's flexmlrt-hsi.json compilation report -> lay spec text, and
 ** a layout -> a report entry (lay export); see hsi.h. This file holds the
-** formats, errors, field access and the report API; one entry is read in
-** hsi_entry.c, the JSON checked in hsi_json.c, --check is hsi_check.c and
-** lay export hsi_export.c (what they share: hsi_int.h).
+** errors, field access and the report API; the format strings are
+** hsi_format.c, one entry is read in hsi_entry.c, the JSON checked in
+** hsi_json.c, --check is hsi_check.c and lay export hsi_export.c (what
+** they share: hsi_int.h).
 **
 ** The order of work: the text is checked as strict JSON (RFC 8259, at
 ** most cJSON's 1000 levels deep; the first offending character is

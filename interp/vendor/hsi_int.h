@@ -1,8 +1,8 @@
 /*
 ** hsi_int.h: what the files of the AMD report importer share (hsi.c:
-** formats, errors, field access and the report API; hsi_entry.c: one
-** entry -> spec text; hsi_json.c: strict JSON; hsi_check.c: --check;
-** hsi_export.c: lay export). Internal to interp/vendor; every name here
+** errors, field access and the report API; hsi_format.c: the format
+** strings; hsi_entry.c: one entry -> spec text; hsi_json.c: strict JSON;
+** hsi_check.c: --check; hsi_export.c: lay export). Internal to interp/vendor; every name here
 ** starts with hsi_ (or is a type of the report).
 */
 #ifndef LI_HSI_INT_H

@@ -1,5 +1,5 @@
 /*
-** hsi_unit.c: unit tests of interp/hsi.c (flexmlrt-hsi.json -> lay).
+** hsi_unit.c: unit tests of interp/vendor/hsi*.c (flexmlrt-hsi.json -> lay).
 **
 **   hsi_unit SRCDIR [--no-run]
 ** 1. the spec text of the seed's three reports equals tests/hsi/golden/;

@@ -160,6 +160,9 @@ int cli_hsi(int argc, char **argv) {
       printf("# buffers: cpu %zu bytes (%s), npu %zu bytes (%s)\n",
              lay_plan_src_bytes(p), lay_dtype_name(lay_plan_src_dtype(p)),
              lay_plan_dst_bytes(p), lay_dtype_name(lay_plan_dst_dtype(p)));
+      if (inf.frames > 1)
+        printf("# frames: %lld, one npu buffer each (pack --frame K)\n",
+               (long long)inf.frames);
       lay_plan_free(p);
     }
   fflush(stdout);

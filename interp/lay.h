@@ -271,6 +271,11 @@ typedef struct lay_hsi_issue {
 LAY_API lay_status lay_hsi_parse(const char *json, size_t len,
                                  const char *file, lay_hsi **out,
                                  lay_error *err);
+/* The report a path names: the path itself, or for a folder (a compile
+** cache) its flexmlrt-hsi.json or its only vaiml_par_N/0/flexmlrt-hsi.json.
+** Free with lay_free; NULL with err set (LAY_E_IO: none there, LAY_E_ARG:
+** several partitions, give one). lay_hsi_read and lay_ctx_load_hsi use it. */
+LAY_API char *lay_hsi_locate(const char *path, lay_error *err);
 /* Read and parse the report at `path` (a file of at most LAY_HSI_MAX_JSON
 ** bytes). */
 LAY_API lay_status lay_hsi_read(const char *path, lay_hsi **out,
@@ -298,6 +303,10 @@ typedef struct lay_hsi_info {
   int hw_rank;             /* hw_shape as declared */
   int64_t hw_shape[LAY_MAX_AXES];
   lay_dtype cpu_dtype, hw_dtype;
+  int64_t frames;          /* 1; N when cpu_shape's N > 1 meets a hw_shape
+                              of one frame (N = 1): the entry is N frame
+                              buffers, cpu_shape above is one frame (N = 1)
+                              and frame k is the k-th CPU block */
 } lay_hsi_info;
 LAY_API int lay_hsi_info_get(const lay_hsi *h, int output, int index,
                              lay_hsi_info *out);
@@ -310,7 +319,11 @@ LAY_API char *lay_hsi_spec(const lay_hsi *h, const char *ns);
 LAY_API char *lay_hsi_spec_header(const lay_hsi *h, const char *ns);
 LAY_API char *lay_hsi_spec_entry(const lay_hsi *h, int output, int index);
 
-/* Compile lay_hsi_spec(h, ns) into ctx (names must not clash). */
+/* Compile lay_hsi_spec(h, ns) into ctx (names must not clash). An entry
+** whose text lay refuses (a slice keeping only padding, ...) becomes a
+** fatal issue of that entry, with its JSON path and line:col, and is left
+** out; the other entries are loaded. A field that cannot be read already
+** made its entry unusable in lay_hsi_parse, never the report. */
 LAY_API lay_status lay_hsi_load(const lay_hsi *h, lay_ctx *ctx,
                                 const char *ns, lay_error *err);
 /* Read the report at `path` and load it into ctx under namespace ns. */

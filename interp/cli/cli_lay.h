@@ -37,6 +37,7 @@ typedef struct cli_args {
   const char *hsi;          /* --hsi (not supported yet) */
   const char *input, *output; /* --input, --output (with --hsi) */
   const char *npy;          /* --npy: write the output as .npy (cli_npy.c) */
+  const char *frame, *all;  /* --frame K, --all DIR (with --hsi) */
 } cli_args;
 
 /* ---- cli_io.c ---------------------------------------------------------- */

@@ -63,6 +63,8 @@ static const option options[] = {
     {"--input", O_HSI, FIELD(input)},
     {"--output", O_HSI, FIELD(output)},
     {"--npy", O_NPY, FIELD(npy)},
+    {"--frame", O_HSI, FIELD(frame)},
+    {"--all", O_HSI, FIELD(all)},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -133,7 +135,9 @@ static void main_help(FILE *f) {
           "  lay draw FORMAT --shape S [-o FILE.svg] [--row BYTES] "
           "[--color DIM]\n"
           "  lay repl [FILE.lay...]\n"
-          "  lay pack|unpack --hsi FILE --input K|--output K [-i IN] [-o OUT]\n"
+          "  lay pack|unpack --hsi FILE|DIR [--input K|--output K] [--frame K] "
+          "[-i IN] [-o OUT]\n"
+          "  lay pack|unpack --hsi FILE|DIR --all DIR -o OUTDIR\n"
           "  lay hsi FILE [--check]\n"
           "  lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]] "
           "[--as input|output] [-f FILE] [-o OUT]\n"
@@ -294,8 +298,9 @@ int main(int argc, char **argv) {
   if (seen & O_HSI) {
     if (!a.hsi)
       rc = cli_usage("%s: --%s is only used with --hsi", cmd->name,
-                     a.input ? "input" : "output");
-    else if (!!a.input == !!a.output)
+                     a.input ? "input" : a.output ? "output"
+                     : a.frame ? "frame" : "all");
+    else if (a.input && a.output)
       rc = cli_usage("%s --hsi: give one of --input K and --output K",
                      cmd->name);
     else if (a.npos)
@@ -306,9 +311,7 @@ int main(int argc, char **argv) {
                      cmd->name);
     else {
       lay_ctx *ctx = cli_context(&a);
-      rc = ctx ? cli_hsi_run(!strcmp(cmd->name, "pack"), a.hsi,
-                             a.input ? "input" : "output",
-                             a.input ? a.input : a.output, a.in, a.out, ctx)
+      rc = ctx ? cli_hsi_run(!strcmp(cmd->name, "pack"), &a, ctx)
                : CLI_FAIL;
       lay_ctx_free(ctx);
     }

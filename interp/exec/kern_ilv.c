@@ -901,8 +901,8 @@ void li_split2(const uint8_t *s, uint8_t *d, const li_split_args *a,
     for (int k = 0; k < K; k++) {
       uint16_t u;
       memcpy(&u, s + (r * a->sso + k * a->ssi) * 2, 2);
-      o[k] = (uint8_t)((u >> a->h0) & a->m0);
-      o[k + a->ps] = (uint8_t)((u >> a->h1) & a->m1);
+      o[k] = (uint8_t)(((uint32_t)u >> a->h0) & a->m0);
+      o[k + a->ps] = (uint8_t)(((uint32_t)u >> a->h1) & a->m1);
     }
   }
 }

@@ -79,7 +79,7 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
   memset(r, 0, sizeof *r);
   r->cpu = cpu;
   r->hw = v->hw != LAY_DT_NONE ? v->hw : cpu;
-  r->round = v->round;
+  r->round = (int)v->round;
   r->saturate = v->saturate;
   r->axis = -1;
   r->pad = v->pad_value;
@@ -390,7 +390,7 @@ static lay_status side_ir(li_side *s, const lg_ir *ir, const int64_t *shape,
   for (int j = 0; j < ir->naxes; j++) {
     const lg_ir_axis *a = &ir->axis[j];
     li_sax *x = &s->ax[j];
-    x->kind = a->kind;
+    x->kind = (int)a->kind;
     x->dim = a->kind == LG_AX_DIGIT ? a->dim : -1;
     x->div = a->div;
     x->mod = a->mod;

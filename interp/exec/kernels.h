@@ -7,14 +7,14 @@
 **   X(ID, name, loops, what)
 **     ID     the enum value LI_K_ID (plan_int.h li_kern) and the step
 **            function step_ID that runs it (exec.c)
-**     name   what `lay describe` and the plan log print for it
+**     name   what lay_plan_describe (`lay info`) and the plan log print
 **     loops  the innermost loops it takes: min(loops, the box's loops)
 **     what   one line on what it does
 **
 ** From this table come the li_kern enum, the names (li_kern_name), the
 ** loop count (li_kern_loops) and li_exec_box's dispatch switch. The
-** planner chooses a kernel for each box (plan/box.c choose_kernel) and
-** gives a kernel only to boxes with enough loops for it; ROWS takes 3
+** planner chooses a kernel for each box (plan/loops.c li_choose_kernel)
+** and gives a kernel only to boxes with enough loops for it; ROWS takes 3
 ** loops where the box has them, else 2, and CONV 2, else 1. The order of
 ** the rows is the order of the enum values, which nothing depends on.
 */

@@ -79,7 +79,7 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
   memset(r, 0, sizeof *r);
   r->cpu = cpu;
   r->hw = v->hw != LAY_DT_NONE ? v->hw : cpu;
-  r->round = v->round;
+  r->round = (int)v->round;
   r->saturate = v->saturate;
   r->axis = -1;
   r->pad = v->pad_value;
@@ -205,6 +205,85 @@ static lay_status cpu_count(const int64_t *shape, int rank, size_t esz,
   return LAY_OK;
 }
 
+/* Dimension i of side s for IR ir: its window, pads, digits (ascending
+** div, a mixed radix) and padded extent. */
+static lay_status side_dim(li_side *s, const lg_ir *ir, const int64_t *shape,
+                           int rank, int i, lay_error *err) {
+  lay_status st;
+  const lg_ir_dim *id = &ir->dim[i];
+  const char *nm = id->name ? id->name : "?";
+  li_sdim *d = &s->dim[i];
+  int64_t after, n, P;
+  d->size = shape[i];
+  if ((st = eval_opt(id->lo, shape, rank, 0, &d->lo, "window start", nm, err)) ||
+      (st = eval_opt(id->hi, shape, rank, shape[i], &d->hi, "window end", nm, err)) ||
+      (st = eval_opt(id->before, shape, rank, 0, &d->before, "pad", nm, err)) ||
+      (st = eval_opt(id->after, shape, rank, 0, &after, "pad", nm, err)))
+    return st;
+  if (d->lo < 0 || d->hi > shape[i] || d->lo >= d->hi)
+    return fail(err, LAY_E_SHAPE,
+                "the window [%lld, %lld) of dimension '%s' is empty or "
+                "outside its size %lld",
+                (long long)d->lo, (long long)d->hi, nm, (long long)shape[i]);
+  if (d->before < 0 || after < 0)
+    return fail(err, LAY_E_SHAPE, "dimension '%s' has a negative pad", nm);
+  n = d->hi - d->lo;
+  if (add64(d->before, n, &P) || add64(P, after, &P)) return OVF(err);
+  d->off = d->before - d->lo;
+  /* digits of this dim, ascending div */
+  d->nd = 0;
+  for (int j = 0; j < ir->naxes; j++) {
+    const lg_ir_axis *a = &ir->axis[j];
+    if (a->kind != LG_AX_DIGIT) continue;
+    if (a->dim < 0 || a->dim >= rank)
+      return fail(err, LAY_E_LAYOUT, "axis %d names no dimension", j);
+    if (a->dim != i) continue;
+    int k = d->nd++;
+    /* ascending div; on a tie (c/1 with c%1) the bounded digit first */
+    while (k > 0 && (ir->axis[d->dig[k - 1]].div > a->div ||
+                     (ir->axis[d->dig[k - 1]].div == a->div &&
+                      ir->axis[d->dig[k - 1]].mod <= 0 && a->mod > 0))) {
+      d->dig[k] = d->dig[k - 1];
+      k--;
+    }
+    d->dig[k] = j;
+  }
+  int64_t chunk = 1;
+  for (int k = 0; k < d->nd; k++) {
+    const lg_ir_axis *a = &ir->axis[d->dig[k]];
+    int64_t want = 1;
+    if (k > 0) {
+      const lg_ir_axis *b = &ir->axis[d->dig[k - 1]];
+      if (b->mod <= 0 || mul64(b->div, b->mod, &want)) want = -1;
+    }
+    if (a->div != want || a->mod < 0)
+      return fail(err, LAY_E_LAYOUT,
+                  "the digits of dimension '%s' do not form a mixed radix "
+                  "(at '%s')",
+                  nm, a->label ? a->label : "?");
+    if (a->mod > 0 && mul64(chunk, a->mod, &chunk)) return OVF(err);
+  }
+  if (P % chunk) {
+    int64_t r = chunk - P % chunk;
+    if (add64(P, r, &P)) return OVF(err);
+  }
+  if (d->nd == 0) {
+    if (P != 1)
+      return fail(err, LAY_E_LAYOUT,
+                  "dimension '%s' (padded size %lld) appears in no axis", nm,
+                  (long long)P);
+  } else {
+    const lg_ir_axis *top = &ir->axis[d->dig[d->nd - 1]];
+    if (top->mod > 0 && P > chunk)
+      return fail(err, LAY_E_LAYOUT,
+                  "dimension '%s' (padded size %lld) does not fit its "
+                  "digits (%lld values)",
+                  nm, (long long)P, (long long)chunk);
+  }
+  d->ext = P;
+  return LAY_OK;
+}
+
 static int cmp_i64pair(const void *a, const void *b) {
   const int64_t *x = a, *y = b;
   if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
@@ -305,84 +384,13 @@ static lay_status side_ir(li_side *s, const lg_ir *ir, const int64_t *shape,
   if (ir->naxes < 0 || ir->naxes > LG_MAX_AXES)
     return fail(err, LAY_E_LIMIT, "a layout has at most %d axes", LG_MAX_AXES);
   s->naxes = ir->naxes;
-  for (int i = 0; i < rank; i++) {
-    const lg_ir_dim *id = &ir->dim[i];
-    const char *nm = id->name ? id->name : "?";
-    li_sdim *d = &s->dim[i];
-    int64_t after, n, P;
-    d->size = shape[i];
-    if ((st = eval_opt(id->lo, shape, rank, 0, &d->lo, "window start", nm, err)) ||
-        (st = eval_opt(id->hi, shape, rank, shape[i], &d->hi, "window end", nm, err)) ||
-        (st = eval_opt(id->before, shape, rank, 0, &d->before, "pad", nm, err)) ||
-        (st = eval_opt(id->after, shape, rank, 0, &after, "pad", nm, err)))
-      return st;
-    if (d->lo < 0 || d->hi > shape[i] || d->lo >= d->hi)
-      return fail(err, LAY_E_SHAPE,
-                  "the window [%lld, %lld) of dimension '%s' is empty or "
-                  "outside its size %lld",
-                  (long long)d->lo, (long long)d->hi, nm, (long long)shape[i]);
-    if (d->before < 0 || after < 0)
-      return fail(err, LAY_E_SHAPE, "dimension '%s' has a negative pad", nm);
-    n = d->hi - d->lo;
-    if (add64(d->before, n, &P) || add64(P, after, &P)) return OVF(err);
-    d->off = d->before - d->lo;
-    /* digits of this dim, ascending div */
-    d->nd = 0;
-    for (int j = 0; j < ir->naxes; j++) {
-      const lg_ir_axis *a = &ir->axis[j];
-      if (a->kind != LG_AX_DIGIT) continue;
-      if (a->dim < 0 || a->dim >= rank)
-        return fail(err, LAY_E_LAYOUT, "axis %d names no dimension", j);
-      if (a->dim != i) continue;
-      int k = d->nd++;
-      /* ascending div; on a tie (c/1 with c%1) the bounded digit first */
-      while (k > 0 && (ir->axis[d->dig[k - 1]].div > a->div ||
-                       (ir->axis[d->dig[k - 1]].div == a->div &&
-                        ir->axis[d->dig[k - 1]].mod <= 0 && a->mod > 0))) {
-        d->dig[k] = d->dig[k - 1];
-        k--;
-      }
-      d->dig[k] = j;
-    }
-    int64_t chunk = 1;
-    for (int k = 0; k < d->nd; k++) {
-      const lg_ir_axis *a = &ir->axis[d->dig[k]];
-      int64_t want = 1;
-      if (k > 0) {
-        const lg_ir_axis *b = &ir->axis[d->dig[k - 1]];
-        if (b->mod <= 0 || mul64(b->div, b->mod, &want)) want = -1;
-      }
-      if (a->div != want || a->mod < 0)
-        return fail(err, LAY_E_LAYOUT,
-                    "the digits of dimension '%s' do not form a mixed radix "
-                    "(at '%s')",
-                    nm, a->label ? a->label : "?");
-      if (a->mod > 0 && mul64(chunk, a->mod, &chunk)) return OVF(err);
-    }
-    if (P % chunk) {
-      int64_t r = chunk - P % chunk;
-      if (add64(P, r, &P)) return OVF(err);
-    }
-    if (d->nd == 0) {
-      if (P != 1)
-        return fail(err, LAY_E_LAYOUT,
-                    "dimension '%s' (padded size %lld) appears in no axis", nm,
-                    (long long)P);
-    } else {
-      const lg_ir_axis *top = &ir->axis[d->dig[d->nd - 1]];
-      if (top->mod > 0 && P > chunk)
-        return fail(err, LAY_E_LAYOUT,
-                    "dimension '%s' (padded size %lld) does not fit its "
-                    "digits (%lld values)",
-                    nm, (long long)P, (long long)chunk);
-    }
-    d->ext = P;
-  }
+  for (int i = 0; i < rank; i++)
+    if ((st = side_dim(s, ir, shape, rank, i, err))) return st;
   /* axes: extents, labels */
   for (int j = 0; j < ir->naxes; j++) {
     const lg_ir_axis *a = &ir->axis[j];
     li_sax *x = &s->ax[j];
-    x->kind = a->kind;
+    x->kind = (int)a->kind;
     x->dim = a->kind == LG_AX_DIGIT ? a->dim : -1;
     x->div = a->div;
     x->mod = a->mod;

@@ -33,12 +33,15 @@
 #include "irutil.h"
 #include "lang.h"
 #include "lower.h"
+#include "padval.h"
 
 #define LW_MAX_PARAMS 64   /* parameters of one layout */
 #define LW_MAX_ALIAS 64    /* alias chain depth */
 #define LW_MAX_TABLE (1 << 24) /* gather table entries */
 #define LW_MAX_CHECK (1 << 18)    /* elements of one bijectivity check shape */
 #define LW_CHECK_BUDGET (1 << 20) /* elements of all its shapes together */
+#define LW_MAX_PADS 64  /* pad ops of one transform chain */
+#define LW_MAX_SEGS 16  /* pad segments tracked on one side of a dimension */
 
 /* Where an expression's text lives, for positioned errors. */
 typedef struct srcref {
@@ -1899,7 +1902,47 @@ typedef struct tstate {
   int affine;              /* still expressible as axes */
   int64_t lo[LG_MAX_RANK], hi[LG_MAX_RANK], before[LG_MAX_RANK],
       after[LG_MAX_RANK], pext[LG_MAX_RANK];
+  /* Which pad op made the padding of each dimension: segments before and
+  ** after the window, innermost first (a later pad adds an outer one, a
+  ** slice cuts the outer ones). */
+  int nseg[LG_MAX_RANK][2];
+  struct tseg {
+    int id;
+    int64_t len;
+  } seg[LG_MAX_RANK][2][LW_MAX_SEGS];
 } tstate;
+
+/* The pad ops of a chain: each pad's value, as written (a value of the
+** tensor's type at that point), and how many value ops precede it. */
+typedef struct tpads {
+  int n;     /* pads seen so far in this pass */
+  int nval;  /* value ops seen so far in this pass */
+  double v[LW_MAX_PADS];
+  int stage[LW_MAX_PADS];
+  uint32_t pos[LW_MAX_PADS];
+  int live[LW_MAX_PADS]; /* some element of this pad is stored */
+} tpads;
+
+/* Add a pad segment of len to side k (0 before, 1 after) of dimension d. */
+static void seg_add(tstate *t, int d, int k, int id, int64_t len) {
+  if (!len) return;
+  if (t->nseg[d][k] >= LW_MAX_SEGS) {
+    t->affine = 0; /* the gather table tracks any number */
+    return;
+  }
+  t->seg[d][k][t->nseg[d][k]++] = (struct tseg){id, len};
+}
+
+/* Cut len of padding from the outside of side k of dimension d. */
+static void seg_cut(tstate *t, int d, int k, int64_t len) {
+  while (len > 0 && t->nseg[d][k] > 0) {
+    struct tseg *g = &t->seg[d][k][t->nseg[d][k] - 1];
+    int64_t c = len < g->len ? len : g->len;
+    g->len -= c;
+    len -= c;
+    if (!g->len) t->nseg[d][k]--;
+  }
+}
 
 /* Is axis a exactly one whole source dimension? Its index, else -1. */
 static int whole_dim(const tstate *t, int a) {
@@ -2016,9 +2059,10 @@ static void strides_of(const int64_t *s, int n, int64_t *st) {
 }
 
 /* dst[shape out] <- src through a per-output-axis map: out coord o maps to
-** source coordinate (o[k] - off[k]) on source axis perm[k]; -1 outside. */
+** source coordinate (o[k] - off[k]) on source axis perm[k]; fill outside
+** (a pad's mark, -1 - its id). */
 static int remap(lw *w, tarr *t, int n, const int64_t *oshape,
-                 const int *perm, const int64_t *off) {
+                 const int *perm, const int64_t *off, int64_t fill) {
   int64_t total = shape_count(oshape, n);
   int64_t *out = malloc(sizeof(int64_t) * (size_t)(total ? total : 1));
   if (!out) return nomem(w);
@@ -2031,7 +2075,7 @@ static int remap(lw *w, tarr *t, int n, const int64_t *oshape,
       if (c < 0 || c >= t->shape[perm[k]]) ok = 0;
       else src += c * sst[perm[k]];
     }
-    out[i] = ok ? t->v[src] : -1;
+    out[i] = ok ? t->v[src] : fill;
     for (int k = n - 1; k >= 0; k--) {
       if (++o[k] < oshape[k]) break;
       o[k] = 0;
@@ -2048,7 +2092,7 @@ static int remap(lw *w, tarr *t, int n, const int64_t *oshape,
 ** the index array. */
 static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
                     tstate *t, int64_t *shape, int *rank, tarr *tbl,
-                    double *pad_value, int *pad_set) {
+                    const lg_ir *ir, tpads *pp) {
   uint32_t pos = op->pos;
   int r = *rank;
   char b1[256], b2[256];
@@ -2072,17 +2116,30 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
         (k ? s1 : s0)[i] = v[i];
       }
     }
+    if (pp->n >= LW_MAX_PADS)
+      return fail(w, &en->sr, pos, LAY_E_LIMIT,
+                  "more than %d pads in one transform", LW_MAX_PADS);
+    int id = pp->n++;
+    /* The pad is an element of the tensor here: its value (0 unless
+    ** given) is one of the tensor's type at this point of the chain. */
+    pp->v[id] = 0;
+    pp->stage[id] = pp->nval;
+    pp->pos[id] = pos;
     if (a.v[2]) {
       nums x;
       if (get_nums(w, en, a.v[2], &x)) return -1;
       if (x.n)
         return fail(w, &en->sr, a.v[2]->pos, LAY_E_ARG,
                     "pad: value must be one number");
-      if (*pad_set && *pad_value != x.s)
+      lay_dtype ty = pp->nval && ir->value.hw != LAY_DT_NONE ? ir->value.hw
+                                                             : ir->value.cpu;
+      if (lg_value_of(ty, x.s, &pp->v[id])) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%g", x.s);
         return fail(w, &en->sr, a.v[2]->pos, LAY_E_ARG,
-                    "pad: all pads of a transform use one value");
-      *pad_value = x.s;
-      *pad_set = 1;
+                    "pad: value %s does not fit %s", buf, lay_dtype_name(ty));
+      }
+      pp->pos[id] = a.v[2]->pos;
     }
     int64_t ns[LG_MAX_AXES];
     for (int i = 0; i < r; i++)
@@ -2107,6 +2164,8 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
       }
       t->before[d] += s0[i];
       t->after[d] += s1[i];
+      seg_add(t, d, 0, id, s0[i]);
+      seg_add(t, d, 1, id, s1[i]);
       t->pext[d] += s0[i] + s1[i];
       t->ax[i].d[0].ext = t->pext[d];
       t->ax[i].ext = t->pext[d];
@@ -2114,7 +2173,7 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
     if (tbl) {
       int perm[LG_MAX_AXES];
       for (int i = 0; i < r; i++) perm[i] = i;
-      if (remap(w, tbl, r, ns, perm, s0)) return -1;
+      if (remap(w, tbl, r, ns, perm, s0, -1 - (int64_t)id)) return -1;
     }
     memcpy(shape, ns, sizeof(int64_t) * (size_t)r);
     return 0;
@@ -2163,9 +2222,12 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
       int64_t s0 = st[i], s1 = st[i] + sz[i];
       int64_t nlo = t->lo[d] + (s0 > b ? s0 - b : 0);
       int64_t nhi = t->lo[d] + (s1 - b < e ? s1 - b : e);
-      if (nhi <= nlo)
-        return fail(w, &en->sr, pos, LAY_E_SHAPE,
-                    "slice: axis %d keeps only padding", i);
+      if (nhi <= nlo) { /* only padding: the gather table holds it */
+        t->affine = 0;
+        break;
+      }
+      seg_cut(t, d, 0, t->before[d] - (b > s0 ? b - s0 : 0));
+      seg_cut(t, d, 1, t->after[d] - (s1 > b + e ? s1 - (b + e) : 0));
       t->before[d] = b > s0 ? b - s0 : 0;
       t->after[d] = s1 > b + e ? s1 - (b + e) : 0;
       t->lo[d] = nlo;
@@ -2181,7 +2243,7 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
         perm[i] = i;
         off[i] = -st[i];
       }
-      if (remap(w, tbl, r, sz, perm, off)) return -1;
+      if (remap(w, tbl, r, sz, perm, off, -1)) return -1;
     }
     memcpy(shape, sz, sizeof(int64_t) * (size_t)r);
     return 0;
@@ -2219,7 +2281,7 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
       ns[i] = os[p[i]];
       perm[i] = (int)p[i];
     }
-    if (tbl && remap(w, tbl, r, ns, perm, off)) return -1;
+    if (tbl && remap(w, tbl, r, ns, perm, off, -1)) return -1;
     memcpy(shape, ns, sizeof(int64_t) * (size_t)r);
     return 0;
   }
@@ -2330,8 +2392,9 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
 
 /* Run the index ops of the chain; with tbl, also on the index array. */
 static int run_chain(lw *w, const env *en, const lg_transform *T, tstate *t,
-                     int64_t *shape, int *rank, tarr *tbl, double *pad_value,
-                     int *pad_set, lg_ir *ir, int values) {
+                     int64_t *shape, int *rank, tarr *tbl, tpads *pp,
+                     lg_ir *ir, int values) {
+  pp->n = pp->nval = 0;
   for (int i = 0; i < T->ops.n; i++) {
     const lg_expr *op = T->ops.v[i];
     const char *nm =
@@ -2354,11 +2417,50 @@ static int run_chain(lw *w, const env *en, const lg_transform *T, tstate *t,
         }
         if (value_op(w, en, nm, op, ir, fixed, amap, *rank)) return -1;
       }
+      pp->nval++;
       continue;
     }
-    if (index_op(w, en, op, nm, t, shape, rank, tbl, pad_value, pad_set))
-      return -1;
+    if (index_op(w, en, op, nm, t, shape, rank, tbl, ir, pp)) return -1;
   }
+  return 0;
+}
+
+/* The pad value of a transform: each stored pad's value goes through the
+** value op after it (numpy semantics: a pad is an element of the tensor
+** there), in every channel of a per-channel one. The IR has one pad value,
+** so the stored pads must all come out the same. */
+static int pad_result(lw *w, const srcref *sr, const tpads *pp, lg_ir *ir) {
+  const lg_ir_value *v = &ir->value;
+  int first = -1;
+  double got = 0;
+  for (int id = 0; id < pp->n; id++) {
+    if (!pp->live[id]) continue;
+    int nch = v->kind == LG_V_AFFINE && v->axis >= 0 ? v->n : 1;
+    for (int ch = 0; ch < nch; ch++) {
+      double h = pp->stage[id] == 0 ? lg_value_apply(v, ch, pp->v[id])
+                                    : pp->v[id];
+      if (first < 0) {
+        first = id;
+        got = h;
+      } else if (!(h == got && signbit(h) == signbit(got)) &&
+                 !(isnan(h) && isnan(got))) {
+        char b1[64], b2[64];
+        snprintf(b1, sizeof b1, "%g", got);
+        snprintf(b2, sizeof b2, "%g", h);
+        if (id == first)
+          return fail(w, sr, pp->pos[id], LAY_E_ARG,
+                      "pad: this pad stores %s in channel 0 of the "
+                      "per-channel %s but %s in channel %d; the pads of a "
+                      "transform store one value",
+                      b1, v->dequant ? "dequantize" : "quantize", b2, ch);
+        return fail(w, sr, pp->pos[id], LAY_E_ARG,
+                    "pad: this pad stores %s, an earlier pad stores %s; the "
+                    "pads of a transform store one value",
+                    b2, b1);
+      }
+    }
+  }
+  ir->value.pad_value = first >= 0 ? got : 0;
   return 0;
 }
 
@@ -2403,6 +2505,7 @@ static int lower_transform(lw *w, const lg_def *def, lg_ir *ir) {
   /* Track the digits. */
   tstate *t = walloc(w, sizeof *t);
   if (!t) return -1;
+  memset(t, 0, sizeof *t);
   t->n = sh->n;
   t->affine = 1;
   for (int i = 0; i < sh->n; i++) {
@@ -2414,14 +2517,18 @@ static int lower_transform(lw *w, const lg_def *def, lg_ir *ir) {
     t->lo[i] = 0;
     t->hi[i] = t->pext[i] = shape[i];
   }
-  int rank = sh->n, pad_set = 0;
-  double pad_value = 0;
+  int rank = sh->n;
+  tpads *pp = walloc(w, sizeof *pp);
+  if (!pp) return -1;
+  memset(pp, 0, sizeof *pp);
   int64_t s0[LG_MAX_AXES];
   memcpy(s0, shape, sizeof s0);
-  if (run_chain(w, &en, T, t, shape, &rank, NULL, &pad_value, &pad_set, ir, 1))
-    return -1;
-  ir->value.pad_value = pad_value;
+  if (run_chain(w, &en, T, t, shape, &rank, NULL, pp, ir, 1)) return -1;
   if (t->affine) {
+    for (int d = 0; d < ir->rank; d++)
+      for (int k = 0; k < 2; k++)
+        for (int j = 0; j < t->nseg[d][k]; j++) pp->live[t->seg[d][k][j].id] = 1;
+    if (pad_result(w, &sr, pp, ir)) return -1;
     for (int d = 0; d < ir->rank; d++) {
       lg_ir_dim *m = &ir->dim[d];
       if (t->lo[d]) m->lo = lg_ie_const(w->a, t->lo[d]);
@@ -2465,8 +2572,16 @@ static int lower_transform(lw *w, const lg_def *def, lg_ir *ir) {
   for (int64_t i = 0; i < n; i++) tbl.v[i] = i;
   memcpy(shape, s0, sizeof s0);
   rank = sh->n;
-  int rc = run_chain(w, &en, T, t, shape, &rank, &tbl, &pad_value, &pad_set,
-                     ir, 0);
+  int rc = run_chain(w, &en, T, t, shape, &rank, &tbl, pp, ir, 0);
+  if (!rc) {
+    int64_t nt = shape_count(tbl.shape, tbl.n);
+    for (int64_t i = 0; i < nt; i++)
+      if (tbl.v[i] < 0) { /* a pad's mark -1 - id: which pads are stored */
+        pp->live[-1 - tbl.v[i]] = 1;
+        tbl.v[i] = -1;
+      }
+    rc = pad_result(w, &sr, pp, ir);
+  }
   if (!rc) {
     ir->ntable = shape_count(tbl.shape, tbl.n);
     ir->table = walloc(w, sizeof(int64_t) * (size_t)ir->ntable);

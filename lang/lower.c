@@ -33,6 +33,7 @@
 #include "irutil.h"
 #include "lang.h"
 #include "lower.h"
+#include "inject.h"
 #include "padval.h"
 
 #define LW_MAX_PARAMS 64   /* parameters of one layout */
@@ -1091,11 +1092,8 @@ static int finish_value(lw *w, const srcref *sr, const lg_clause *pad,
                         lg_ir *ir) {
   lg_ir_value *v = &ir->value;
   lay_dtype t = v->hw != LAY_DT_NONE ? v->hw : v->cpu;
-  double lo, hi;
-  int_range(t, &lo, &hi);
-  double p = v->pad_value;
-  if (pad && !is_float_type(t) && t != LAY_DT_NONE &&
-      (p < lo || p > hi || p != floor(p))) {
+  double p = v->pad_value, r;
+  if (pad && lg_value_of(t, p, &r)) {
     char buf[64];
     snprintf(buf, sizeof buf, "%g", p);
     return fail(w, sr, pad->value->pos, LAY_E_ARG,
@@ -1424,12 +1422,12 @@ static void fmt_list(char *buf, size_t cap, const int64_t *v, int n);
 /* The geometry of a layout at one shape. */
 typedef struct bgeo {
   int64_t lo[LG_MAX_RANK], hi[LG_MAX_RANK], before[LG_MAX_RANK];
-  int64_t str[LG_MAX_AXES];
+  int64_t str[LG_MAX_AXES], ext[LG_MAX_AXES];
   int64_t total; /* valid elements */
 } bgeo;
 
-/* A collision: two row-major element indices of the shape's box and the
-** offset they share. */
+/* A collision: two row-major indices of the hardware grid (every axis,
+** pads included, as the planner checks it) and the offset they share. */
 typedef struct bhit {
   int64_t a, b, off;
 } bhit;
@@ -1478,68 +1476,38 @@ static int bij_geometry(const lg_ir *ir, const int64_t *chunk,
     if (s < 0 || s > (INT64_C(1) << 40) || ext > (INT64_C(1) << 20))
       return 1;
     g->str[i] = s;
+    g->ext[i] = ext;
     if (__builtin_mul_overflow(ext, s, &inner) || inner > (INT64_C(1) << 56))
       return 1;
   }
   return 0;
 }
 
-/* The hardware offset of element x (plane 0). */
-static int64_t bij_offset(const lg_ir *ir, const bgeo *g, const int64_t *x) {
-  int64_t off = 0;
-  for (int i = 0; i < ir->naxes; i++) {
-    const lg_ir_axis *a = &ir->axis[i];
-    if (a->kind != LG_AX_DIGIT) continue;
-    int64_t dg = (x[a->dim] - g->lo[a->dim] + g->before[a->dim]) / a->div;
-    if (a->mod) dg %= a->mod;
-    off += dg * g->str[i];
-  }
-  return off;
-}
-
-/* The coordinate of the n-th element (row-major over the windows). */
-static void bij_coord(const lg_ir *ir, const bgeo *g, int64_t n,
+/* The CPU-side coordinate of grid point k (outside the window on pads). */
+static void bij_coord(const lg_ir *ir, const bgeo *g, int64_t k,
                       int64_t *x) {
-  for (int d = ir->rank - 1; d >= 0; d--) {
-    int64_t e = g->hi[d] - g->lo[d];
-    x[d] = g->lo[d] + n % e;
-    n /= e;
+  for (int d = 0; d < ir->rank; d++) x[d] = g->lo[d] - g->before[d];
+  for (int i = ir->naxes - 1; i >= 0; i--) {
+    int64_t v = k % g->ext[i];
+    k /= g->ext[i];
+    if (ir->axis[i].kind == LG_AX_DIGIT) x[ir->axis[i].dim] += v * ir->axis[i].div;
   }
 }
 
-/* Enumerate the offsets of every element and plane at geometry g, with a
-** hash table of `cap` slots (a power of two, > 2 * total * planes).
-** Returns 1 and fills *hit at the first collision, else 0. */
-static int bij_scan(const lg_ir *ir, const bgeo *g, int64_t *key,
-                    int64_t *who, size_t cap, bhit *hit) {
-  int nplanes = ir->value.nplanes ? ir->value.nplanes : 1;
-  int64_t pstride = 0;
-  for (int i = 0; i < ir->naxes; i++)
-    if (ir->axis[i].kind == LG_AX_PLANE) pstride = g->str[i];
-  for (size_t i = 0; i < cap; i++) key[i] = -1;
-  int64_t x[LG_MAX_RANK];
-  bij_coord(ir, g, 0, x);
-  for (int64_t n = 0; n < g->total; n++) {
-    int64_t off = bij_offset(ir, g, x);
-    for (int k = 0; k < nplanes; k++) {
-      int64_t o = off + k * pstride;
-      size_t h = (size_t)((uint64_t)o * 0x9E3779B97F4A7C15ull) & (cap - 1);
-      while (key[h] >= 0 && key[h] != o) h = (h + 1) & (cap - 1);
-      if (key[h] >= 0) {
-        hit->a = who[h];
-        hit->b = n;
-        hit->off = o;
-        return 1;
-      }
-      key[h] = o;
-      who[h] = n;
-    }
-    for (int d = ir->rank - 1; d >= 0; d--) {
-      if (++x[d] < g->hi[d]) break;
-      x[d] = g->lo[d];
-    }
+/* The exact test of the grid at geometry g (lang/inject.c, the planner's
+** own): 1 and *hit at a collision, else 0 (also when it cannot decide:
+** the shape is left to the planner). */
+static int bij_scan(const lg_ir *ir, const bgeo *g, bhit *hit) {
+  int64_t ka, kb;
+  if (lg_injective(g->ext, g->str, ir->naxes, &ka, &kb) != 0) return 0;
+  hit->a = ka;
+  hit->b = kb;
+  hit->off = 0;
+  for (int i = ir->naxes - 1; i >= 0; i--) {
+    hit->off += (ka % g->ext[i]) * g->str[i];
+    ka /= g->ext[i];
   }
-  return 0;
+  return 1;
 }
 
 /* The ladder of sizes for a dimension with chunk c, up to `limit`:
@@ -1616,7 +1584,8 @@ static int check_bijection(lw *w, const srcref *sr, const lg_layout *L,
   int nl[LG_MAX_RANK], steps = 0;
   int64_t basecount = 1;
   for (int d = 0; d < rank; d++) {
-    int64_t k = kmax + 2 > 8 ? kmax + 2 : 8, limit;
+    int64_t k = kmax > 6 ? (kmax < INT64_MAX - 2 ? kmax + 2 : INT64_MAX) : 8,
+            limit;
     if (__builtin_mul_overflow(chunk[d], k, &limit)) limit = INT64_MAX;
     nl[d] = bij_ladder(chunk[d], limit, ladder[d], LADDER);
     if (nl[d] > steps) steps = nl[d];
@@ -1626,8 +1595,7 @@ static int check_bijection(lw *w, const srcref *sr, const lg_layout *L,
   /* A base shape too large to enumerate keeps one chunk per dimension. */
   if (basecount > LW_MAX_CHECK / 16)
     for (int d = 0; d < rank; d++) base[d] = chunk[d];
-  size_t cap = 0;
-  int64_t *key = NULL, *who = NULL, spent = 0;
+  int64_t spent = 0;
   int nplanes = ir->value.nplanes ? ir->value.nplanes : 1, rc = 0;
   /* Shape 0 is the base; then, for each step of the ladder, each
   ** dimension alone and then all of them together. */
@@ -1650,26 +1618,11 @@ static int check_bijection(lw *w, const srcref *sr, const lg_layout *L,
       int64_t n = g.total * nplanes;
       if (spent + n > LW_CHECK_BUDGET) continue;
       spent += n;
-      if (cap < (size_t)n * 2 + 1) {
-        size_t ncap = cap ? cap : 64;
-        while (ncap < (size_t)n * 2 + 1) ncap *= 2;
-        int64_t *nk = realloc(key, ncap * sizeof *nk);
-        if (nk) key = nk;
-        int64_t *nw = nk ? realloc(who, ncap * sizeof *nw) : NULL;
-        if (nw) who = nw;
-        if (!nk || !nw) {
-          rc = nomem(w);
-          break;
-        }
-        cap = ncap;
-      }
       bhit hit;
-      if (bij_scan(ir, &g, key, who, cap, &hit))
+      if (bij_scan(ir, &g, &hit))
         rc = bij_report(w, sr, L, ir, size, &g, &hit);
     }
   }
-  free(key);
-  free(who);
   return rc;
 }
 

@@ -123,6 +123,9 @@ typedef struct li_side {
   li_vrule v;            /* value rule */
   li_gather *table;      /* gather table (naxes == 0), malloc'd */
   int is_cpu;            /* the plain CPU side */
+  struct li_side *grid;  /* a table side made from interleaved strides
+                            (plan.c tangled_table): the side as its axes
+                            describe it, for `at`; malloc'd, else NULL */
 } li_side;
 
 /* ---- Boxes ------------------------------------------------------------- */

@@ -76,7 +76,7 @@ int lg_value_of(lay_dtype t, double v, double *out) {
 static double to_int(lay_dtype t, double q, int saturate) {
   double lo, hi;
   int_limits(t, &lo, &hi);
-  if (q != q) return 0;
+  if (q != q || q == 0) return 0; /* an integer has no -0 */
   if (saturate) return q < lo ? lo : q > hi ? hi : q;
   double span = hi - lo + 1;
   if (!(fabs(q) < 0x1p63)) return 0;

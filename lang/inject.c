@@ -39,11 +39,12 @@ static int64_t grid_index(const int64_t *ext, int n, const int *t, int nt,
   return k;
 }
 
-int lg_injective(const int64_t *ext, const int64_t *str, int n, int64_t *ka,
-                 int64_t *kb) {
+int lg_injective(const int64_t *ext, const int64_t *str, int n,
+                 int64_t bound, int64_t *ka, int64_t *kb) {
   int live[64], nl = 0;
   *ka = *kb = 0;
   if (n > 64) return -1;
+  if (bound > LG_INJECT_BOUND) bound = LG_INJECT_BOUND;
   for (int j = 0; j < n; j++)
     if (ext[j] > 1) {
       if (str[j] == 0) { /* points 0 and 1 on this axis */
@@ -97,9 +98,8 @@ int lg_injective(const int64_t *ext, const int64_t *str, int n, int64_t *ka,
   for (int i = 0; i < nl; i++) {
     tx[i] = ext[tg[i]];
     ts[i] = str[tg[i]];
-    if (__builtin_mul_overflow(total, tx[i], &total) ||
-        total > LG_INJECT_BOUND) {
-      *ka = total > LG_INJECT_BOUND ? total : INT64_MAX;
+    if (__builtin_mul_overflow(total, tx[i], &total) || total > bound) {
+      *ka = total > bound ? total : INT64_MAX;
       return -1;
     }
   }

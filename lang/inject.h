@@ -18,10 +18,10 @@
 ** of) are set aside, which keeps the answer; the remaining tangled axes
 ** are enumerated. Returns 1 injective; 0 not, with two grid indices *ka <
 ** *kb that share an offset; -1 when the tangled axes hold more than
-** LG_INJECT_BOUND points or malloc fails (*ka = their count, 0 on
+** `bound` points (at most LG_INJECT_BOUND) or malloc fails (*ka = their count, 0 on
 ** malloc); -2 when an offset overflows 64 bits. Extents are >= 1, strides
 ** >= 0. */
-int lg_injective(const int64_t *ext, const int64_t *str, int n, int64_t *ka,
-                 int64_t *kb);
+int lg_injective(const int64_t *ext, const int64_t *str, int n,
+                 int64_t bound, int64_t *ka, int64_t *kb);
 
 #endif /* LG_INJECT_H */

@@ -1499,7 +1499,8 @@ static void bij_coord(const lg_ir *ir, const bgeo *g, int64_t k,
 ** the shape is left to the planner). */
 static int bij_scan(const lg_ir *ir, const bgeo *g, bhit *hit) {
   int64_t ka, kb;
-  if (lg_injective(g->ext, g->str, ir->naxes, &ka, &kb) != 0) return 0;
+  if (lg_injective(g->ext, g->str, ir->naxes, LW_MAX_CHECK, &ka, &kb) != 0)
+    return 0;
   hit->a = ka;
   hit->b = kb;
   hit->off = 0;

@@ -283,7 +283,7 @@ static lay_status not_bijective(const li_side *s, int bad, lay_error *err) {
     ext[j] = s->ax[j].ext;
     str[j] = s->ax[j].stride;
   }
-  int r = lg_injective(ext, str, s->naxes, &ka, &kb);
+  int r = lg_injective(ext, str, s->naxes, LG_INJECT_BOUND, &ka, &kb);
   if (r == 1) return LAY_OK;
   if (r == -2) return OVF(err);
   if (r == -1)

@@ -796,6 +796,13 @@ static void t_errors(void) {
             !strcmp(err.message,
                     "layout is not a bijection: (0,4) and (1,0) both map to offset 12"),
         "interleaved overlap: %s", err.message);
+  /* too many interleaved grid points to enumerate: a clear limit error */
+  x->stride = C(4097);
+  int64_t s4k[] = {4096, 4096};
+  CHECK(li_plan_build(&ir, s4k, 2, LAY_DT_INT8, LAY_PACK, &p, &err) == LAY_E_LIMIT &&
+            strstr(err.message, "cannot decide whether the layout is a bijection") &&
+            strstr(err.message, "16777216 grid points"),
+        "interleaved limit: %s", err.message);
   x->stride = C(1);
   ir.axis[1].stride = NULL;
   /* an open dtype meets the pad value at plan time: it must fit */

@@ -12,7 +12,8 @@
 ** included (quantize q = sat(round(x / S) + Z), dequantize x = (q - Z) *
 ** S, cast: round to the target type). It then expects either the exact
 ** packed bytes, or one of the refusals LANGUAGE.md documents (two value
-** ops; stored pads whose values differ) with its message.
+** ops; stored pads whose values differ, also across the channels of a
+** per-channel quantize) with its message.
 */
 #include <math.h>
 #include <stdint.h>
@@ -25,7 +26,7 @@
 
 #define CH_MAX 2048 /* elements of a tensor along the chain */
 
-long fz_chain_count[4];
+long fz_chain_count[5];
 
 typedef struct {
   const uint8_t *p;
@@ -244,7 +245,10 @@ int fz_chain_one(const uint8_t *data, size_t size) {
   cput(&b, "namespace fz\ntransform T (x : %s", lay_dtype_name(x.t));
   list(&b, x.shape, x.rank);
   cput(&b, ") =");
-  int nops = 1 + (int)crd(&s, 6), nval = 0, npad = 0;
+  int nops = 1 + (int)crd(&s, 6), nval = 0, npad = 0, perch = 0;
+  /* Axes that are still one whole input dimension (no pad, slice or
+  ** reshape yet): a per-channel quantize may run along them. */
+  int whole[8] = {1, 1, 1, 1, 1, 1, 1, 1};
   double padv[64];
   for (int k = 0; k < nops; k++) {
     int r = x.rank, perm[8];
@@ -257,6 +261,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
       for (int i = 0; i < r; i++) {
         p0[i] = crd(&s, 3);
         p1[i] = crd(&s, 3);
+        if (p0[i] || p1[i]) whole[i] = 0;
         ns[i] = x.shape[i] + p0[i] + p1[i];
         off[i] = p0[i];
         grow *= ns[i];
@@ -281,6 +286,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
       for (int i = 0; i < r; i++) {
         st[i] = crd(&s, (uint32_t)x.shape[i]);
         sz[i] = 1 + crd(&s, (uint32_t)(x.shape[i] - st[i]));
+        if (st[i] || sz[i] != x.shape[i]) whole[i] = 0;
         ns[i] = sz[i];
         off[i] = -st[i];
       }
@@ -303,6 +309,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         n /= f;
       }
       v[m++] = n;
+      for (int i = 0; i < 8; i++) whole[i] = 0;
       int infer = (int)crd(&s, (uint32_t)m + 1) - 1;
       cput(&b, "reshape([");
       for (int i = 0; i < m; i++)
@@ -317,7 +324,34 @@ int fz_chain_one(const uint8_t *data, size_t size) {
       nval++;
       int mode = (int)crd(&s, 3);
       double sc = scales[crd(&s, 6)];
-      if (isf(x.t) && crd(&s, 3)) { /* quantize */
+      int pc = -1; /* per-channel along this axis */
+      for (int i = 0; i < r && pc < 0; i++)
+        if (whole[i] && x.shape[i] > 1 && crd(&s, 3) == 0) pc = i;
+      if (isf(x.t) && pc >= 0) { /* per-channel quantize */
+        perch = 1;
+        lay_dtype to = qt[crd(&s, 4)];
+        double lo, hi, csc[8];
+        int czp[8];
+        irange(to, &lo, &hi);
+        int64_t st[8], nc = x.shape[pc];
+        for (int c = 0; c < nc; c++) {
+          csc[c] = scales[crd(&s, 6)];
+          czp[c] = (int)crd(&s, 3) - 1;
+          if (czp[c] < lo) czp[c] = (int)lo;
+        }
+        cput(&b, "quantize(scale = [");
+        for (int c = 0; c < nc; c++) cput(&b, "%s%g", c ? ", " : "", csc[c]);
+        cput(&b, "], zero_point = [");
+        for (int c = 0; c < nc; c++) cput(&b, "%s%d", c ? ", " : "", czp[c]);
+        cput(&b, "], axis = %d, to = %s, round = %s)", pc, lay_dtype_name(to),
+             rounds[mode]);
+        strides(&x, st);
+        for (int64_t i = 0; i < x.n; i++) {
+          int c = (int)((i / st[pc]) % nc);
+          x.v[i] = conv(to, rnd_mode(x.v[i] / csc[c], mode) + czp[c], 0);
+        }
+        x.t = to;
+      } else if (isf(x.t) && crd(&s, 3)) { /* quantize */
         lay_dtype to = qt[crd(&s, 4)];
         double lo, hi;
         irange(to, &lo, &hi);
@@ -356,16 +390,27 @@ int fz_chain_one(const uint8_t *data, size_t size) {
           int64_t t = p[i]; p[i] = p[j]; p[j] = t;
         }
         list(&b, p, r);
-        for (int i = 0; i < r; i++) { perm[i] = (int)p[i]; ns[i] = x.shape[p[i]]; }
+        int w2[8];
+        for (int i = 0; i < r; i++) {
+          perm[i] = (int)p[i];
+          ns[i] = x.shape[p[i]];
+          w2[i] = whole[p[i]];
+        }
+        memcpy(whole, w2, sizeof(int) * (size_t)r);
       }
       cput(&b, ")");
       remap(&x, ns, perm, off, -1, 0);
       break;
     tr: /* numpy's transpose without axes: reversed */
-      for (int i = 0; i < r; i++) {
-        perm[i] = r - 1 - i;
-        ns[i] = x.shape[r - 1 - i];
-        off[i] = 0;
+      {
+        int w2[8];
+        for (int i = 0; i < r; i++) {
+          perm[i] = r - 1 - i;
+          ns[i] = x.shape[r - 1 - i];
+          off[i] = 0;
+          w2[i] = whole[r - 1 - i];
+        }
+        memcpy(whole, w2, sizeof(int) * (size_t)r);
       }
       remap(&x, ns, perm, off, -1, 0);
       break;
@@ -447,6 +492,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
       break;
     }
   if (nval) fz_chain_count[3]++;
+  if (perch) fz_chain_count[4]++;
   free(got);
   free(want);
   free(src);

@@ -19,11 +19,12 @@ set -eu
 if [ "${1:-}" = seeded ]; then
   root=$(cd "$(dirname "$0")/../.." && pwd)
   build=${LAY_SEEDED_BUILD:-$root/build-seeded}
+  mkdir -p "$build"
+  log=$build/seeded-build.log
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DLAY_SANITIZE=ON >"$root/build-seeded.log" 2>&1 ||
-    { cat "$root/build-seeded.log"; exit 1; }
-  cmake --build "$build" -j2 --target diff_seeded >>"$root/build-seeded.log" 2>&1 ||
-    { tail -40 "$root/build-seeded.log"; exit 1; }
+    -DLAY_SANITIZE=ON >"$log" 2>&1 || { cat "$log"; exit 1; }
+  cmake --build "$build" -j2 --target diff_seeded >>"$log" 2>&1 ||
+    { tail -40 "$log"; exit 1; }
   exec "$build/tests/fuzz/diff_seeded" "${2:-200000}" "${3:-$(date +%s)}"
 fi
 secs=${1:-60}

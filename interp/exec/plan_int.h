@@ -54,6 +54,8 @@ typedef struct li_vrule {
 /* value.c */
 size_t li_dt_size(lay_dtype t);
 const char *li_dt_name(lay_dtype t);
+int li_dt_is_float(lay_dtype t);
+double li_ld(lay_dtype t, const void *p);               /* one element */
 void li_st(lay_dtype t, void *p, double v, int round, int saturate);
 uint16_t li_f32_to_f16(float f);
 uint16_t li_f32_to_bf16(float f);
@@ -129,6 +131,9 @@ typedef struct li_side {
   li_vrule v;            /* value rule */
   li_gather *table;      /* gather table (naxes == 0), malloc'd */
   int is_cpu;            /* the plain CPU side */
+  struct li_side *grid;  /* a table side made from interleaved strides
+                            (plan.c tangled_table): the side as its axes
+                            describe it, for `at`; malloc'd, else NULL */
 } li_side;
 
 /* ---- Boxes ------------------------------------------------------------- */

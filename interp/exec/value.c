@@ -32,6 +32,10 @@ const char *li_dt_name(lay_dtype t) {
   return (unsigned)t <= LAY_DT_INT32 ? names[t] : "none";
 }
 
+int li_dt_is_float(lay_dtype t) {
+  return t == LAY_DT_FP32 || t == LAY_DT_FP16 || t == LAY_DT_BF16;
+}
+
 /* ---- fp16 / bf16 -------------------------------------------------------- */
 static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -123,6 +127,20 @@ static int64_t to_int(lay_dtype t, double q, int saturate) {
   if (q < -0x1p63) q = -0x1p63;
   if (q >= 0x1p63) q = 0x1.fffffffffffffp62;
   return (int64_t)q; /* stored with wrap-around by truncation */
+}
+
+double li_ld(lay_dtype t, const void *p) {
+  switch (t) {
+  case LAY_DT_FP32: { float f; memcpy(&f, p, 4); return f; }
+  case LAY_DT_FP16: { uint16_t h; memcpy(&h, p, 2); return li_f16_to_f32(h); }
+  case LAY_DT_BF16: { uint16_t h; memcpy(&h, p, 2); return li_bf16_to_f32(h); }
+  case LAY_DT_INT8: return *(const int8_t *)p;
+  case LAY_DT_UINT8: return *(const uint8_t *)p;
+  case LAY_DT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
+  case LAY_DT_UINT16: { uint16_t v; memcpy(&v, p, 2); return v; }
+  case LAY_DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
+  default: return 0;
+  }
 }
 
 void li_st(lay_dtype t, void *p, double v, int round, int saturate) {

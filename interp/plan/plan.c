@@ -19,10 +19,12 @@
 ** one code path. The queries on a plan (sizes, where/at) are here too;
 ** describe.c describes a plan in words.
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "inject.h"
 #include "planner.h"
 
 /* ---- Size expressions ---------------------------------------------------- */
@@ -83,6 +85,17 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
   r->saturate = v->saturate;
   r->axis = -1;
   r->pad = v->pad_value;
+  { /* an open dtype meets the pad value only here (lang checks the rest):
+    ** it must come back unchanged from its type, or finite for floats */
+    lay_dtype pt = v->kind != LG_V_NONE && v->hw != LAY_DT_NONE ? v->hw : cpu;
+    unsigned char el[8];
+    li_st(pt, el, v->pad_value, LG_R_HALF_EVEN, 1);
+    double back = li_ld(pt, el);
+    if (pt != LAY_DT_NONE && isfinite(v->pad_value) &&
+        (li_dt_is_float(pt) ? !isfinite(back) : back != v->pad_value))
+      return fail(err, LAY_E_ARG, "pad_value %g does not fit %s",
+                  v->pad_value, li_dt_name(pt));
+  }
   if (v->nplanes > 0) {
     /* Byte planes split the bits of the element after the value rule: the
     ** CPU type without one, else the rule's target type (hw). */
@@ -284,12 +297,6 @@ static lay_status side_dim(li_side *s, const lg_ir *ir, const int64_t *shape,
   return LAY_OK;
 }
 
-static int cmp_i64pair(const void *a, const void *b) {
-  const int64_t *x = a, *y = b;
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
 static int fmt_coord(char *buf, size_t cap, const int64_t *c, int rank) {
   size_t n = 0;
   n += (size_t)snprintf(buf + n, cap - n, "(");
@@ -313,49 +320,39 @@ static void grid_coord(const li_side *s, int64_t k, int64_t *x) {
     if (s->ax[j].kind == LG_AX_DIGIT) x[s->ax[j].dim] += v[j] * s->ax[j].div;
 }
 
+/* The exact test (lang/inject.c) when the quick one (each axis' stride at
+** least the span of the smaller ones) fails at axis `bad`: LAY_OK when the
+** grid is injective all the same, else the error naming two points. */
 static lay_status not_bijective(const li_side *s, int bad, lay_error *err) {
-  int64_t total = 1;
-  for (int j = 0; j < s->naxes; j++)
-    if (mul64(total, s->ax[j].ext, &total) || total > ((int64_t)1 << 20)) {
-      total = -1;
-      break;
-    }
-  if (total > 0) {
-    int64_t(*o)[2] = malloc(sizeof *o * (size_t)total);
-    if (o) {
-      for (int64_t k = 0; k < total; k++) {
-        int64_t kk = k, off = 0;
-        for (int j = s->naxes - 1; j >= 0; j--) {
-          off += (kk % s->ax[j].ext) * s->ax[j].stride;
-          kk /= s->ax[j].ext;
-        }
-        o[k][0] = off;
-        o[k][1] = k;
-      }
-      qsort(o, (size_t)total, sizeof *o, cmp_i64pair);
-      for (int64_t k = 1; k < total; k++)
-        if (o[k][0] == o[k - 1][0]) {
-          int64_t x1[LG_MAX_RANK], x2[LG_MAX_RANK];
-          char b1[160], b2[160];
-          grid_coord(s, o[k - 1][1], x1);
-          grid_coord(s, o[k][1], x2);
-          fmt_coord(b1, sizeof b1, x1, s->rank);
-          fmt_coord(b2, sizeof b2, x2, s->rank);
-          long long off = (long long)o[k][0];
-          free(o);
-          return fail(err, LAY_E_LAYOUT,
-                      "layout is not a bijection: %s and %s both map to "
-                      "offset %lld",
-                      b1, b2, off);
-        }
-      free(o);
-    }
+  int64_t ext[LG_MAX_AXES], str[LG_MAX_AXES], ka, kb;
+  for (int j = 0; j < s->naxes; j++) {
+    ext[j] = s->ax[j].ext;
+    str[j] = s->ax[j].stride;
+  }
+  int r = lg_injective(ext, str, s->naxes, LG_INJECT_BOUND, &ka, &kb);
+  if (r == 1) return LAY_OK;
+  if (r == -2) return OVF(err);
+  if (r == -1)
+    return fail(err, LAY_E_LIMIT,
+                "cannot decide whether the layout is a bijection: axis '%s' "
+                "(stride %lld) and the axes it tangles with span %lld grid "
+                "points (at most %lld are enumerated)",
+                s->ax[bad].label ? s->ax[bad].label : "?",
+                (long long)s->ax[bad].stride, (long long)ka,
+                (long long)LG_INJECT_BOUND);
+  int64_t x1[LG_MAX_RANK], x2[LG_MAX_RANK], off = 0;
+  char b1[160], b2[160];
+  grid_coord(s, ka, x1);
+  grid_coord(s, kb, x2);
+  fmt_coord(b1, sizeof b1, x1, s->rank);
+  fmt_coord(b2, sizeof b2, x2, s->rank);
+  for (int j = s->naxes - 1; j >= 0; j--) {
+    off += (ka % s->ax[j].ext) * s->ax[j].stride;
+    ka /= s->ax[j].ext;
   }
   return fail(err, LAY_E_LAYOUT,
-              "layout is not a bijection: axis '%s' (stride %lld) overlaps "
-              "the axes inside it",
-              s->ax[bad].label ? s->ax[bad].label : "?",
-              (long long)s->ax[bad].stride);
+              "layout is not a bijection: %s and %s both map to offset %lld",
+              b1, b2, (long long)off);
 }
 
 /* Sort axes of extent > 1 by stride ascending into ord; returns count. */
@@ -369,6 +366,67 @@ static int sorted_axes(const li_side *s, int *ord) {
       int t = ord[b]; ord[b] = ord[b - 1]; ord[b - 1] = t;
     }
   return n;
+}
+
+/* A side whose strides tangle (an axis' stride below the span of the
+** smaller ones) but that is a bijection all the same: its holes are not
+** the nested gaps the fill boxes assume, so the side becomes a gather
+** table (each hardware element names its CPU element, -1 for a pad or a
+** hole). */
+static lay_status tangled_table(li_side *s, const int64_t *shape, int rank,
+                                lay_error *err) {
+  int64_t t, grid = 1, ncpu = 1;
+  if (s->v.nplanes)
+    return fail(err, LAY_E_LAYOUT,
+                "byte planes on a layout whose strides interleave (a stride "
+                "below the span of the axes inside it) are not supported");
+  if (mul64(s->nelem, (int64_t)sizeof(int64_t), &t) ||
+      (size_t)t > LI_MAX_TABLE_BYTES)
+    return fail(err, LAY_E_LIMIT, "the gather table exceeds %zu bytes",
+                (size_t)LI_MAX_TABLE_BYTES);
+  for (int j = 0; j < s->naxes; j++) grid *= s->ax[j].ext; /* <= nelem */
+  for (int i = 0; i < rank; i++) ncpu *= shape[i];
+  int64_t *tab = malloc(sizeof *tab * (size_t)s->nelem);
+  if (!tab) return fail(err, LAY_E_NOMEM, "out of memory");
+  for (int64_t e = 0; e < s->nelem; e++) tab[e] = -1;
+  for (int64_t k = 0; k < grid; k++) {
+    int64_t kk = k, off = 0, pc[LG_MAX_RANK] = {0}, ci = 0;
+    for (int j = s->naxes - 1; j >= 0; j--) {
+      int64_t v = kk % s->ax[j].ext;
+      kk /= s->ax[j].ext;
+      off += v * s->ax[j].stride;
+      if (s->ax[j].kind == LG_AX_DIGIT) pc[s->ax[j].dim] += v * s->ax[j].div;
+    }
+    int ok = 1;
+    for (int i = 0; i < rank && ok; i++) {
+      const li_sdim *d = &s->dim[i];
+      ok = pc[i] >= d->before && pc[i] < d->before + (d->hi - d->lo);
+      ci = ci * shape[i] + (pc[i] - d->off);
+    }
+    if (ok) tab[off] = ci;
+  }
+  s->table = malloc(sizeof *s->table);
+  if (!s->table || li_gather_build(tab, s->nelem, ncpu, s->table)) {
+    free(tab);
+    free(s->table);
+    s->table = NULL;
+    return fail(err, LAY_E_NOMEM, "out of memory");
+  }
+  free(tab);
+  s->grid = malloc(sizeof *s->grid);
+  if (!s->grid) return fail(err, LAY_E_NOMEM, "out of memory");
+  *s->grid = *s;
+  s->grid->table = NULL;
+  s->grid->v.num = NULL;
+  s->naxes = 0;
+  s->plane_ax = -1;
+  memset(s->dim, 0, sizeof s->dim);
+  for (int i = 0; i < rank; i++) {
+    s->dim[i].size = shape[i];
+    s->dim[i].hi = shape[i];
+    s->dim[i].ext = shape[i];
+  }
+  return LAY_OK;
 }
 
 static lay_status side_ir(li_side *s, const lg_ir *ir, const int64_t *shape,
@@ -440,16 +498,21 @@ static lay_status side_ir(li_side *s, const lg_ir *ir, const int64_t *shape,
   /* buffer size and bijectivity */
   int64_t span = 1, t;
   int ord[LG_MAX_AXES], no = sorted_axes(s, ord);
+  int tangled = -1;
   for (int k = 0; k < no; k++) {
     const li_sax *a = &s->ax[ord[k]];
-    if (a->stride < span) {
-      s->ax[ord[k]].label = *pool + (uintptr_t)a->label;
-      for (int j = 0; j < s->naxes; j++)
-        if (j != ord[k]) s->ax[j].label = *pool + (uintptr_t)s->ax[j].label;
-      return not_bijective(s, ord[k], err);
-    }
+    if (a->stride < span && tangled < 0) tangled = ord[k];
     if (mul64(a->stride, a->ext - 1, &t) || add64(t, span, &span))
       return OVF(err);
+  }
+  if (tangled >= 0) {
+    const char *keep[LG_MAX_AXES];
+    for (int j = 0; j < s->naxes; j++) {
+      keep[j] = s->ax[j].label;
+      s->ax[j].label = *pool + (uintptr_t)s->ax[j].label;
+    }
+    if ((st = not_bijective(s, tangled, err))) return st;
+    for (int j = 0; j < s->naxes; j++) s->ax[j].label = keep[j];
   }
   s->nelem = span;
   if (ir->naxes > 0) {
@@ -457,6 +520,7 @@ static lay_status side_ir(li_side *s, const lg_ir *ir, const int64_t *shape,
     if (t > s->nelem) s->nelem = t;
   }
   if (mul64(s->nelem, (int64_t)s->esz, &t)) return OVF(err);
+  if (tangled >= 0) return tangled_table(s, shape, rank, err);
   return LAY_OK;
 }
 
@@ -499,6 +563,8 @@ static lay_status side_table(li_side *s, const lg_ir *ir, const int64_t *shape,
 }
 
 static void side_free(li_side *s) {
+  free(s->grid);
+  s->grid = NULL;
   free(s->v.num);
   s->v.num = NULL;
   if (s->table) li_gather_free(s->table);
@@ -784,6 +850,25 @@ lay_status li_plan_where(const li_plan *p, const int64_t *coord, int rank,
   return LAY_OK;
 }
 
+/* The CPU-side coordinate of padded coordinate pc of dimension d; 1 when
+** it is a pad. A pad lies outside the tensor (lay.h), counted from its
+** edge: -1 is the pad next to the window's start, size the one after its
+** end, also when a slice keeps only part of the dimension (its elements
+** outside the window are real, but in no place of this buffer). */
+static int pad_coord(const li_sdim *d, int64_t pc, int64_t *x) {
+  int64_t w = d->hi - d->lo;
+  if (pc < d->before) {
+    *x = pc - d->before;
+    return 1;
+  }
+  if (pc >= d->before + w) {
+    *x = d->size + (pc - d->before - w);
+    return 1;
+  }
+  *x = pc - d->off;
+  return 0;
+}
+
 lay_status li_plan_at(const li_plan *p, uint64_t offset, int64_t *coord,
                       int cap, int *is_pad, int *plane, lay_error *err) {
   const li_side *L = p->lay;
@@ -796,7 +881,30 @@ lay_status li_plan_at(const li_plan *p, uint64_t offset, int64_t *coord,
                 (unsigned long long)offset,
                 (unsigned long long)((uint64_t)L->nelem * L->esz));
   int64_t e = (int64_t)(offset / L->esz);
-  if (L->table) {
+  if (L->table && L->grid) { /* interleaved strides: find the grid point */
+    const li_side *G = L->grid;
+    int64_t grid = 1, k, pc[LG_MAX_RANK] = {0};
+    for (int j = 0; j < G->naxes; j++) grid *= G->ax[j].ext;
+    for (k = 0; k < grid; k++) {
+      int64_t kk = k, off = 0;
+      for (int j = G->naxes - 1; j >= 0; j--) {
+        off += (kk % G->ax[j].ext) * G->ax[j].stride;
+        kk /= G->ax[j].ext;
+      }
+      if (off == e) break;
+    }
+    if (k == grid) { /* a hole */
+      *is_pad = 2;
+      for (int i = 0; i < cap && i < rank; i++) coord[i] = -1;
+      return LAY_OK;
+    }
+    for (int j = G->naxes - 1; j >= 0; j--) {
+      if (G->ax[j].kind == LG_AX_DIGIT)
+        pc[G->ax[j].dim] += (k % G->ax[j].ext) * G->ax[j].div;
+      k /= G->ax[j].ext;
+    }
+    for (int i = 0; i < rank; i++) *is_pad |= pad_coord(&G->dim[i], pc[i], &x[i]);
+  } else if (L->table) {
     int64_t len, ci = li_gather_run(L->table, e, &len);
     if (ci < 0) {
       *is_pad = 1;
@@ -827,11 +935,7 @@ lay_status li_plan_at(const li_plan *p, uint64_t offset, int64_t *coord,
       if (L->ax[j].kind == LG_AX_DIGIT) pc[L->ax[j].dim] += v[j] * L->ax[j].div;
       else if (L->ax[j].kind == LG_AX_PLANE) *plane = (int)v[j];
     }
-    for (int i = 0; i < rank; i++) {
-      const li_sdim *d = &L->dim[i];
-      if (pc[i] < d->before || pc[i] >= d->before + (d->hi - d->lo)) *is_pad = 1;
-      x[i] = pc[i] - d->off;
-    }
+    for (int i = 0; i < rank; i++) *is_pad |= pad_coord(&L->dim[i], pc[i], &x[i]);
   }
   for (int i = 0; i < cap && i < rank; i++) coord[i] = x[p->dmap[i]];
   return LAY_OK;

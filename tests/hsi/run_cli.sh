@@ -161,12 +161,17 @@ NHWC NH2HWC4C 1 5 3 4
 NHWC NH2C4HWC 2 6 4 3
 FMT
 
-# An entry whose generated text does not compile (m57: a slice keeping only
-# padding) is unusable with its JSON path and line:col; the other runs.
+# A chain whose slice keeps only padding (numpy allows it, LANGUAGE.md
+# "Transforms"): input 0 pads [a, b] to [a, b, 0, 0, 0] and keeps the last
+# three, all pad; input 1 beside it is a plain copy.
 printf '\001\002' >"$W/m57.in"
-"$TOOL" pack --hsi bad/m57_slice_only_pad.json --input 1 -i "$W/m57.in" \
+printf '\000\000\000' >"$W/m57.want"
+"$TOOL" pack --hsi slice_only_pad.json --input 0 -i "$W/m57.in" \
+  -o "$W/m57.got0" 2>"$W/stderr" && cmp -s "$W/m57.want" "$W/m57.got0" ||
+  bad "slice_only_pad inputs[0]: $(cat "$W/stderr")"
+"$TOOL" pack --hsi slice_only_pad.json --input 1 -i "$W/m57.in" \
   -o "$W/m57.got" 2>"$W/stderr" && cmp -s "$W/m57.in" "$W/m57.got" ||
-  bad "m57 inputs[1]: $(cat "$W/stderr")"
+  bad "slice_only_pad inputs[1]: $(cat "$W/stderr")"
 
 # Device batching (seed 000: one NPU buffer per frame, N = 1 in hw_shape):
 # cpu [2,3,2,2] NCHW with hw_shape [2,1,2,1,4] HCWNC4 is two frames. The

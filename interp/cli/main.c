@@ -1,7 +1,8 @@
 /*
 ** main.c: the `lay` command line: parses the arguments, prints help and
 ** version, and dispatches to the commands of cli_cmds.c (`draw` to
-** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c).
+** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c,
+** `kneron` and `--kneron` to cli_kneron.c).
 **
 **   lay [-f FILE]... COMMAND ARGS [OPTIONS]
 **
@@ -19,6 +20,7 @@
 
 #include "cli_draw.h"
 #include "cli_hsi.h"
+#include "cli_kneron.h"
 #include "cli_lay.h"
 #include "lay.h"
 #include "repl.h"
@@ -35,6 +37,7 @@ enum {
   O_AT = 1 << 7,
   O_OFFSET = 1 << 8,
   O_HSI = 1 << 9,     /* --hsi, --input, --output */
+  O_KNERON = 1 << 10, /* --kneron */
 };
 
 typedef struct option {
@@ -60,6 +63,7 @@ static const option options[] = {
     {"--hsi", O_HSI, FIELD(hsi)},
     {"--input", O_HSI, FIELD(input)},
     {"--output", O_HSI, FIELD(output)},
+    {"--kneron", O_KNERON, FIELD(kneron)},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -76,10 +80,10 @@ typedef struct command {
 
 #define MOVE_OPTS (O_F | O_THREADS | O_SHAPE | O_DTYPE | O_IN | O_OUT)
 static const command commands[] = {
-    {"pack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
+    {"pack", 1, 1, MOVE_OPTS | O_HSI | O_KNERON, O_SHAPE, cli_cmd_move,
      "pack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
      "Pack a CPU-side tensor (row-major, CPU-side order) into the layout.\n"},
-    {"unpack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
+    {"unpack", 1, 1, MOVE_OPTS | O_HSI | O_KNERON, O_SHAPE, cli_cmd_move,
      "unpack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
      "Unpack a layout buffer back into the CPU-side tensor.\n"},
     {"convert", 2, 2, MOVE_OPTS, O_SHAPE, cli_cmd_move,
@@ -132,6 +136,9 @@ static void main_help(FILE *f) {
           "  lay repl [FILE.lay...]\n"
           "  lay pack|unpack --hsi FILE --input K|--output K [-i IN] [-o OUT]\n"
           "  lay hsi FILE [--check]\n"
+          "  lay pack|unpack --kneron FILE [--dtype fp32|int8|int16] [-i IN] "
+          "[-o OUT]\n"
+          "  lay kneron FILE\n"
           "  lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]] "
           "[--as input|output] [-f FILE] [-o OUT]\n"
           "\n"
@@ -244,6 +251,10 @@ int main(int argc, char **argv) {
         rc = cli_hsi(argc - i, argv + i);
         goto out;
       }
+      if (!strcmp(arg, "kneron") && !help) { /* parses its own arguments */
+        rc = cli_kneron(argc - i, argv + i);
+        goto out;
+      }
       if (!strcmp(arg, "export") && !help) { /* parses its own arguments */
         lay_ctx *ctx = cli_context(&a);
         rc = ctx ? cli_export(ctx, argc - i, argv + i) : CLI_FAIL;
@@ -274,6 +285,24 @@ int main(int argc, char **argv) {
   }
   if (!cmd) {
     rc = cli_usage("no command given");
+    goto out;
+  }
+  if (seen & O_KNERON) {
+    if (seen & O_HSI)
+      rc = cli_usage("%s: give --kneron or --hsi, not both", cmd->name);
+    else if (a.npos)
+      rc = cli_usage("%s --kneron: unexpected argument '%s'", cmd->name,
+                     a.pos[0]);
+    else if (seen & O_SHAPE)
+      rc = cli_usage("%s --kneron: the shape comes from the descriptor",
+                     cmd->name);
+    else {
+      lay_ctx *ctx = cli_context(&a);
+      rc = ctx ? cli_kneron_run(!strcmp(cmd->name, "pack"), a.kneron, a.dtype,
+                                a.in, a.out, ctx)
+               : CLI_FAIL;
+      lay_ctx_free(ctx);
+    }
     goto out;
   }
   if (seen & O_HSI) {

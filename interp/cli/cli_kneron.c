@@ -151,3 +151,18 @@ done:
   lay_kneron_free(k);
   return rc;
 }
+
+int cli_kneron_cmd(const cli_args *a, const char *cmd, int has_hsi,
+                   int has_shape) {
+  if (has_hsi) return cli_usage("%s: give --kneron or --hsi, not both", cmd);
+  if (a->npos)
+    return cli_usage("%s --kneron: unexpected argument '%s'", cmd, a->pos[0]);
+  if (has_shape)
+    return cli_usage("%s --kneron: the shape comes from the descriptor", cmd);
+  lay_ctx *ctx = cli_context(a);
+  int rc = ctx ? cli_kneron_run(!strcmp(cmd, "pack"), a->kneron, a->dtype,
+                                a->in, a->out, ctx)
+               : CLI_FAIL;
+  lay_ctx_free(ctx);
+  return rc;
+}

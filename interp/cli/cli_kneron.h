@@ -14,6 +14,7 @@
 #ifndef CLI_KNERON_H
 #define CLI_KNERON_H
 
+#include "cli_lay.h"
 #include "lay.h"
 
 /* argv[0] is the command word ("kneron"); argv[1..argc) its arguments. */
@@ -25,5 +26,11 @@ int cli_kneron(int argc, char **argv);
 ** descriptor's definitions go into namespace "kp". */
 int cli_kneron_run(int pack, const char *file, const char *dtype,
                    const char *in_path, const char *out_path, lay_ctx *ctx);
+
+/* `lay pack|unpack --kneron FILE`: checks what else the command line
+** gave (no FORMAT, no --shape, not with --hsi), then cli_kneron_run in a
+** context of the -f files and LAY_PATH. */
+int cli_kneron_cmd(const cli_args *a, const char *cmd, int has_hsi,
+                   int has_shape);
 
 #endif /* CLI_KNERON_H */

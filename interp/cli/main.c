@@ -288,21 +288,8 @@ int main(int argc, char **argv) {
     goto out;
   }
   if (seen & O_KNERON) {
-    if (seen & O_HSI)
-      rc = cli_usage("%s: give --kneron or --hsi, not both", cmd->name);
-    else if (a.npos)
-      rc = cli_usage("%s --kneron: unexpected argument '%s'", cmd->name,
-                     a.pos[0]);
-    else if (seen & O_SHAPE)
-      rc = cli_usage("%s --kneron: the shape comes from the descriptor",
-                     cmd->name);
-    else {
-      lay_ctx *ctx = cli_context(&a);
-      rc = ctx ? cli_kneron_run(!strcmp(cmd->name, "pack"), a.kneron, a.dtype,
-                                a.in, a.out, ctx)
-               : CLI_FAIL;
-      lay_ctx_free(ctx);
-    }
+    rc = cli_kneron_cmd(&a, cmd->name, (seen & O_HSI) != 0,
+                        (seen & O_SHAPE) != 0);
     goto out;
   }
   if (seen & O_HSI) {

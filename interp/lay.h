@@ -411,7 +411,8 @@ typedef struct lay_kneron_info {
   lay_dtype dtype;         /* CPU type of ref: fp32 */
   lay_dtype fixed_dtype;   /* CPU type of fixed_ref: int8 or int16 (fp32
                               for RAW_FLOAT, whose two refs are one) */
-  uint64_t npu_bytes;      /* the NPU buffer, as the SDK sizes it */
+  uint64_t npu_bytes;      /* the NPU buffer, as the SDK's helper sizes
+                              it (version 2; 0 for version 1) */
   int nscales;             /* fixed-point descriptors (1: per tensor) */
   int quantized_axis;      /* their axis when nscales > 1 */
 } lay_kneron_info;

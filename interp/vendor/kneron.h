@@ -28,6 +28,12 @@
 ** format on shape_npu (B, C, H, W; KL520's outputs when target_chip says
 ** KL520).
 **
+** The value rule is stdlib/kneron.lay's fixed(): per channel, descriptor
+** k applies to index k of quantized_axis in every image (the SDK's helper
+** uses blocks of N*H*W consecutive elements, wrong for N > 1); the scale
+** is the descriptor's float32 value; the product x * scale * 2^radix is
+** still computed in double, not in the SDK's float32 (see the stdlib).
+**
 ** Errors are LAY_E_JSON with the JSON line:col (text that is not JSON)
 ** or the JSON path of the field in the message ("tensor_shape_info.data.
 ** stride_npu[2]: ..."); LAY_E_LIMIT past LAY_KNERON_MAX_JSON.

@@ -56,8 +56,9 @@ static void *slurp(const char *path, size_t *len) {
 
 static int spit(const char *path, const void *b, size_t n) {
   FILE *f = fopen(path, "wb");
-  if (!f || fwrite(b, 1, n, f) != n) return -1;
-  return fclose(f);
+  if (!f) return -1;
+  int bad = fwrite(b, 1, n, f) != n;
+  return fclose(f) || bad ? -1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -69,7 +70,9 @@ int main(int argc, char **argv) {
       r = r * 1103515245u + 12345u;
       x[i] = (float)((int)(r >> 8) % 2001 - 1000) / 8;
     }
-    return spit(argv[4], x, sizeof(float) * (size_t)n) ? 1 : 0;
+    int rc = spit(argv[4], x, sizeof(float) * (size_t)n) ? 1 : 0;
+    free(x);
+    return rc;
   }
   if (argc != 10) {
     fprintf(stderr, "usage: see kneron_ref.c\n");
@@ -120,8 +123,13 @@ int main(int argc, char **argv) {
   uint8_t *npu = calloc((size_t)bytes, 1);
   size_t cpu_es = fix ? (store == S8 ? 1 : 2) : 4;
   uint8_t *cpu = calloc((size_t)numel, cpu_es);
-  if (pack && (int64_t)inlen != numel * (int64_t)cpu_es) return 3;
-  if (!pack && (int64_t)inlen != bytes) return 3;
+  if ((pack && (int64_t)inlen != numel * (int64_t)cpu_es) ||
+      (!pack && (int64_t)inlen != bytes)) {
+    free(in);
+    free(npu);
+    free(cpu);
+    return 3;
+  }
   if (pack) memcpy(cpu, in, inlen);
   else memcpy(npu, in, inlen);
   int64_t idx[8] = {0};
@@ -181,5 +189,8 @@ int main(int argc, char **argv) {
   }
   int rc = pack ? spit(argv[9], npu, (size_t)bytes)
                 : spit(argv[9], cpu, (size_t)numel * cpu_es);
+  free(in);
+  free(npu);
+  free(cpu);
   return rc ? 1 : 0;
 }

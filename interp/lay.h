@@ -400,6 +400,65 @@ LAY_API void lay_ctx_set_log(lay_ctx *ctx, lay_log_fn fn, void *user);
 ** lay_plan_create for an unknown format or bad arguments. */
 LAY_API lay_status lay_format_dims(lay_ctx *ctx, const char *format, int *rank,
                                    char *names, size_t cap, lay_error *err);
+/* ---- Kneron PLUS tensor descriptors ---------------------------------------
+** One kp.TensorDescriptor (the Python print or get_member_variable_dict of
+** Kneron PLUS 3.x, as JSON: index, name, data_layout, tensor_shape_info
+** {version, data}, quantization_parameters {version, data:
+** {quantized_axis, quantized_fixed_point_descriptor_list}}) becomes two
+** definitions: NS.tensor (fp32 on the CPU, Kneron fixed point into the
+** NPU buffer) and NS.tensor_fixed (the NPU's integers on the CPU, no
+** value rule). Version 2 descriptors (KL730) are built from their
+** stride_npu; version 1 (KL520, KL720, KL630) name the stdlib layout of
+** data_layout on shape_npu. An optional top-level "target_chip" (the
+** enclosing kp.SingleModelDescriptor's) picks KL520's output variants.
+** Errors are LAY_E_JSON naming the field ("tensor_shape_info.data.
+** stride_npu[1]: ...") or the JSON line:col; LAY_E_LIMIT for a text over
+** LAY_KNERON_MAX_JSON bytes. */
+#define LAY_KNERON_MAX_JSON ((size_t)1 << 20)
+
+typedef struct lay_kneron lay_kneron;
+
+typedef struct lay_kneron_info {
+  const char *name;        /* the descriptor's "name" ("" when absent) */
+  int64_t index;           /* its "index" (0 when absent) */
+  const char *data_layout; /* "1W16C8B", ... (the SDK enum's suffix) */
+  int shape_version;       /* 1 or 2 */
+  const char *ref;         /* the fp32 definition with its arguments,
+                              relative to the namespace: "tensor(192,96,
+                              48,16)"; give it as "NS." + ref */
+  const char *fixed_ref;   /* the same for the integer definition */
+  int rank;                /* the CPU side: ONNX shape (v2), shape_npu
+                              (v1) */
+  int64_t shape[LAY_MAX_RANK];
+  lay_dtype dtype;         /* CPU type of ref: fp32 */
+  lay_dtype fixed_dtype;   /* CPU type of fixed_ref: int8 or int16 (fp32
+                              for RAW_FLOAT, whose two refs are one) */
+  uint64_t npu_bytes;      /* the NPU buffer, as the SDK's helper sizes
+                              it (version 2; 0 for version 1) */
+  int nscales;             /* fixed-point descriptors (1: per tensor) */
+  int quantized_axis;      /* their axis when nscales > 1 */
+} lay_kneron_info;
+
+/* Parse `len` bytes of JSON; `file` names it in errors. */
+LAY_API lay_status lay_kneron_parse(const char *json, size_t len,
+                                    const char *file, lay_kneron **out,
+                                    lay_error *err);
+/* Read and parse the descriptor at `path`. */
+LAY_API lay_status lay_kneron_read(const char *path, lay_kneron **out,
+                                   lay_error *err);
+LAY_API void lay_kneron_free(lay_kneron *k); /* accepts NULL */
+/* Facts about the descriptor (valid while k lives). */
+LAY_API void lay_kneron_info_get(const lay_kneron *k, lay_kneron_info *out);
+/* Its spec text inside `namespace NS` (free with lay_free). */
+LAY_API char *lay_kneron_spec(const lay_kneron *k, const char *ns);
+/* Compile lay_kneron_spec(k, ns) into ctx and plan both references once
+** on the descriptor's shape, so that strides which overlap fail here
+** (naming stride_npu). */
+LAY_API lay_status lay_kneron_load(const lay_kneron *k, lay_ctx *ctx,
+                                   const char *ns, lay_error *err);
+/* Read the descriptor at `path` and load it into ctx under namespace ns. */
+LAY_API lay_status lay_ctx_load_kneron(lay_ctx *ctx, const char *path,
+                                       const char *ns, lay_error *err);
 
 #ifdef __cplusplus
 }

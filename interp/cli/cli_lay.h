@@ -38,6 +38,7 @@ typedef struct cli_args {
   const char *input, *output; /* --input, --output (with --hsi) */
   const char *npy;          /* --npy: write the output as .npy (cli_npy.c) */
   const char *frame, *all;  /* --frame K, --all DIR (with --hsi) */
+  const char *kneron;       /* --kneron (cli_kneron.c) */
 } cli_args;
 
 /* ---- cli_io.c ---------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /*
 ** main.c: the `lay` command line: parses the arguments, prints help and
 ** version, and dispatches to the commands of cli_cmds.c (`draw` to
-** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c).
+** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c,
+** `kneron` and `--kneron` to cli_kneron.c).
 **
 **   lay [-f FILE]... COMMAND ARGS [OPTIONS]
 **
@@ -19,6 +20,7 @@
 
 #include "cli_draw.h"
 #include "cli_hsi.h"
+#include "cli_kneron.h"
 #include "cli_lay.h"
 #include "cli_npy.h"
 #include "lay.h"
@@ -37,6 +39,7 @@ enum {
   O_OFFSET = 1 << 8,
   O_HSI = 1 << 9,     /* --hsi, --input, --output */
   O_NPY = 1 << 10,    /* --npy (a flag: cli_npy.c) */
+  O_KNERON = 1 << 11, /* --kneron */
 };
 
 typedef struct option {
@@ -65,6 +68,7 @@ static const option options[] = {
     {"--npy", O_NPY, FIELD(npy)},
     {"--frame", O_HSI, FIELD(frame)},
     {"--all", O_HSI, FIELD(all)},
+    {"--kneron", O_KNERON, FIELD(kneron)},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -81,10 +85,10 @@ typedef struct command {
 
 #define MOVE_OPTS (O_F | O_THREADS | O_SHAPE | O_DTYPE | O_IN | O_OUT | O_NPY)
 static const command commands[] = {
-    {"pack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
+    {"pack", 1, 1, MOVE_OPTS | O_HSI | O_KNERON, O_SHAPE, cli_cmd_move,
      "pack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
      "Pack a CPU-side tensor (row-major, CPU-side order) into the layout.\n"},
-    {"unpack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
+    {"unpack", 1, 1, MOVE_OPTS | O_HSI | O_KNERON, O_SHAPE, cli_cmd_move,
      "unpack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
      "Unpack a layout buffer back into the CPU-side tensor.\n"},
     {"convert", 2, 2, MOVE_OPTS, O_SHAPE, cli_cmd_move,
@@ -139,6 +143,9 @@ static void main_help(FILE *f) {
           "[-i IN] [-o OUT]\n"
           "  lay pack|unpack --hsi FILE|DIR --all DIR -o OUTDIR\n"
           "  lay hsi FILE [--check]\n"
+          "  lay pack|unpack --kneron FILE [--dtype fp32|int8|int16] [-i IN] "
+          "[-o OUT]\n"
+          "  lay kneron FILE\n"
           "  lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]] "
           "[--as input|output] [-f FILE] [-o OUT]\n"
           "\n"
@@ -263,6 +270,10 @@ int main(int argc, char **argv) {
         rc = cli_hsi(argc - i, argv + i);
         goto out;
       }
+      if (!strcmp(arg, "kneron") && !help) { /* parses its own arguments */
+        rc = cli_kneron(argc - i, argv + i);
+        goto out;
+      }
       if (!strcmp(arg, "export") && !help) { /* parses its own arguments */
         lay_ctx *ctx = cli_context(&a);
         rc = ctx ? cli_export(ctx, argc - i, argv + i) : CLI_FAIL;
@@ -293,6 +304,11 @@ int main(int argc, char **argv) {
   }
   if (!cmd) {
     rc = cli_usage("no command given");
+    goto out;
+  }
+  if (seen & O_KNERON) {
+    rc = cli_kneron_cmd(&a, cmd->name, (seen & O_HSI) != 0,
+                        (seen & O_SHAPE) != 0);
     goto out;
   }
   if (seen & O_HSI) {

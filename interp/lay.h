@@ -99,7 +99,8 @@ typedef enum lay_dtype {
   LAY_DT_UINT8 = 5,
   LAY_DT_INT16 = 6,
   LAY_DT_UINT16 = 7,
-  LAY_DT_INT32 = 8
+  LAY_DT_INT32 = 8,
+  LAY_DT_UINT32 = 9
 } lay_dtype;
 
 /* "fp32" or numpy's "float32", ... ; LAY_DT_NONE for an unknown name. */

@@ -113,6 +113,7 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
   r->cpu = cpu;
   r->hw = v->hw != LAY_DT_NONE ? v->hw : cpu;
   r->round = v->round;
+  r->arith = v->arith;
   r->saturate = v->saturate;
   r->axis = -1;
   r->pad = v->pad_value;

@@ -36,6 +36,7 @@ typedef struct cli_args {
   const char *threads;      /* --threads */
   const char *hsi;          /* --hsi (not supported yet) */
   const char *input, *output; /* --input, --output (with --hsi) */
+  const char *tidl;         /* --tidl (io_1.bin, cli_tidl.c) */
 } cli_args;
 
 /* ---- cli_io.c ---------------------------------------------------------- */

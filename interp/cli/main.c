@@ -1,7 +1,8 @@
 /*
 ** main.c: the `lay` command line: parses the arguments, prints help and
 ** version, and dispatches to the commands of cli_cmds.c (`draw` to
-** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c).
+** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c,
+** `tidl` and `--tidl` to cli_tidl.c).
 **
 **   lay [-f FILE]... COMMAND ARGS [OPTIONS]
 **
@@ -19,6 +20,7 @@
 
 #include "cli_draw.h"
 #include "cli_hsi.h"
+#include "cli_tidl.h"
 #include "cli_lay.h"
 #include "lay.h"
 #include "repl.h"
@@ -58,6 +60,7 @@ static const option options[] = {
     {"--at", O_AT, FIELD(at)},
     {"--offset", O_OFFSET, FIELD(offset)},
     {"--hsi", O_HSI, FIELD(hsi)},
+    {"--tidl", O_HSI, FIELD(tidl)},
     {"--input", O_HSI, FIELD(input)},
     {"--output", O_HSI, FIELD(output)},
 };
@@ -132,6 +135,8 @@ static void main_help(FILE *f) {
           "  lay repl [FILE.lay...]\n"
           "  lay pack|unpack --hsi FILE --input K|--output K [-i IN] [-o OUT]\n"
           "  lay hsi FILE [--check]\n"
+          "  lay pack|unpack --tidl FILE --input K|--output K [-i IN] [-o OUT]\n"
+          "  lay tidl FILE [--check]\n"
           "  lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]] "
           "[--as input|output] [-f FILE] [-o OUT]\n"
           "\n"
@@ -240,6 +245,10 @@ int main(int argc, char **argv) {
         lay_ctx_free(ctx);
         goto out;
       }
+      if (!strcmp(arg, "tidl") && !help) { /* parses its own arguments */
+        rc = cli_tidl(argc - i, argv + i);
+        goto out;
+      }
       if (!strcmp(arg, "hsi") && !help) { /* parses its own arguments */
         rc = cli_hsi(argc - i, argv + i);
         goto out;
@@ -274,6 +283,10 @@ int main(int argc, char **argv) {
   }
   if (!cmd) {
     rc = cli_usage("no command given");
+    goto out;
+  }
+  if ((seen & O_HSI) && a.tidl) {
+    rc = cli_tidl_move(&a, seen & (O_SHAPE | O_DTYPE));
     goto out;
   }
   if (seen & O_HSI) {

@@ -303,11 +303,16 @@ static int check_tensor(lay_tidl_io *t, int o, int i) {
                "padL with the planar line pitch)",
                FN(F_PL), (int)pl, FN(F_PR), (int)pr, FN(F_PT), (int)pt,
                FN(F_PB), (int)pb);
-  if (planar && cp < (pt + H) * lp)
+  int64_t need = 0;
+  int past = mul64(pt + H, lp, &need); /* past 2^63: larger than any pitch */
+  if (planar && (past || cp < need)) {
+    char nb[48] = "more than 2^63";
+    if (!past) snprintf(nb, sizeof nb, "%lld", (long long)need);
     return BAD("%s: %d is less than (%s + %s) * line pitch = (%d + %d) * "
-               "%lld = %lld",
+               "%lld = %s",
                FN(F_CP), (int)cp, FN(F_PT), FN(F_H), (int)pt, (int)H,
-               (long long)lp, (long long)((pt + H) * lp));
+               (long long)lp, nb);
+  }
   int64_t n = te->v[F_NB], plane, per, total;
   if (te->has[F_DIM1] && (mul64(n, te->v[F_DIM1], &n) ||
                           mul64(n, te->v[F_DIM2], &n)))

@@ -267,6 +267,11 @@ EDIT(e_scalenan, s->outTensorScale[0] = NAN)
 EDIT(e_scaleinf, s->outTensorScale[1] = INFINITY)
 EDIT(e_scaleneg, s->inTensorScale[1] = -1.0f)
 EDIT(e_nhwcpad, s->inPadT[1] = 1)
+/* (padT + H) * line pitch past 2^63 */
+EDIT(e_overflow_p,
+     (s->inHeight[0] = 2147483647, s->inPadT[0] = 2147483647,
+      s->inWidth[0] = 2147483647, s->inPadL[0] = 2147483647,
+      s->inPadR[0] = 2147483647))
 /* N * DIM1 * DIM2 past 2^63 */
 EDIT(e_overflow_n,
      (s->inNumBatches[0] = 2000000000, s->inDIM1[0] = 2000000000,
@@ -359,6 +364,7 @@ int main(int argc, char **argv) {
   bad("bad_scaleinf.bin", e_scaleinf);
   bad("bad_scaleneg.bin", e_scaleneg);
   bad("bad_nhwcpad.bin", e_nhwcpad);
+  bad("bad_overflow_p.bin", e_overflow_p);
   bad("bad_overflow_n.bin", e_overflow_n);
   bad("bad_overflow_b.bin", e_overflow_b);
   return 0;

@@ -129,6 +129,7 @@ bad_scalenan.bin|output|0|outputs[0] 'logits': outTensorScale: nan (must be a fi
 bad_scaleinf.bin|output|1|outputs[1] 'scores': outTensorScale: inf (must be a finite positive number)
 bad_scaleneg.bin|input|1|inputs[1] 'img': inTensorScale: -1 (must be a finite positive number)
 bad_nhwcpad.bin|input|1|inputs[1] 'img': inPadL 0, inPadR 0, inPadT 1, inPadB 0: pads on an NHWC buffer are not supported (TIDL-RT starts its data at linePitch * padT + padL with the planar line pitch)
+bad_overflow_p.bin|input|0|inputs[0] 'input.1': inChannelPitch: 49 is less than (inPadT + inHeight) * line pitch = (2147483647 + 2147483647) * 6442450941 = more than 2^63
 bad_overflow_n.bin|input|0|inputs[0] 'input.1': inNumBatches * inDIM1 * inDIM2 overflows 64 bits
 bad_overflow_b.bin|output|1|outputs[1] 'scores': the buffer size overflows 64 bits
 EOF

@@ -22,6 +22,8 @@
 ** batch (no pad channels), or the pitched extent when that is larger.
 ** SDK 08.06's TIDL-RT writes every buffer planar, whatever the tensor's
 ** layout: an NHWC tensor there has the NHWC CPU side and the NCHW buffer.
+** An NHWC buffer with pads is refused: TIDL-RT starts its data at
+** linePitch * padT + padL with the planar line pitch, which is no layout.
 **
 ** Values, as TIDL-RT computes them (tidl_rt_ovx.c): an input's CPU side is
 ** rawDataInElementType; an integer buffer with inTensorScale s != 1 takes

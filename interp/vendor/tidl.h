@@ -15,7 +15,12 @@
 ** and, after any of them, the multi-subgraph container TIDL-RT accepts:
 ** u32 magic, u32 count n, n entries {u32 offset, u32 size, 2 reserved},
 ** then the n subgraphs' own structs (the tensors are the first, combined
-** struct's). Any other size is rejected. The field tables are in tidl.c.
+** struct's). The magic number's value is not in TI's public headers we
+** could read, so the container is recognized by its structure: the count,
+** every size equal to the struct's, every offset as TIDL-RT adds them
+** (the first is the header's size, each next one the previous size), and
+** the file's exact length. Any other size is rejected. The field tables
+** are in tidl.c.
 */
 #ifndef LI_TIDL_H
 #define LI_TIDL_H

@@ -99,7 +99,8 @@ typedef enum lay_dtype {
   LAY_DT_UINT8 = 5,
   LAY_DT_INT16 = 6,
   LAY_DT_UINT16 = 7,
-  LAY_DT_INT32 = 8
+  LAY_DT_INT32 = 8,
+  LAY_DT_UINT32 = 9
 } lay_dtype;
 
 /* "fp32" or numpy's "float32", ... ; LAY_DT_NONE for an unknown name. */
@@ -459,6 +460,78 @@ LAY_API lay_status lay_kneron_load(const lay_kneron *k, lay_ctx *ctx,
 /* Read the descriptor at `path` and load it into ctx under namespace ns. */
 LAY_API lay_status lay_ctx_load_kneron(lay_ctx *ctx, const char *path,
                                        const char *ns, lay_error *err);
+
+/* ---- TI TIDL io_1.bin ------------------------------------------------------
+** Every TIDL compile writes *io_1.bin, the raw sTIDL_IOBufDesc_t: the
+** inputs' and outputs' sizes, pads, pitches, element types, layouts and
+** tensor scales. lay_tidl_parse reads every struct version (SDK 08.06,
+** SDK 09 built for 1, 2 or 4 cores, SDK 10; told apart by the file's exact
+** size) and the multi-subgraph container, bounds-checks every field, and
+** turns each tensor into a layout (NS.input0, NS.output1, ...; and
+** NS.input0_raw, the same bytes without the value rule) that
+** lay_tidl_load compiles through the ordinary front end. Each layout maps
+** the CPU tensor (N x C x H x W, or N x H x W x C for an NHWC tensor; the
+** batches, DIM1 and DIM2 folded into N) to the TIDL buffer (pack), with
+** TIDL-RT's arithmetic (float32, truncating). A file of another size, or
+** counts outside their arrays, fail the whole file (LAY_E_IO for a file
+** that cannot be read, else LAY_E_ARG); a bad field of one tensor makes
+** that tensor unusable (an issue naming the field and the tensor). */
+typedef struct lay_tidl_io lay_tidl_io;
+
+/* One finding about a tensor: a fatal inconsistency or a note. */
+typedef struct lay_tidl_issue {
+  int output;     /* 0: inputs[index], 1: outputs[index] */
+  int index;      /* the tensor */
+  int fatal;      /* 1: the tensor is unusable; 0: a note */
+  char text[480]; /* one line: "inputs[0] 'x': inPadL: -1 ..." */
+} lay_tidl_issue;
+
+/* Parse `len` bytes; `file` names the file in messages. */
+LAY_API lay_status lay_tidl_parse(const void *data, size_t len,
+                                  const char *file, lay_tidl_io **out,
+                                  lay_error *err);
+/* Read and parse the file at `path`. */
+LAY_API lay_status lay_tidl_read(const char *path, lay_tidl_io **out,
+                                 lay_error *err);
+LAY_API void lay_tidl_free(lay_tidl_io *t); /* accepts NULL */
+/* "SDK 08.06", "SDK 09 (2 cores)", "SDK 10", with ", N subgraphs" for a
+** container. Valid while t lives. */
+LAY_API const char *lay_tidl_version(const lay_tidl_io *t);
+/* Tensors of the inputs (output = 0) or outputs (output = 1). */
+LAY_API int lay_tidl_count(const lay_tidl_io *t, int output);
+/* Find a tensor by its index ("0") or its name; -1 when there is none. */
+LAY_API int lay_tidl_find(const lay_tidl_io *t, int output, const char *key);
+
+/* Facts about one tensor (valid while t lives). */
+typedef struct lay_tidl_info {
+  const char *name;       /* inDataName / outDataName */
+  const char *def;        /* the layout's local name, "input0" */
+  const char *spec;       /* its spec text; NULL when the tensor is unusable */
+  int rank;               /* 4 */
+  int64_t cpu_shape[LAY_MAX_RANK]; /* [N, C, H, W] or [N, H, W, C] */
+  lay_dtype cpu_dtype;    /* inputs: rawDataInElementType; outputs: fp32 */
+  lay_dtype hw_dtype;     /* in/outElementType */
+  int nhwc;               /* in/outLayout is 1 */
+  uint64_t buffer_bytes;  /* the TIDL buffer, as TIOVX allocates it */
+} lay_tidl_info;
+LAY_API int lay_tidl_info_get(const lay_tidl_io *t, int output, int index,
+                              lay_tidl_info *out);
+
+/* All spec text inside `namespace NS`, a comment before each tensor.
+** Free with lay_free; NULL when out of memory. */
+LAY_API char *lay_tidl_spec(const lay_tidl_io *t, const char *ns);
+/* Compile lay_tidl_spec(t, ns) into ctx (names must not clash). */
+LAY_API lay_status lay_tidl_load(const lay_tidl_io *t, lay_ctx *ctx,
+                                 const char *ns, lay_error *err);
+/* Read the file at `path` and load it into ctx under namespace ns. */
+LAY_API lay_status lay_ctx_load_tidl(lay_ctx *ctx, const char *path,
+                                     const char *ns, lay_error *err);
+/* The issues found while parsing, in file order; valid while t lives. */
+LAY_API int lay_tidl_issue_count(const lay_tidl_io *t);
+LAY_API const lay_tidl_issue *lay_tidl_issue_get(const lay_tidl_io *t, int i);
+/* The fatal issue of a tensor, or NULL when it is usable. */
+LAY_API const lay_tidl_issue *lay_tidl_tensor_issue(const lay_tidl_io *t,
+                                                   int output, int index);
 
 #ifdef __cplusplus
 }

@@ -101,6 +101,15 @@ typedef enum lg_round {
   LG_R_TRUNC = 2      /* toward zero (TIDL) */
 } lg_round;
 
+/* How the affine formula is evaluated (`arith = ...`). */
+typedef enum lg_arith {
+  LG_A_EXACT = 0, /* default: in double, one rounding at the end */
+  LG_A_F32 = 1    /* as the vendors' runtimes do, every step in float32:
+                     k = f32(num) / f32(den), q = f32(f32(x - xoff) * k);
+                     dequantizing x = f32(f32(q - zp) * f32(den / num)) +
+                     xoff (TIDL-RT, VART, Kneron PLUS) */
+} lg_arith;
+
 /* LG_V_AFFINE, with per-channel arrays along `axis` (n entries) or one
 ** value for the tensor (n == 1):
 **   quantizing   q = sat(round((x - xoff) * num / den) + zp)
@@ -122,6 +131,7 @@ typedef struct lg_ir_value {
   int n;              /* entries in num/den/zp/xoff (1 or the axis size) */
   double *num, *den, *zp, *xoff;
   lg_round round;     /* rounding for float -> int */
+  lg_arith arith;     /* LG_A_EXACT or LG_A_F32 (affine rules only) */
   int saturate;       /* 1 (default): clamp to the hw type's range */
   int nplanes;        /* 0, or the number of byte planes; each stored
                          element is then one uint8 plane of the hw-typed

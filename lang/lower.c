@@ -674,6 +674,7 @@ static void int_range(lay_dtype t, double *lo, double *hi) {
   case LAY_DT_INT16: *lo = -32768; *hi = 32767; break;
   case LAY_DT_UINT16: *lo = 0; *hi = 65535; break;
   case LAY_DT_INT32: *lo = -2147483648.0; *hi = 2147483647.0; break;
+  case LAY_DT_UINT32: *lo = 0; *hi = 4294967295.0; break;
   default: *lo = -INFINITY; *hi = INFINITY; break;
   }
 }
@@ -692,11 +693,11 @@ static int type_arg(lw *w, const env *en, const lg_expr *e, lay_dtype *t) {
 /* The arguments of a value operation, by key. */
 enum {
   K_SCALE, K_ZP, K_TO, K_AXIS, K_ROUND, K_SAT, K_RADIX, K_NUM, K_DEN, K_XOFF,
-  K_N
+  K_ARITH, K_N
 };
 static const char *const key_names[K_N] = {
     "scale", "zero_point", "to", "axis", "round", "saturate", "radix",
-    "num", "den", "xoff"};
+    "num", "den", "xoff", "arith"};
 
 static int key_of(const char *s) {
   if (!strcmp(s, "to_dtype")) return K_TO;
@@ -800,13 +801,13 @@ static int value_op(lw *w, const env *en, const char *op,
   enum { OP_Q, OP_DQ, OP_FIXED, OP_AFFINE, OP_CAST } kind;
   static const unsigned allowed[] = {
       1u << K_SCALE | 1u << K_ZP | 1u << K_TO | 1u << K_AXIS |
-          1u << K_ROUND | 1u << K_SAT,
+          1u << K_ROUND | 1u << K_SAT | 1u << K_ARITH,
       1u << K_SCALE | 1u << K_ZP | 1u << K_TO | 1u << K_AXIS |
-          1u << K_ROUND | 1u << K_SAT,
+          1u << K_ROUND | 1u << K_SAT | 1u << K_ARITH,
       1u << K_SCALE | 1u << K_RADIX | 1u << K_TO | 1u << K_AXIS |
-          1u << K_ROUND | 1u << K_SAT,
+          1u << K_ROUND | 1u << K_SAT | 1u << K_ARITH,
       1u << K_NUM | 1u << K_DEN | 1u << K_ZP | 1u << K_XOFF | 1u << K_TO |
-          1u << K_AXIS | 1u << K_ROUND | 1u << K_SAT,
+          1u << K_AXIS | 1u << K_ROUND | 1u << K_SAT | 1u << K_ARITH,
       1u << K_TO | 1u << K_ROUND | 1u << K_SAT};
   /* The named form of each, for "takes named arguments". */
   static const char *const forms[] = {
@@ -872,6 +873,17 @@ static int value_op(lw *w, const env *en, const char *op,
                     s);
     }
   }
+  if (arg[K_ARITH]) {
+    const char *s;
+    if (name_arg(w, en, arg[K_ARITH], &s)) return -1;
+    if (s) {
+      if (!strcmp(s, "exact")) v->arith = LG_A_EXACT;
+      else if (!strcmp(s, "f32")) v->arith = LG_A_F32;
+      else
+        return fail(w, &en->sr, arg[K_ARITH]->pos, LAY_E_ARG,
+                    "unknown arithmetic '%s' (exact, f32)", s);
+    }
+  }
   if (arg[K_SAT]) {
     int64_t s;
     int unk;
@@ -892,7 +904,8 @@ static int value_op(lw *w, const env *en, const char *op,
   memset(x, 0, sizeof x);
   int n = 1, listkey = -1, unknown = 0;
   for (int k = 0; k < K_N; k++) {
-    if (!arg[k] || k == K_TO || k == K_AXIS || k == K_ROUND || k == K_SAT)
+    if (!arg[k] || k == K_TO || k == K_AXIS || k == K_ROUND || k == K_SAT ||
+        k == K_ARITH)
       continue;
     if (get_nums(w, en, arg[k], &x[k])) return -1;
     if (x[k].unk) unknown = 1;

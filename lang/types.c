@@ -25,12 +25,14 @@ static const struct {
     {"bf16", LAY_DT_BF16, 0},     {"int8", LAY_DT_INT8, 0},
     {"uint8", LAY_DT_UINT8, 0},   {"int16", LAY_DT_INT16, 0},
     {"uint16", LAY_DT_UINT16, 0}, {"int32", LAY_DT_INT32, 0},
+    {"uint32", LAY_DT_UINT32, 0},
     /* numpy's names */
     {"float32", LAY_DT_FP32, 0},  {"single", LAY_DT_FP32, 0},
     {"float16", LAY_DT_FP16, 0},  {"half", LAY_DT_FP16, 0},
     {"bfloat16", LAY_DT_BF16, 0}, {"byte", LAY_DT_INT8, 0},
     {"ubyte", LAY_DT_UINT8, 0},   {"short", LAY_DT_INT16, 0},
     {"ushort", LAY_DT_UINT16, 0}, {"intc", LAY_DT_INT32, 0},
+    {"uintc", LAY_DT_UINT32, 0},
     /* numpy's type strings and one-letter codes */
     {"f4", LAY_DT_FP32, 1},       {"f", LAY_DT_FP32, 1},
     {"f2", LAY_DT_FP16, 1},       {"e", LAY_DT_FP16, 1},
@@ -39,6 +41,7 @@ static const struct {
     {"i2", LAY_DT_INT16, 1},      {"h", LAY_DT_INT16, 1},
     {"u2", LAY_DT_UINT16, 1},     {"H", LAY_DT_UINT16, 1},
     {"i4", LAY_DT_INT32, 1},      {"i", LAY_DT_INT32, 1},
+    {"u4", LAY_DT_UINT32, 1},     {"I", LAY_DT_UINT32, 1},
 };
 
 LAY_API lay_dtype lay_dtype_parse(const char *name) {
@@ -61,7 +64,7 @@ LAY_API const char *lay_dtype_name(lay_dtype t) {
 
 LAY_API size_t lay_dtype_size(lay_dtype t) {
   switch (t) {
-  case LAY_DT_FP32: case LAY_DT_INT32: return 4;
+  case LAY_DT_FP32: case LAY_DT_INT32: case LAY_DT_UINT32: return 4;
   case LAY_DT_FP16: case LAY_DT_BF16: case LAY_DT_INT16: case LAY_DT_UINT16:
     return 2;
   case LAY_DT_INT8: case LAY_DT_UINT8: return 1;

@@ -39,6 +39,7 @@ typedef struct cli_args {
   const char *npy;          /* --npy: write the output as .npy (cli_npy.c) */
   const char *frame, *all;  /* --frame K, --all DIR (with --hsi) */
   const char *kneron;       /* --kneron (cli_kneron.c) */
+  const char *tidl;         /* --tidl (io_1.bin, cli_tidl.c) */
 } cli_args;
 
 /* ---- cli_io.c ---------------------------------------------------------- */

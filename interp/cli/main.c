@@ -2,7 +2,8 @@
 ** main.c: the `lay` command line: parses the arguments, prints help and
 ** version, and dispatches to the commands of cli_cmds.c (`draw` to
 ** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c,
-** `kneron` and `--kneron` to cli_kneron.c).
+** `kneron` and `--kneron` to cli_kneron.c, `tidl` and `--tidl` to
+** cli_tidl.c).
 **
 **   lay [-f FILE]... COMMAND ARGS [OPTIONS]
 **
@@ -21,6 +22,7 @@
 #include "cli_draw.h"
 #include "cli_hsi.h"
 #include "cli_kneron.h"
+#include "cli_tidl.h"
 #include "cli_lay.h"
 #include "cli_npy.h"
 #include "lay.h"
@@ -63,6 +65,7 @@ static const option options[] = {
     {"--at", O_AT, FIELD(at)},
     {"--offset", O_OFFSET, FIELD(offset)},
     {"--hsi", O_HSI, FIELD(hsi)},
+    {"--tidl", O_HSI, FIELD(tidl)},
     {"--input", O_HSI, FIELD(input)},
     {"--output", O_HSI, FIELD(output)},
     {"--npy", O_NPY, FIELD(npy)},
@@ -146,6 +149,8 @@ static void main_help(FILE *f) {
           "  lay pack|unpack --kneron FILE [--dtype fp32|int8|int16] [-i IN] "
           "[-o OUT]\n"
           "  lay kneron FILE\n"
+          "  lay pack|unpack --tidl FILE --input K|--output K [-i IN] [-o OUT]\n"
+          "  lay tidl FILE [--check]\n"
           "  lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]] "
           "[--as input|output] [-f FILE] [-o OUT]\n"
           "\n"
@@ -266,6 +271,10 @@ int main(int argc, char **argv) {
         lay_ctx_free(ctx);
         goto out;
       }
+      if (!strcmp(arg, "tidl") && !help) { /* parses its own arguments */
+        rc = cli_tidl(argc - i, argv + i);
+        goto out;
+      }
       if (!strcmp(arg, "hsi") && !help) { /* parses its own arguments */
         rc = cli_hsi(argc - i, argv + i);
         goto out;
@@ -309,6 +318,10 @@ int main(int argc, char **argv) {
   if (seen & O_KNERON) {
     rc = cli_kneron_cmd(&a, cmd->name, (seen & O_HSI) != 0,
                         (seen & O_SHAPE) != 0);
+    goto out;
+  }
+  if ((seen & O_HSI) && a.tidl) {
+    rc = cli_tidl_move(&a, seen & (O_SHAPE | O_DTYPE));
     goto out;
   }
   if (seen & O_HSI) {

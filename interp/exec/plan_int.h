@@ -40,6 +40,7 @@ typedef struct li_vrule {
   li_vkind kind;          /* the rule */
   lay_dtype cpu, hw;      /* element types (hw = uint8 for planes) */
   int round;              /* lg_round */
+  int arith;              /* lg_arith: LG_A_F32 evaluates in float32 */
   int saturate;           /* clamp to the target type's range */
   int axis;               /* per-channel dimension, -1 per tensor */
   int nch;                /* entries of the arrays below */

@@ -18,7 +18,7 @@
 
 size_t li_dt_size(lay_dtype t) {
   switch (t) {
-  case LAY_DT_FP32: case LAY_DT_INT32: return 4;
+  case LAY_DT_FP32: case LAY_DT_INT32: case LAY_DT_UINT32: return 4;
   case LAY_DT_FP16: case LAY_DT_BF16: case LAY_DT_INT16: case LAY_DT_UINT16:
     return 2;
   case LAY_DT_INT8: case LAY_DT_UINT8: return 1;
@@ -28,8 +28,9 @@ size_t li_dt_size(lay_dtype t) {
 
 const char *li_dt_name(lay_dtype t) {
   static const char *const names[] = {"none", "fp32", "fp16", "bf16", "int8",
-                                      "uint8", "int16", "uint16", "int32"};
-  return (unsigned)t <= LAY_DT_INT32 ? names[t] : "none";
+                                      "uint8", "int16", "uint16", "int32",
+                                      "uint32"};
+  return (unsigned)t <= LAY_DT_UINT32 ? names[t] : "none";
 }
 
 int li_dt_is_float(lay_dtype t) {
@@ -110,6 +111,7 @@ static void int_range(lay_dtype t, double *lo, double *hi) {
   case LAY_DT_UINT8: *lo = 0; *hi = 255; break;
   case LAY_DT_INT16: *lo = -32768; *hi = 32767; break;
   case LAY_DT_UINT16: *lo = 0; *hi = 65535; break;
+  case LAY_DT_UINT32: *lo = 0; *hi = 4294967295.0; break;
   default: *lo = -2147483648.0; *hi = 2147483647.0; break;
   }
 }
@@ -139,6 +141,7 @@ double li_ld(lay_dtype t, const void *p) {
   case LAY_DT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
   case LAY_DT_UINT16: { uint16_t v; memcpy(&v, p, 2); return v; }
   case LAY_DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
+  case LAY_DT_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
   default: return 0;
   }
 }
@@ -156,7 +159,9 @@ void li_st(lay_dtype t, void *p, double v, int round, int saturate) {
   case LAY_DT_INT16: case LAY_DT_UINT16: {
     uint16_t w = (uint16_t)(uint64_t)q; memcpy(p, &w, 2); return;
   }
-  case LAY_DT_INT32: { uint32_t w = (uint32_t)(uint64_t)q; memcpy(p, &w, 4); return; }
+  case LAY_DT_INT32: case LAY_DT_UINT32: {
+    uint32_t w = (uint32_t)(uint64_t)q; memcpy(p, &w, 4); return;
+  }
   default: return;
   }
 }
@@ -184,6 +189,7 @@ static void ld_run(lay_dtype t, const void *src, double *x, int64_t n) {
   LD(LAY_DT_INT16, int16_t, v)
   LD(LAY_DT_UINT16, uint16_t, v)
   LD(LAY_DT_INT32, int32_t, v)
+  LD(LAY_DT_UINT32, uint32_t, v)
 #undef LD
   default: for (i = 0; i < n; i++) x[i] = 0; return;
   }
@@ -198,7 +204,7 @@ static void st_run(lay_dtype t, void *dst, const double *x, int64_t n,
     for (i = 0; i < n; i++) { float f = (float)x[i]; memcpy(d + 4 * i, &f, 4); }
     return;
   case LAY_DT_INT8: case LAY_DT_UINT8: case LAY_DT_INT16:
-  case LAY_DT_UINT16: case LAY_DT_INT32: {
+  case LAY_DT_UINT16: case LAY_DT_INT32: case LAY_DT_UINT32: {
     double lo, hi;
     size_t sz = li_dt_size(t);
     int_range(t, &lo, &hi);
@@ -224,9 +230,41 @@ static void st_run(lay_dtype t, void *dst, const double *x, int64_t n,
   }
 }
 
+/* LG_A_F32: the formula in float32, one operation at a time, as the
+** vendors' runtimes compute it (TIDL-RT: `(x - zp) * (scale / inScale)`
+** with float operands; VART: `x * (1 / scale)`; Kneron PLUS: `x * (scale
+** * 2^radix)`): k = f32(num) / f32(den), then f32(f32(x - xoff) * k),
+** rounded with the rule's rounding; dequantizing multiplies by
+** f32(den) / f32(num) (TIDL-RT: `q * (1.0f / outTensorScale)`). */
+static void quant_run_f32(const li_vrule *r, double *x, int64_t n,
+                          const int32_t *ch) {
+  for (int64_t i = 0; i < n; i++) {
+    int c = r->nch <= 1 || r->axis < 0 || !ch ? 0 : ch[i];
+    float k = (float)r->num[c] / (float)r->den[c];
+    float t = (float)x[i] - (float)r->xoff[c];
+    float q = t * k;
+    x[i] = rnd((double)q, r->round) + r->zp[c];
+  }
+}
+
+static void dequant_run_f32(const li_vrule *r, double *x, int64_t n,
+                            const int32_t *ch) {
+  for (int64_t i = 0; i < n; i++) {
+    int c = r->nch <= 1 || r->axis < 0 || !ch ? 0 : ch[i];
+    float k = (float)r->den[c] / (float)r->num[c];
+    float t = (float)(x[i] - r->zp[c]);
+    float v = t * k;
+    x[i] = (double)(float)((double)v + r->xoff[c]);
+  }
+}
+
 static void quant_run(const li_vrule *r, double *x, int64_t n,
                       const int32_t *ch) {
   int64_t i;
+  if (r->arith == LG_A_F32) {
+    quant_run_f32(r, x, n, ch);
+    return;
+  }
   if (r->nch <= 1 || r->axis < 0) {
     double xo = r->xoff[0], nu = r->num[0], de = r->den[0], zp = r->zp[0];
     int mode = r->round;
@@ -242,6 +280,10 @@ static void quant_run(const li_vrule *r, double *x, int64_t n,
 static void dequant_run(const li_vrule *r, double *x, int64_t n,
                         const int32_t *ch) {
   int64_t i;
+  if (r->arith == LG_A_F32) {
+    dequant_run_f32(r, x, n, ch);
+    return;
+  }
   if (r->nch <= 1 || r->axis < 0) {
     double xo = r->xoff[0], nu = r->num[0], de = r->den[0], zp = r->zp[0];
     for (i = 0; i < n; i++) x[i] = (x[i] - zp) * de / nu + xo;

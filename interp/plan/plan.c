@@ -82,6 +82,7 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
   r->cpu = cpu;
   r->hw = v->hw != LAY_DT_NONE ? v->hw : cpu;
   r->round = (int)v->round;
+  r->arith = (int)v->arith;
   r->saturate = v->saturate;
   r->axis = -1;
   r->pad = v->pad_value;

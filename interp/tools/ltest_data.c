@@ -243,6 +243,7 @@ int lt_put_elem(lt_run *r, lay_dtype t, lt_num v, unsigned char *p) {
     case LAY_DT_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
     case LAY_DT_UINT16: lo = 0; hi = UINT16_MAX; break;
     case LAY_DT_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
+    case LAY_DT_UINT32: lo = 0; hi = UINT32_MAX; break;
     case LAY_DT_FP32: {
       float f = (float)num_d(v);
       memcpy(p, &f, 4);

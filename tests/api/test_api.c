@@ -489,7 +489,9 @@ static void test_dtypes(void) {
       {"ushort", LAY_DT_UINT16}, {"H", LAY_DT_UINT16},
       {"int32", LAY_DT_INT32},   {"i4", LAY_DT_INT32},
       {"<i4", LAY_DT_INT32},     {"intc", LAY_DT_INT32},
-      {"i", LAY_DT_INT32},
+      {"i", LAY_DT_INT32},       {"uint32", LAY_DT_UINT32},
+      {"u4", LAY_DT_UINT32},     {"<u4", LAY_DT_UINT32},
+      {"uintc", LAY_DT_UINT32},  {"I", LAY_DT_UINT32},
   };
   for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
     CHECK(lay_dtype_parse(ok[i].name) == ok[i].t, "'%s' is %d, want %d",
@@ -498,7 +500,7 @@ static void test_dtypes(void) {
   ** on names, and near misses */
   static const char *const bad[] = {
       "",      "float", "float64", "double", "f8",   ">f4",    "<float32",
-      "int",   "int64", "i8",      "long",   "l",    "uint32", "u4",
+      "int",   "int64", "i8",      "long",   "l",    "uint64", "u8",
       "FP32",  "Int8",  "<",       "|",      "<<f4", "f4 ",    " f4",
       "int8x", "uint",  "bool",    "?",      "none", "d"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
@@ -509,9 +511,10 @@ static void test_dtypes(void) {
   /* canonical names and sizes */
   static const char *const canon[] = {"none",  "fp32",   "fp16",
                                       "bf16",  "int8",   "uint8",
-                                      "int16", "uint16", "int32"};
-  static const size_t size[] = {0, 4, 2, 2, 1, 1, 2, 2, 4};
-  for (int t = LAY_DT_NONE; t <= LAY_DT_INT32; t++) {
+                                      "int16", "uint16", "int32",
+                                      "uint32"};
+  static const size_t size[] = {0, 4, 2, 2, 1, 1, 2, 2, 4, 4};
+  for (int t = LAY_DT_NONE; t <= LAY_DT_UINT32; t++) {
     CHECK(!strcmp(lay_dtype_name((lay_dtype)t), canon[t]), "name of %d is '%s'",
           t, lay_dtype_name((lay_dtype)t));
     CHECK(lay_dtype_size((lay_dtype)t) == size[t], "size of %d", t);

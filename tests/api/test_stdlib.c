@@ -51,7 +51,8 @@ typedef enum ref_kind {
   R_KHCW8,    /* KL520 (n,c,h,w) -> [n, h, c, ceil8(w)] (16-bit words) */
   R_K4W4,     /* Kneron (n,c,h,w) -> [n, c/4, h, ceil4(w), c%4] */
   R_K16W1,    /* Kneron (n,c,h,w) -> [n, c, h, ceil16(w)] */
-  R_TIDL      /* TI: a = pad_l, pad_r, pad_t, pad_b, pad_ch, ch_pitch */
+  R_TIDL,     /* TI: a = pad_l, pad_r, pad_t, pad_b, pad_ch, ch_pitch */
+  R_TIDL_NHWC /* TI, CPU side (n, h, w, c), the same planes and a */
 } ref_kind;
 
 /* The value rule between the CPU element and the hardware element. */
@@ -60,7 +61,8 @@ typedef enum val_kind {
   V_QUANT, /* AMD: q = sat(round_half_even(x / v0) + v1), x = (q - v1) * v0 */
   V_FIXED, /* Kneron: q = sat(round_half_even(x * m)), x = q / m,
                m = v0 * 2^v1 (scale, radix) */
-  V_TIDL, /* TI: q = sat(trunc((x - v2) / v1 * v0)), x = q * v1 / v0 + v2 */
+  V_TIDL, /* TI, TIDL-RT's float32: q = sat(trunc(f32((x - v2) * f32(v0 /
+             v1)))), x = f32(q * f32(v1 / v0)) + v2 */
   V_BF16  /* fp32 -> bf16, rounding to nearest even; back exactly */
 } val_kind;
 
@@ -249,6 +251,25 @@ static const fmt fmts[] = {
        R_TIDL),
      .a = {0, 0, 0, 2, 0, 1200}, .val = V_TIDL, .hwt = LAY_DT_UINT16,
      .v = {0.5, 1, 0}, .kmax = 1100000},
+    {F("ti", "ti.tidl_q8(10)", NCHW, R_TIDL), .val = V_TIDL, .hwt = I8,
+     .v = {10, 1, 0}, .kmax = 120},
+    {F("ti", "ti.tidl_nhwc", "n,h,w,c", R_TIDL_NHWC)},
+    {F("ti", "ti.tidl_nhwc(1,0,2,1,1)", "n,h,w,c", R_TIDL_NHWC),
+     .a = {1, 0, 2, 1, 1, 0}},
+    {F("ti", "ti.tidl_nhwc_q8(4, pad_l=1)", "n,h,w,c", R_TIDL_NHWC),
+     .a = {1, 0, 0, 0, 0, 0}, .val = V_TIDL, .hwt = I8, .v = {4, 1, 0},
+     .kmax = 400},
+    {F("ti", "ti.tidl_nhwc_qu8(2, pad_t=1)", "n,h,w,c", R_TIDL_NHWC),
+     .a = {0, 0, 1, 0, 0, 0}, .val = V_TIDL, .hwt = LAY_DT_UINT8,
+     .v = {2, 1, 0}, .kmax = 1200},
+    {F("ti", "ti.tidl_nhwc_q16(8, in_scale=2, zero_point=1, pad_ch=1)",
+       "n,h,w,c", R_TIDL_NHWC),
+     .a = {0, 0, 0, 0, 1, 0}, .val = V_TIDL, .hwt = I16, .v = {8, 2, 1},
+     .kmax = 80000},
+    {F("ti", "ti.tidl_nhwc_qu16(tensor_scale=0.5, pad_r=2)", "n,h,w,c",
+       R_TIDL_NHWC),
+     .a = {0, 2, 0, 0, 0, 0}, .val = V_TIDL, .hwt = LAY_DT_UINT16,
+     .v = {0.5, 1, 0}, .kmax = 1100000},
 };
 #define NFMTS (int)(sizeof fmts / sizeof fmts[0])
 
@@ -377,11 +398,20 @@ static int64_t ref_slot(const fmt *f, const int64_t *s, int rank,
     return i;
   }
   if (f->kind == R_CHUNKED) return chunked(f, s, x, slots);
+  if (f->kind == R_TIDL_NHWC) { /* s and x are (n, h, w, c) */
+    int64_t pl = f->a[0], pr = f->a[1], pt = f->a[2], pb = f->a[3];
+    int64_t pch = f->a[4], line = pl + s[2] + pr;
+    int64_t pitch = f->a[5] ? f->a[5] : (pt + s[1] + pb) * line;
+    *slots = s[0] * (s[3] + pch) * pitch;
+    return (x[0] * (s[3] + pch) + x[3]) * pitch + (x[1] + pt) * line + x[2] +
+           pl;
+  }
   /* the rest are (n, c, h, w) */
   int64_t n = s[0], c = s[1], h = s[2], w = s[3];
   switch (f->kind) {
   case R_ROWMAJOR:
-  case R_CHUNKED: break;
+  case R_CHUNKED:
+  case R_TIDL_NHWC: break;
   case R_HCWNC: {
     int64_t bx = f->a[0], cb = ceil_to(c, bx) / bx;
     *slots = h * cb * w * n * bx;
@@ -528,10 +558,12 @@ static void ref_value(const fmt *f, lay_dtype t, int64_t ch, const uint8_t *in,
   case V_FIXED:
     store_int(sat(nearbyint(x * fixed_mul(f, ch)), f->hwt), f->hwt, out);
     break;
-  case V_TIDL:
-    store_int(sat(trunc((x - f->v[2]) / f->v[1] * f->v[0]), f->hwt), f->hwt,
-              out);
+  case V_TIDL: {
+    float k = (float)f->v[0] / (float)f->v[1], t = (float)x - (float)f->v[2];
+    float q = t * k;
+    store_int(sat(trunc((double)q), f->hwt), f->hwt, out);
     break;
+  }
   case V_BF16:
     memcpy(&u, in, 4);
     u = (u + 0x7fffu + (u >> 16 & 1)) >> 16;
@@ -551,9 +583,12 @@ static void ref_unvalue(const fmt *f, lay_dtype t, int64_t ch,
   case V_COPY: memcpy(out, in, lay_dtype_size(cpu_type(f, t))); return;
   case V_QUANT: x = (float)((load_int(in, f->hwt) - f->v[1]) * f->v[0]); break;
   case V_FIXED: x = (float)(load_int(in, f->hwt) / fixed_mul(f, ch)); break;
-  case V_TIDL:
-    x = (float)(load_int(in, f->hwt) * f->v[1] / f->v[0] + f->v[2]);
+  case V_TIDL: {
+    float k = (float)f->v[1] / (float)f->v[0];
+    float q = (float)load_int(in, f->hwt) * k;
+    x = (float)((double)q + f->v[2]);
     break;
+  }
   case V_BF16:
     u = (uint32_t)(in[0] | in[1] << 8) << 16;
     memcpy(&x, &u, 4);

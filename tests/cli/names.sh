@@ -14,6 +14,7 @@ ref_of() {
   amd.hcwnc_bf16) echo "amd.hcwnc_bf16(8)" ;;
   kneron.*_q | kneron.*_qc) echo "$1(0.5,2)" ;;
   ti.tidl_q*) echo "$1(tensor_scale=4,pad_l=1,pad_t=2,pad_ch=1)" ;;
+  ti.tidl_nhwc_q*) echo "$1(tensor_scale=4,pad_l=1,pad_t=2,pad_ch=1)" ;;
   ti.tidl) echo "ti.tidl(1,2,1,0,1)" ;;
   *) echo "$1" ;;
   esac

@@ -14,7 +14,8 @@ PER_CHANNEL = "(scale=[0.5,0.25,1,2,0.125], radix=[0,1,2,3,4])"
 ARGS = {
     "amd.hcwnc": "(3)", "amd.hcwnc_q": "(8, 0.25, 3)", "amd.hcwnc_bf16": "(8)",
     "ti.tidl_q8": "(4)", "ti.tidl_qu8": "(4)", "ti.tidl_q16": "(2)",
-    "ti.tidl_qu16": "(2)",
+    "ti.tidl_qu16": "(2)", "ti.tidl_nhwc_q8": "(4)", "ti.tidl_nhwc_qu8": "(4)",
+    "ti.tidl_nhwc_q16": "(2)", "ti.tidl_nhwc_qu16": "(2)",
 }
 RANK = {"core.flat1": (37,), "core.flat2": (5, 37), "core.flat3": (3, 5, 7),
         "core.flat5": (2, 5, 3, 7, 4), "core.ab": (5, 37), "amd.ab": (5, 37)}

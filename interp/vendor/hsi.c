@@ -594,9 +594,14 @@ static void sb_clean(lg_strbuf *b, const char *s) {
 static void sb_entry(lg_strbuf *b, const tensor *t) {
   int o = t->output;
   lg_sb_printf(b, "\n# %s[%d]", o ? "outputs" : "inputs", t->index);
-  if (t->name) lg_sb_printf(b, " name "), sb_clean(b, t->name);
-  if (t->tensor_name)
-    lg_sb_printf(b, " tensor_name "), sb_clean(b, t->tensor_name);
+  if (t->name) {
+    lg_sb_printf(b, " name ");
+    sb_clean(b, t->name);
+  }
+  if (t->tensor_name) {
+    lg_sb_printf(b, " tensor_name ");
+    sb_clean(b, t->tensor_name);
+  }
   lg_sb_printf(b, "\n# cpu %s %s ",
             t->cpu_fmt ? hsi_fmt_name(t->cpu_fmt) : "-",
             lay_dtype_name(t->cpu_dt));
@@ -777,7 +782,8 @@ lay_status lay_hsi_read(const char *path, lay_hsi **out, lay_error *err) {
       size_t ncap = cap * 2 > LAY_HSI_MAX_JSON + 1 ? LAY_HSI_MAX_JSON + 1 : cap * 2;
       char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
       if (!nb) break;
-      buf = nb, cap = ncap;
+      buf = nb;
+      cap = ncap;
     }
     size_t got = fread(buf + len, 1, cap - len, f);
     len += got;

@@ -135,7 +135,10 @@ int lay_hsi_check(const lay_hsi *h, lay_ctx *ctx, const char *ns,
         const lay_hsi_issue *is = &h->issues[k];
         if (is->output != o || is->index != i) continue;
         if (push_issue(&v, &n, &cap, is)) goto oom;
-        if (is->fatal) bad = 1, fatal++;
+        if (is->fatal) {
+          bad = 1;
+          fatal++;
+        }
       }
       if (bad || !t->ann_spec || !t->ann_ok) continue;
       lay_hsi_issue is;

@@ -60,11 +60,11 @@ static const char *key_list(const char *const *v, char *buf, size_t cap) {
 /* The range of integer type t. */
 static void int_range(lay_dtype t, double *lo, double *hi) {
   switch (t) {
-  case LAY_DT_INT8: *lo = -128, *hi = 127; return;
-  case LAY_DT_UINT8: *lo = 0, *hi = 255; return;
-  case LAY_DT_INT16: *lo = -32768, *hi = 32767; return;
-  case LAY_DT_UINT16: *lo = 0, *hi = 65535; return;
-  default: *lo = -2147483648.0, *hi = 2147483647.0; return;
+  case LAY_DT_INT8: *lo = -128; *hi = 127; return;
+  case LAY_DT_UINT8: *lo = 0; *hi = 255; return;
+  case LAY_DT_INT16: *lo = -32768; *hi = 32767; return;
+  case LAY_DT_UINT16: *lo = 0; *hi = 65535; return;
+  default: *lo = -2147483648.0; *hi = 2147483647.0; return;
   }
 }
 

@@ -324,10 +324,17 @@ static int export_index(const lg_ir *ir, const char *format,
       return xfail(err, LAY_E_LAYOUT, format,
                    "the digits of '%s' do not cut it into a mixed radix",
                    ir->dim[d].name ? ir->dim[d].name : "?");
-    for (int k = 0; k < n; k++) pos[ax[k]] = nr, rs[nr++] = ext[ax[k]];
+    for (int k = 0; k < n; k++) {
+      pos[ax[k]] = nr;
+      rs[nr++] = ext[ax[k]];
+    }
   }
   for (int i = 0; i < na; i++)
-    if (ir->axis[i].kind == LG_AX_UNIT) pos[i] = nr, ext[i] = 1, rs[nr++] = 1;
+    if (ir->axis[i].kind == LG_AX_UNIT) {
+      pos[i] = nr;
+      ext[i] = 1;
+      rs[nr++] = 1;
+    }
   if (!hsi_same_shape(rs, nr, x->cur, x->rank)) xpush(x, OP_RESHAPE, rs, nr);
   /* Explicit strides and alignment must be the row-major ones. */
   int64_t natural = 1;

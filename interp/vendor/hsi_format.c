@@ -72,7 +72,10 @@ const char *hsi_fmt_name(hsi_fmt f) { return hsi_formats[f].name; }
 hsi_fmt hsi_fmt_parse(const char *s) {
   for (int i = 1; i < F_COUNT; i++) {
     const char *a = hsi_formats[i].name, *b = s;
-    while (*a && toupper((unsigned char)*b) == *a) a++, b++;
+    while (*a && toupper((unsigned char)*b) == *a) {
+      a++;
+      b++;
+    }
     if (!*a && !*b) return (hsi_fmt)i;
   }
   return F_NONE;
@@ -114,7 +117,9 @@ const char *hsi_fmt_dim(hsi_fmt f, int i, char *buf) {
 ** '^') and number. Returns the text after it. */
 static const char *token(const char *s, char *l, char *opc, int64_t *b) {
   while (*s == ' ') s++;
-  *l = 0, *opc = 0, *b = 0;
+  *l = 0;
+  *opc = 0;
+  *b = 0;
   if (isalpha((unsigned char)*s)) *l = *s++;
   if (*s == '/' || *s == '%' || *s == '^') *opc = *s++;
   if (isdigit((unsigned char)*s)) *b = strtoll(s, NULL, 10);
@@ -171,7 +176,10 @@ const char *hsi_fmt_derive(hsi_fmt cf, const int64_t *cpu, int rank,
       return "cpu_format has a dimension of extent > 1 that hw_format "
              "does not name";
     if (at == 0) strncat(front, &c->dims[i], 1);
-    else folded = c->dims[i], into = (char)at;
+    else {
+      folded = c->dims[i];
+      into = (char)at;
+    }
   }
   size_t k = (size_t)snprintf(order, cap, "[");
   for (int i = 0; front[i]; i++)

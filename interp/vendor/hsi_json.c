@@ -46,9 +46,19 @@ static size_t utf8_len(const unsigned char *s, size_t n, size_t i) {
   unsigned c = s[i], cp, min;
   size_t k;
   if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) k = 2, min = 0x80, cp = c & 0x1f;
-  else if (c >= 0xe0 && c <= 0xef) k = 3, min = 0x800, cp = c & 0x0f;
-  else if (c >= 0xf0 && c <= 0xf4) k = 4, min = 0x10000, cp = c & 0x07;
+  if (c >= 0xc2 && c <= 0xdf) {
+    k = 2;
+    min = 0x80;
+    cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    k = 3;
+    min = 0x800;
+    cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    k = 4;
+    min = 0x10000;
+    cp = c & 0x07;
+  }
   else return 0;
   if (n - i < k) return 0;
   for (size_t j = 1; j < k; j++) {
@@ -226,7 +236,10 @@ void hsi_json_pos(const char *json, size_t len, size_t off, lay_error *e) {
   size_t ls = 0;
   if (off > len) off = len;
   for (size_t i = 0; i < off; i++)
-    if (json[i] == '\n') line++, ls = i + 1;
+    if (json[i] == '\n') {
+      line++;
+      ls = i + 1;
+    }
   int col = 1;
   for (size_t i = ls; i < off; i++)
     col += ((unsigned char)json[i] & 0xc0) != 0x80;

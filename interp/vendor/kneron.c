@@ -383,8 +383,10 @@ static int read_fixed(kctx *p, const cJSON *e, const char *path,
   snprintf(vp, sizeof vp, "%s.value", sp);
   const char *names[NKDTYPES];
   int values[NKDTYPES], t;
-  for (int d = 0; d < NKDTYPES; d++)
-    names[d] = KDTYPES[d].name, values[d] = KDTYPES[d].value;
+  for (int d = 0; d < NKDTYPES; d++) {
+    names[d] = KDTYPES[d].name;
+    values[d] = KDTYPES[d].value;
+  }
   if (get_enum(p, dt, dp, "DataType", "KP_DTYPE_", names, values, NKDTYPES,
                &t)) {
     if (p->err && strstr(p->err->message, "unknown DataType"))
@@ -617,7 +619,10 @@ static int sdk_bytes(kctx *p, lay_kneron *k) {
     int64_t max = 0;
     int at = 0;
     for (int d = 0; d < k->rank; d++)
-      if (k->stride_npu[d] > max) max = k->stride_npu[d], at = d;
+      if (k->stride_npu[d] > max) {
+        max = k->stride_npu[d];
+        at = d;
+      }
     elems = k->shape[at] * max;
   }
   int64_t bytes = elems * (st == K_8 ? 1 : st == K_F32 ? 4 : 2);
@@ -954,7 +959,10 @@ static void json_pos(const char *json, size_t len, size_t at, lay_error *e) {
   int line = 1, col = 1;
   for (size_t i = 0; i < at && i < len; i++) {
     unsigned char c = (unsigned char)json[i];
-    if (c == '\n') line++, col = 1;
+    if (c == '\n') {
+      line++;
+      col = 1;
+    }
     else if ((c & 0xc0) != 0x80) col++;
   }
   e->line = line;

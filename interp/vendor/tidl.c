@@ -231,7 +231,8 @@ static void add_issue(lay_tidl_io *t, int output, int index, int fatal,
     int cap = t->capissues ? 2 * t->capissues : 16;
     lay_tidl_issue *n = realloc(t->issues, sizeof *n * (size_t)cap);
     if (!n) return;
-    t->issues = n, t->capissues = cap;
+    t->issues = n;
+    t->capissues = cap;
   }
   lay_tidl_issue *is = &t->issues[t->nissues++];
   is->output = output;
@@ -409,9 +410,15 @@ static int make_spec(lay_tidl_io *t, int o, int i) {
   int64_t el = lp * (pt + H + pb) * C * n, pitched = planar ? cp * C * n : el;
   te->bytes = (uint64_t)(el > pitched ? el : pitched) * lay_dtype_size(te->hw);
   if (te->nhwc) {
-    te->shape[0] = n, te->shape[1] = H, te->shape[2] = W, te->shape[3] = C;
+    te->shape[0] = n;
+    te->shape[1] = H;
+    te->shape[2] = W;
+    te->shape[3] = C;
   } else {
-    te->shape[0] = n, te->shape[1] = C, te->shape[2] = H, te->shape[3] = W;
+    te->shape[0] = n;
+    te->shape[1] = C;
+    te->shape[2] = H;
+    te->shape[3] = W;
   }
   notes(t, o, i, pbc);
   char hi[96], wi[96], order[512], nm[120];

@@ -656,6 +656,27 @@ static lay_status finish_log(li_plan *p, const int *dmap, const li_log *log,
   return st;
 }
 
+/* The last steps of every plan: the labels into the plan's pool, the side
+** where/at refer to, the dimension map and names (those of `ir`, the
+** source's), the boxes (finish_log); *out on success, p freed on failure. */
+static lay_status seal(li_plan *p, const li_side *lay, const lg_ir *ir,
+                       const int *dmap, const li_log *log, li_plan **out,
+                       lay_error *err) {
+  fix_labels(p);
+  p->lay = lay;
+  memcpy(p->dmap, dmap, sizeof p->dmap[0] * (size_t)ir->rank);
+  for (int i = 0; i < ir->rank; i++)
+    snprintf(p->dname[i], sizeof p->dname[i], "%s",
+             ir->dim[i].name ? ir->dim[i].name : "?");
+  lay_status st = finish_log(p, dmap, log, err);
+  if (st) {
+    li_plan_free(p);
+    return st;
+  }
+  *out = p;
+  return LAY_OK;
+}
+
 lay_status li_plan_build(const lg_ir *ir, const int64_t *shape, int rank,
                          lay_dtype dtype, lay_dir dir, li_plan **out,
                          lay_error *err) {
@@ -689,18 +710,7 @@ lay_status li_plan_build_log(const li_log *log, const lg_ir *ir,
     li_plan_free(p);
     return st;
   }
-  fix_labels(p);
-  p->lay = L;
-  memcpy(p->dmap, dmap, sizeof dmap);
-  for (int i = 0; i < rank; i++)
-    snprintf(p->dname[i], sizeof p->dname[i], "%s",
-             ir->dim[i].name ? ir->dim[i].name : "?");
-  if ((st = finish_log(p, dmap, log, err))) {
-    li_plan_free(p);
-    return st;
-  }
-  *out = p;
-  return LAY_OK;
+  return seal(p, L, ir, dmap, log, out, err);
 }
 
 lay_status li_plan_convert(const lg_ir *a, const lg_ir *b,
@@ -748,18 +758,7 @@ lay_status li_plan_convert_log(const li_log *log, const lg_ir *a,
     li_plan_free(p);
     return st;
   }
-  fix_labels(p);
-  p->lay = &p->d;
-  memcpy(p->dmap, dmap, sizeof dmap);
-  for (int i = 0; i < rank; i++)
-    snprintf(p->dname[i], sizeof p->dname[i], "%s",
-             a->dim[i].name ? a->dim[i].name : "?");
-  if ((st = finish_log(p, dmap, log, err))) {
-    li_plan_free(p);
-    return st;
-  }
-  *out = p;
-  return LAY_OK;
+  return seal(p, &p->d, a, dmap, log, out, err);
 }
 
 void li_plan_free(li_plan *p) {

@@ -385,7 +385,7 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
 static inline void trg_store(const li_trg *t, size_t gb, const uint8_t *v,
                              uint8_t *d, size_t esz) {
   for (int k = 0; k < t->ng; k++) {
-    uint8_t *q = d + (size_t)t->grp[k] * esz;
+    uint8_t *q = d + t->grp[k] * (int64_t)esz; /* < 0: a pad before the row */
     const uint8_t *x = v + (size_t)k * gb;
     switch (gb) { /* constant sizes: plain moves */
     case 16: memcpy(q, x, 16); break;

@@ -165,162 +165,162 @@ static const char *opt_name(int bit) {
   return "?";
 }
 
-int main(int argc, char **argv) {
+/* The command line as parsed so far. */
+typedef struct cmdline {
   cli_args a;
-  memset(&a, 0, sizeof a);
-  a.pos = calloc((size_t)argc + 1, sizeof *a.pos);
-  a.files = calloc((size_t)argc + 1, sizeof *a.files);
-  if (!a.pos || !a.files) {
-    fprintf(stderr, "lay: out of memory\n");
-    return CLI_FAIL;
+  const command *cmd; /* NULL until the command word */
+  int help;           /* --help, -h or `help` was given */
+  int seen;           /* O_* bits of the options given */
+} cmdline;
+
+/* Parse the option argv[*i] (and its value). Returns -1 to go on, else
+** the exit code. */
+static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
+  const char *arg = argv[*i];
+  if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+    cl->help = 1;
+    return -1;
   }
-  const command *cmd = NULL;
-  int help = 0, seen = 0, dashdash = 0, rc;
+  if (!strcmp(arg, "--version") && !cl->cmd) {
+    printf("lay %s\n", lay_version_string());
+    return CLI_OK;
+  }
+  const char *eq = strchr(arg, '=');
+  size_t nl = eq && arg[1] == '-' ? (size_t)(eq - arg) : strlen(arg);
+  const option *o = NULL;
+  for (size_t k = 0; k < NOPTIONS; k++)
+    if (strlen(options[k].name) == nl && !strncmp(options[k].name, arg, nl))
+      o = &options[k];
+  if (!o) return cli_usage("unknown option '%s'", arg);
+  const char *val;
+  if (eq && arg[1] == '-') {
+    val = eq + 1;
+  } else if (*i + 1 < argc) {
+    val = argv[++*i];
+  } else {
+    return cli_usage("option '%s' needs a value", o->name);
+  }
+  if (cl->cmd && !(cl->cmd->opts & o->bit))
+    return cli_usage("%s: option '%s' does not apply", cl->cmd->name,
+                     o->name);
+  cl->seen |= o->bit;
+  if (o->bit == O_F) cl->a.files[cl->a.nfiles++] = val;
+  else *(const char **)((char *)&cl->a + o->field) = val;
+  return -1;
+}
+
+/* The commands that parse their own arguments (argv[0] is the command):
+** draw, repl, hsi, export. Returns the exit code, or -1 when `name` is
+** none of them. */
+static int run_own_args(const char *name, const cli_args *a, int argc,
+                        char **argv) {
+  if (!strcmp(name, "hsi")) return cli_hsi(argc, argv);
+  if (strcmp(name, "draw") && strcmp(name, "repl") && strcmp(name, "export"))
+    return -1;
+  lay_ctx *ctx = cli_context(a);
+  if (!ctx) return CLI_FAIL;
+  int rc = name[0] == 'd'   ? cli_draw(ctx, argc, argv)
+           : name[0] == 'r' ? cli_repl(ctx, (const char *const *)a->files,
+                                       a->nfiles, argc, argv)
+                            : cli_export(ctx, argc, argv);
+  lay_ctx_free(ctx);
+  return rc;
+}
+
+/* pack or unpack --hsi FILE --input K | --output K. */
+static int run_hsi_move(const command *cmd, const cli_args *a, int seen) {
+  if (!a->hsi)
+    return cli_usage("%s: --%s is only used with --hsi", cmd->name,
+                     a->input ? "input" : "output");
+  if (!!a->input == !!a->output)
+    return cli_usage("%s --hsi: give one of --input K and --output K",
+                     cmd->name);
+  if (a->npos)
+    return cli_usage("%s --hsi: unexpected argument '%s'", cmd->name,
+                     a->pos[0]);
+  if (seen & (O_SHAPE | O_DTYPE))
+    return cli_usage("%s --hsi: the shape and dtype come from the report",
+                     cmd->name);
+  lay_ctx *ctx = cli_context(a);
+  int rc = ctx ? cli_hsi_run(!strcmp(cmd->name, "pack"), a->hsi,
+                             a->input ? "input" : "output",
+                             a->input ? a->input : a->output, a->in, a->out,
+                             ctx)
+               : CLI_FAIL;
+  lay_ctx_free(ctx);
+  return rc;
+}
+
+/* The positional arguments and required options of `cmd`: 0 when they are
+** all there, else the usage error's exit code. */
+static int check_args(const command *cmd, const cli_args *a, int seen) {
+  if (a->npos < cmd->minpos)
+    return cli_usage(
+        "%s: missing %s", cmd->name,
+        cmd->minpos == 2 && a->npos == 1 ? "the TO format"
+        : !strcmp(cmd->name, "check") || !strcmp(cmd->name, "test")
+            ? "a FILE"
+        : cmd->minpos == 2 ? "the FROM and TO formats"
+                           : "the FORMAT");
+  if (cmd->maxpos >= 0 && a->npos > cmd->maxpos)
+    return cli_usage("%s: unexpected argument '%s'", cmd->name,
+                     a->pos[cmd->maxpos]);
+  if ((seen & cmd->need) != cmd->need)
+    return cli_usage("%s: missing %s", cmd->name,
+                     opt_name(cmd->need & ~seen & -(cmd->need & ~seen)));
+  return 0;
+}
+
+/* Parse argv and run the command; the exit code. */
+static int run(cmdline *cl, int argc, char **argv) {
+  cli_args *a = &cl->a;
+  int dashdash = 0, rc;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (!dashdash && arg[0] == '-' && arg[1]) {
-      if (!strcmp(arg, "--")) {
-        dashdash = 1;
-        continue;
-      }
-      if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-        help = 1;
-        continue;
-      }
-      if (!strcmp(arg, "--version") && !cmd) {
-        printf("lay %s\n", lay_version_string());
-        rc = CLI_OK;
-        goto out;
-      }
-      const char *eq = strchr(arg, '=');
-      size_t nl = eq && arg[1] == '-' ? (size_t)(eq - arg) : strlen(arg);
-      const option *o = NULL;
-      for (size_t k = 0; k < NOPTIONS; k++)
-        if (strlen(options[k].name) == nl &&
-            !strncmp(options[k].name, arg, nl))
-          o = &options[k];
-      if (!o) {
-        rc = cli_usage("unknown option '%s'", arg);
-        goto out;
-      }
-      const char *val;
-      if (eq && arg[1] == '-') {
-        val = eq + 1;
-      } else if (i + 1 < argc) {
-        val = argv[++i];
-      } else {
-        rc = cli_usage("option '%s' needs a value", o->name);
-        goto out;
-      }
-      if (cmd && !(cmd->opts & o->bit)) {
-        rc = cli_usage("%s: option '%s' does not apply", cmd->name, o->name);
-        goto out;
-      }
-      seen |= o->bit;
-      if (o->bit == O_F) a.files[a.nfiles++] = val;
-      else *(const char **)((char *)&a + o->field) = val;
+      if (!strcmp(arg, "--")) dashdash = 1;
+      else if ((rc = parse_option(cl, argc, argv, &i)) >= 0) return rc;
       continue;
     }
-    if (!cmd) {
-      if (!strcmp(arg, "help")) {
-        help = 1;
-        continue;
-      }
-      if ((!strcmp(arg, "draw") || !strcmp(arg, "repl")) && !help) {
-        /* cli_draw and cli_repl parse their own arguments. */
-        lay_ctx *ctx = cli_context(&a);
-        if (!ctx) {
-          rc = CLI_FAIL;
-          goto out;
-        }
-        rc = arg[0] == 'd'
-                 ? cli_draw(ctx, argc - i, argv + i)
-                 : cli_repl(ctx, (const char *const *)a.files, a.nfiles,
-                            argc - i, argv + i);
-        lay_ctx_free(ctx);
-        goto out;
-      }
-      if (!strcmp(arg, "hsi") && !help) { /* parses its own arguments */
-        rc = cli_hsi(argc - i, argv + i);
-        goto out;
-      }
-      if (!strcmp(arg, "export") && !help) { /* parses its own arguments */
-        lay_ctx *ctx = cli_context(&a);
-        rc = ctx ? cli_export(ctx, argc - i, argv + i) : CLI_FAIL;
-        lay_ctx_free(ctx);
-        goto out;
-      }
-      for (size_t k = 0; k < NCOMMANDS; k++)
-        if (!strcmp(commands[k].name, arg)) cmd = &commands[k];
-      if (!cmd) {
-        rc = cli_usage("unknown command '%s'", arg);
-        goto out;
-      }
-      a.cmd = cmd->name;
-      if (seen & ~cmd->opts) {
-        rc = cli_usage("%s: option '%s' does not apply", cmd->name,
-                       opt_name(seen & ~cmd->opts & -(seen & ~cmd->opts)));
-        goto out;
-      }
+    if (cl->cmd) {
+      a->pos[a->npos++] = arg;
       continue;
     }
-    a.pos[a.npos++] = arg;
+    if (!strcmp(arg, "help")) {
+      cl->help = 1;
+      continue;
+    }
+    if (!cl->help && (rc = run_own_args(arg, a, argc - i, argv + i)) >= 0)
+      return rc;
+    for (size_t k = 0; k < NCOMMANDS; k++)
+      if (!strcmp(commands[k].name, arg)) cl->cmd = &commands[k];
+    if (!cl->cmd) return cli_usage("unknown command '%s'", arg);
+    a->cmd = cl->cmd->name;
+    int bad = cl->seen & ~cl->cmd->opts;
+    if (bad)
+      return cli_usage("%s: option '%s' does not apply", cl->cmd->name,
+                       opt_name(bad & -bad));
   }
-  if (help) {
-    if (cmd) cmd_help(cmd);
+  if (cl->help) {
+    if (cl->cmd) cmd_help(cl->cmd);
     else main_help(stdout);
-    rc = CLI_OK;
-    goto out;
+    return CLI_OK;
   }
-  if (!cmd) {
-    rc = cli_usage("no command given");
-    goto out;
-  }
-  if (seen & O_HSI) {
-    if (!a.hsi)
-      rc = cli_usage("%s: --%s is only used with --hsi", cmd->name,
-                     a.input ? "input" : "output");
-    else if (!!a.input == !!a.output)
-      rc = cli_usage("%s --hsi: give one of --input K and --output K",
-                     cmd->name);
-    else if (a.npos)
-      rc = cli_usage("%s --hsi: unexpected argument '%s'", cmd->name,
-                     a.pos[0]);
-    else if (seen & (O_SHAPE | O_DTYPE))
-      rc = cli_usage("%s --hsi: the shape and dtype come from the report",
-                     cmd->name);
-    else {
-      lay_ctx *ctx = cli_context(&a);
-      rc = ctx ? cli_hsi_run(!strcmp(cmd->name, "pack"), a.hsi,
-                             a.input ? "input" : "output",
-                             a.input ? a.input : a.output, a.in, a.out, ctx)
-               : CLI_FAIL;
-      lay_ctx_free(ctx);
-    }
-    goto out;
-  }
-  if (a.npos < cmd->minpos) {
-    rc = cli_usage("%s: missing %s", cmd->name,
-                   cmd->minpos == 2 && a.npos == 1 ? "the TO format"
-                   : !strcmp(cmd->name, "check") || !strcmp(cmd->name, "test")
-                       ? "a FILE"
-                       : cmd->minpos == 2 ? "the FROM and TO formats"
-                                          : "the FORMAT");
-    goto out;
-  }
-  if (cmd->maxpos >= 0 && a.npos > cmd->maxpos) {
-    rc = cli_usage("%s: unexpected argument '%s'", cmd->name,
-                   a.pos[cmd->maxpos]);
-    goto out;
-  }
-  if ((seen & cmd->need) != cmd->need) {
-    rc = cli_usage("%s: missing %s", cmd->name,
-                   opt_name(cmd->need & ~seen & -(cmd->need & ~seen)));
-    goto out;
-  }
-  rc = cmd->run(&a);
-out:
-  free(a.pos);
-  free(a.files);
+  if (!cl->cmd) return cli_usage("no command given");
+  if (cl->seen & O_HSI) return run_hsi_move(cl->cmd, a, cl->seen);
+  if ((rc = check_args(cl->cmd, a, cl->seen))) return rc;
+  return cl->cmd->run(a);
+}
+
+int main(int argc, char **argv) {
+  cmdline cl;
+  memset(&cl, 0, sizeof cl);
+  cl.a.pos = calloc((size_t)argc + 1, sizeof *cl.a.pos);
+  cl.a.files = calloc((size_t)argc + 1, sizeof *cl.a.files);
+  int rc = CLI_FAIL;
+  if (!cl.a.pos || !cl.a.files) fprintf(stderr, "lay: out of memory\n");
+  else rc = run(&cl, argc, argv);
+  free(cl.a.pos);
+  free(cl.a.files);
   return rc;
 }

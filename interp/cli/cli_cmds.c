@@ -73,6 +73,58 @@ static int get_threads(const cli_args *a, int *threads) {
   return 0;
 }
 
+/* The dimension names of a format reference ("ti.tidl(pad_l=1)": those
+** of ti.tidl); the rank, 0 when unknown. */
+static int format_dims(lay_ctx *ctx, const char *format,
+                       char dims[][32]) {
+  char name[128];
+  size_t n = strcspn(format, "( ");
+  if (n >= sizeof name) return 0;
+  memcpy(name, format, n);
+  name[n] = '\0';
+  lay_def_info info;
+  if (lay_ctx_def_info(ctx, name, &info, NULL)) return 0;
+  for (int i = 0; i < info.rank; i++) memcpy(dims[i], info.dims[i], 32);
+  return info.rank;
+}
+
+/* Flat dimension names: a, b, c, ... in order (core.flatN). */
+static int is_flat(char dims[][32], int rank) {
+  for (int i = 0; i < rank; i++)
+    if (dims[i][0] != 'a' + i || dims[i][1]) return 0;
+  return 1;
+}
+
+/* After a convert whose dimensions do not match by name: the --map that
+** pairs them, on stderr. With a flat side (core.flatN) every dimension
+** pairs with the one at its position; otherwise the unmatched ones pair
+** in order. */
+static void map_hint(lay_ctx *ctx, const char *from, const char *to) {
+  char a[LAY_MAX_RANK][32], b[LAY_MAX_RANK][32];
+  int ra = format_dims(ctx, from, a), rb = format_dims(ctx, to, b);
+  if (!ra || ra != rb) return;
+  int flat = is_flat(a, ra) || is_flat(b, rb);
+  int used_a[LAY_MAX_RANK] = {0}, used_b[LAY_MAX_RANK] = {0};
+  if (!flat)
+    for (int i = 0; i < ra; i++)
+      for (int j = 0; j < rb; j++)
+        if (!used_b[j] && !strcmp(a[i], b[j])) used_a[i] = used_b[j] = 1;
+  char map[512] = "";
+  size_t n = 0;
+  for (int j = 0, i = 0; j < rb; j++) {
+    if (used_b[j]) continue;
+    while (i < ra && used_a[i]) i++;
+    if (i == ra) return;
+    if (strcmp(a[i], b[j]) && n < sizeof map)
+      n += (size_t)snprintf(map + n, sizeof map - n, "%s%s=%s", n ? "," : "",
+                            b[j], a[i]);
+    used_a[i++] = 1;
+  }
+  if (n)
+    fprintf(stderr, "hint: if they are the same dimensions in another "
+                    "naming, say which is which: --map %s\n", map);
+}
+
 /* A pack plan for FORMAT (pos[0]) on --shape/--dtype; with `dir`. Fills
 ** shape/rank too. NULL after printing. */
 static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
@@ -85,8 +137,8 @@ static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
   lay_error err;
   lay_status st =
       dir == LAY_CONVERT
-          ? lay_plan_convert(ctx, a->pos[0], a->pos[1], shape, *rank, t, &p,
-                             &err)
+          ? lay_plan_convert_map(ctx, a->pos[0], a->pos[1], a->map, shape,
+                                 *rank, t, &p, &err)
           : lay_plan_create(ctx, a->pos[0], shape, *rank, t, dir, &p, &err);
   if (st) {
     /* A planner error has no position: say which format it concerns. */
@@ -98,6 +150,8 @@ static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
     } else {
       cli_print_error(&err);
     }
+    if (dir == LAY_CONVERT && st == LAY_E_NAME && !a->map)
+      map_hint(ctx, a->pos[0], a->pos[1]);
     return NULL;
   }
   return p;

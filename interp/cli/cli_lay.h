@@ -36,6 +36,7 @@ typedef struct cli_args {
   const char *threads;      /* --threads */
   const char *hsi;          /* --hsi (not supported yet) */
   const char *input, *output; /* --input, --output (with --hsi) */
+  const char *map;          /* --map T=S,... (convert, info FROM TO) */
 } cli_args;
 
 /* ---- cli_io.c ---------------------------------------------------------- */

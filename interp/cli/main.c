@@ -35,6 +35,7 @@ enum {
   O_AT = 1 << 7,
   O_OFFSET = 1 << 8,
   O_HSI = 1 << 9,     /* --hsi, --input, --output */
+  O_MAP = 1 << 10,    /* --map T=S,... (convert) */
 };
 
 typedef struct option {
@@ -60,6 +61,7 @@ static const option options[] = {
     {"--hsi", O_HSI, FIELD(hsi)},
     {"--input", O_HSI, FIELD(input)},
     {"--output", O_HSI, FIELD(output)},
+    {"--map", O_MAP, FIELD(map)},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -82,16 +84,21 @@ static const command commands[] = {
     {"unpack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
      "unpack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
      "Unpack a layout buffer back into the CPU-side tensor.\n"},
-    {"convert", 2, 2, MOVE_OPTS, O_SHAPE, cli_cmd_move,
-     "convert FROM TO --shape S [--dtype T] [-i IN] [-o OUT]",
+    {"convert", 2, 2, MOVE_OPTS | O_MAP, O_SHAPE, cli_cmd_move,
+     "convert FROM TO --shape S [--map T=S,...] [--dtype T] [-i IN] [-o OUT]",
      "Convert a buffer in layout FROM into layout TO (one plan, dimensions\n"
-     "matched by name); the shape is FROM's CPU-side shape.\n"},
+     "matched by name); the shape is FROM's CPU-side shape.\n"
+     "--map T=S,...  TO's dimension T is FROM's dimension S, for layouts\n"
+     "               that name their dimensions differently (qnn's (b, h,\n"
+     "               w, d) against (n, c, h, w); core.flatN's (a, b, c, d));\n"
+     "               the renames apply at once, dimensions not named keep\n"
+     "               their names.\n"},
     {"show", 1, 1, O_F | O_SHAPE | O_DTYPE | O_LIMIT, O_SHAPE, cli_cmd_show,
      "show FORMAT --shape S [--dtype T] [--limit N]",
      "Print the memory order in the vendor docs' notation, one line per\n"
      "run: (0,0,0,0), (0,0,0,1) ... (0,0,0,29), pad x2\n"
      "--limit N lists at most N elements (default 4096, 0 = all).\n"},
-    {"info", 1, 2, O_F | O_SHAPE | O_DTYPE, O_SHAPE, cli_cmd_info,
+    {"info", 1, 2, O_F | O_SHAPE | O_DTYPE | O_MAP, O_SHAPE, cli_cmd_info,
      "info FORMAT --shape S [--dtype T]   (or: info FROM TO --shape S)",
      "Print the shapes, element types, buffer sizes and the plan; with two\n"
      "formats, the plan that converts FROM into TO.\n"},

@@ -494,10 +494,27 @@ lay_status lay_ctx_def_info(lay_ctx *ctx, const char *name,
       if (p->kind == LG_X_NAMED) {
         copy_cut(out->params[k], sizeof out->params[k], p->u.named.name.s,
                  p->u.named.name.n);
+        /* The default as written: from after the '=' to the ',' or ')'
+        ** that ends it (its expression's span leaves out brackets). */
         const lg_expr *v = p->u.named.value;
-        if (v && v->end > v->pos && v->end <= d->src_len)
-          copy_cut(out->defaults[k], sizeof out->defaults[k], d->src + v->pos,
-                   v->end - v->pos);
+        if (v && v->pos <= d->src_len) {
+          size_t a = p->pos, b;
+          while (a < d->src_len && d->src[a] != '=') a++;
+          a++;
+          while (a < d->src_len && (d->src[a] == ' ' || d->src[a] == '\n'))
+            a++;
+          int depth = 0;
+          for (b = a; b < d->src_len; b++) {
+            char c = d->src[b];
+            if (c == '(' || c == '[') depth++;
+            else if ((c == ')' || c == ']') && depth-- == 0) break;
+            else if (c == ',' && !depth) break;
+          }
+          while (b > a && (d->src[b - 1] == ' ' || d->src[b - 1] == '\n'))
+            b--;
+          copy_cut(out->defaults[k], sizeof out->defaults[k], d->src + a,
+                   b - a);
+        }
       } else if (p->kind == LG_X_NAME) {
         copy_cut(out->params[k], sizeof out->params[k], p->u.str.s,
                  p->u.str.n);

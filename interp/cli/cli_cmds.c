@@ -337,7 +337,7 @@ int cli_cmd_at(const cli_args *a) {
   return rc;
 }
 
-/* ---- check, test, list ---------------------------------------------------------- */
+/* ---- check, test ---------------------------------------------------------- */
 
 /* "stdlib/NAME.lay" when `path` is a file NAME.lay in a folder named
 ** stdlib whose name an embedded stdlib file has; NULL otherwise. */
@@ -402,16 +402,4 @@ int cli_cmd_test(const cli_args *a) {
   lay_ctx_free(ctx);
   if (fflush(stdout)) return CLI_FAIL;
   return rc ? CLI_FAIL : CLI_OK;
-}
-
-int cli_cmd_list(const cli_args *a) {
-  lay_ctx *ctx = cli_context(a);
-  if (!ctx) return CLI_FAIL;
-  size_t n = lay_ctx_count(ctx);
-  for (size_t i = 0; i < n; i++) {
-    const char *name = lay_ctx_name(ctx, i);
-    if (name) printf("%s\n", name);
-  }
-  lay_ctx_free(ctx);
-  return fflush(stdout) ? CLI_FAIL : CLI_OK;
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lay.h"
 
@@ -37,6 +38,7 @@ typedef struct cli_args {
   const char *hsi;          /* --hsi (not supported yet) */
   const char *input, *output; /* --input, --output (with --hsi) */
   const char *map;          /* --map T=S,... (convert, info FROM TO) */
+  int json;                 /* --json: machine-readable output */
 } cli_args;
 
 /* ---- cli_io.c ---------------------------------------------------------- */
@@ -114,6 +116,31 @@ int cli_cmd_where(const cli_args *a);
 int cli_cmd_at(const cli_args *a);
 int cli_cmd_check(const cli_args *a);
 int cli_cmd_test(const cli_args *a);
-int cli_cmd_list(const cli_args *a);
+
+/* ---- cli_find.c ---------------------------------------------------------- */
+
+int cli_cmd_list(const cli_args *a);     /* list [NAMESPACE] [--json] */
+int cli_cmd_describe(const cli_args *a); /* describe NAME [--json] */
+
+/* "Did you mean": the candidates nearest to a mistyped word (an edit
+** distance, case-insensitive; a candidate's name without its namespace
+** counts too), at most a few typos away. */
+#define CLI_SUGGEST_MAX 3
+typedef struct cli_suggest {
+  const char *word;                   /* what was typed */
+  size_t best;                        /* the distance of cand[] */
+  const char *cand[CLI_SUGGEST_MAX];  /* the nearest ones, in order seen */
+  int n;
+} cli_suggest;
+void cli_suggest_init(cli_suggest *s, const char *word);
+void cli_suggest_add(cli_suggest *s, const char *candidate);
+/* " (did you mean 'a' or 'b'?)" in buf, or "" when nothing is near. */
+const char *cli_suggest_text(const cli_suggest *s, char *buf, size_t cap);
+/* The same over every layout and transform name of ctx. */
+void cli_suggest_layout(lay_ctx *ctx, const char *word, char *buf,
+                        size_t cap);
+
+/* s[0..n) as a JSON string, quoted, to f. */
+void cli_json_str(FILE *f, const char *s, size_t n);
 
 #endif /* CLI_LAY_H */

@@ -36,6 +36,7 @@ enum {
   O_OFFSET = 1 << 8,
   O_HSI = 1 << 9,     /* --hsi, --input, --output */
   O_MAP = 1 << 10,    /* --map T=S,... (convert) */
+  O_JSON = 1 << 11,   /* --json (a flag: no value) */
 };
 
 typedef struct option {
@@ -62,8 +63,10 @@ static const option options[] = {
     {"--input", O_HSI, FIELD(input)},
     {"--output", O_HSI, FIELD(output)},
     {"--map", O_MAP, FIELD(map)},
+    {"--json", O_JSON, 0},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
+#define FLAG_OPTS O_JSON /* options without a value */
 
 /* A command: its positional arguments and options. */
 typedef struct command {
@@ -118,8 +121,15 @@ static const command commands[] = {
     {"test", 1, -1, O_F, 0, cli_cmd_test, "test FILE...",
      "Run the test blocks of spec files; prints one line per failure and\n"
      "N passed, M failed.\n"},
-    {"list", 0, 0, O_F, 0, cli_cmd_list, "list",
-     "Print the name of every layout and transform defined.\n"},
+    {"list", 0, 1, O_F | O_JSON, 0, cli_cmd_list, "list [NAMESPACE] [--json]",
+     "Print every layout and transform defined (of NAMESPACE: amd, core,\n"
+     "kneron, qnn, ti, yours), one a line: its name, CPU-side dimensions,\n"
+     "element type (any: give --dtype; fp32 -> int8: quantized) and\n"
+     "parameters with their defaults.\n"},
+    {"describe", 1, 1, O_F | O_JSON, 0, cli_cmd_describe,
+     "describe NAME [--json]",
+     "Explain a layout: the comment above it and its definition in its .lay\n"
+     "file, its CPU side, memory order and parameters, and a command to try.\n"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -199,6 +209,15 @@ static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
     if (strlen(options[k].name) == nl && !strncmp(options[k].name, arg, nl))
       o = &options[k];
   if (!o) return cli_usage("unknown option '%s'", arg);
+  if (cl->cmd && !(cl->cmd->opts & o->bit))
+    return cli_usage("%s: option '%s' does not apply", cl->cmd->name,
+                     o->name);
+  if (o->bit & FLAG_OPTS) { /* no value */
+    if (eq) return cli_usage("option '%s' takes no value", o->name);
+    cl->seen |= o->bit;
+    if (o->bit == O_JSON) cl->a.json = 1;
+    return -1;
+  }
   const char *val;
   if (eq && arg[1] == '-') {
     val = eq + 1;
@@ -207,9 +226,6 @@ static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
   } else {
     return cli_usage("option '%s' needs a value", o->name);
   }
-  if (cl->cmd && !(cl->cmd->opts & o->bit))
-    return cli_usage("%s: option '%s' does not apply", cl->cmd->name,
-                     o->name);
   cl->seen |= o->bit;
   if (o->bit == O_F) cl->a.files[cl->a.nfiles++] = val;
   else *(const char **)((char *)&cl->a + o->field) = val;

@@ -53,8 +53,10 @@ static int get_dtype(const cli_args *a, lay_dtype *t) {
   if (!a->dtype) return 0;
   *t = lay_dtype_parse(a->dtype);
   if (*t == LAY_DT_NONE) {
-    cli_fail("unknown --dtype '%s' (fp32, fp16, bf16, int8, uint8, int16, "
-             "uint16, int32 or numpy's names)", a->dtype);
+    char hint[256];
+    cli_suggest_dtype(a->dtype, hint, sizeof hint);
+    cli_fail("unknown --dtype '%s'%s (fp32, fp16, bf16, int8, uint8, int16, "
+             "uint16, int32 or numpy's names)", a->dtype, hint);
     return -1;
   }
   return 0;
@@ -141,6 +143,7 @@ static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
                                  *rank, t, &p, &err)
           : lay_plan_create(ctx, a->pos[0], shape, *rank, t, dir, &p, &err);
   if (st) {
+    cli_explain_error(ctx, &err);
     /* A planner error has no position: say which format it concerns. */
     if (!err.file[0] && err.line <= 0) {
       if (dir == LAY_CONVERT)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli_lay.h"
 
@@ -53,6 +54,8 @@ void cli_suggest_init(cli_suggest *s, const char *word) {
 void cli_suggest_add(cli_suggest *s, const char *cand) {
   if (!cand || !s->word) return;
   size_t nw = strlen(s->word), nc = strlen(cand);
+  /* Two characters ("-x") are too few to guess from. */
+  if (nw - (s->word[0] == '-') < 2) return;
   /* Typos allowed: 1 for short words, then one per 3 characters. */
   size_t cap = nw < 4 ? 1 : nw / 3;
   size_t d = distance(s->word, nw, cand, nc, cap);
@@ -69,6 +72,12 @@ void cli_suggest_add(cli_suggest *s, const char *cand) {
                          strlen(dot + 1), cap);
     if (!d3 && d > 1) d = 1;
   }
+  /* A word of 3 or more characters that starts a candidate ("float" of
+  ** "float32"), or a candidate of 3 or more that starts the word ("pad_l"
+  ** of "pad_left"), is near, but no nearer than any other within reach. */
+  size_t nmin = nw < nc ? nw : nc;
+  if (d > cap && nmin >= 3 && nw != nc && !strncasecmp(cand, s->word, nmin))
+    d = cap;
   if (d > cap) return;
   if (d < s->best) {
     s->best = d;
@@ -96,6 +105,52 @@ void cli_suggest_layout(lay_ctx *ctx, const char *word, char *buf,
   for (size_t i = 0; i < n; i++) cli_suggest_add(&s, lay_ctx_name(ctx, i));
   cli_suggest_text(&s, buf, cap);
   if (!s.n && cap) buf[0] = '\0';
+}
+
+void cli_suggest_dtype(const char *word, char *buf, size_t cap) {
+  /* lay's names and numpy's (lay_dtype_parse takes both). */
+  static const char *const numpy[] = {"float32", "float16", "bfloat16",
+                                      "int8",    "uint8",   "int16",
+                                      "uint16",  "int32"};
+  cli_suggest s;
+  cli_suggest_init(&s, word);
+  for (int t = LAY_DT_FP32; t <= LAY_DT_INT32; t++)
+    cli_suggest_add(&s, lay_dtype_name((lay_dtype)t));
+  for (size_t i = 0; i < sizeof numpy / sizeof *numpy; i++)
+    if (lay_dtype_parse(numpy[i]) != LAY_DT_NONE &&
+        strcmp(numpy[i], lay_dtype_name(lay_dtype_parse(numpy[i]))))
+      cli_suggest_add(&s, numpy[i]);
+  cli_suggest_text(&s, buf, cap);
+  if (!s.n && cap) buf[0] = '\0';
+}
+
+/* Append to a library error's message what would fix it: the layout name
+** nearest to an unknown one; for an unknown parameter, the nearest one
+** and the list of the layout's parameters. */
+void cli_explain_error(lay_ctx *ctx, lay_error *err) {
+  const char *m = err->message;
+  char word[128], owner[128], hint[512] = "";
+  size_t len = strlen(m);
+  if (sscanf(m, "unknown layout '%127[^']'", word) == 1) {
+    cli_suggest_layout(ctx, word, hint, sizeof hint);
+  } else if (sscanf(m, "unknown parameter '%127[^']' of '%127[^']'", word,
+                    owner) == 2) {
+    lay_def_info d;
+    if (lay_ctx_def_info(ctx, owner, &d, NULL)) return;
+    cli_suggest s;
+    cli_suggest_init(&s, word);
+    for (int i = 0; i < d.nparams; i++) cli_suggest_add(&s, d.params[i]);
+    char one[256];
+    size_t n = (size_t)snprintf(hint, sizeof hint, "%s; %s takes ",
+                                cli_suggest_text(&s, one, sizeof one), owner);
+    if (!d.nparams) snprintf(hint + n, sizeof hint - n, "no parameters");
+    for (int i = 0; i < d.nparams && n < sizeof hint; i++)
+      n += (size_t)snprintf(hint + n, sizeof hint - n, "%s%s",
+                            !i ? "" : i == d.nparams - 1 ? " and " : ", ",
+                            d.params[i]);
+  }
+  if (hint[0] && len < sizeof err->message)
+    snprintf(err->message + len, sizeof err->message - len, "%s", hint);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */

@@ -140,6 +140,13 @@ const char *cli_suggest_text(const cli_suggest *s, char *buf, size_t cap);
 void cli_suggest_layout(lay_ctx *ctx, const char *word, char *buf,
                         size_t cap);
 
+/* The same over the element type names (lay's and numpy's). */
+void cli_suggest_dtype(const char *word, char *buf, size_t cap);
+/* Append a did-you-mean to a library error's message: for an unknown
+** layout, the nearest names; for an unknown parameter, the nearest one
+** and the layout's parameters. */
+void cli_explain_error(lay_ctx *ctx, lay_error *err);
+
 /* s[0..n) as a JSON string, quoted, to f. */
 void cli_json_str(FILE *f, const char *s, size_t n);
 

@@ -208,7 +208,17 @@ static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
   for (size_t k = 0; k < NOPTIONS; k++)
     if (strlen(options[k].name) == nl && !strncmp(options[k].name, arg, nl))
       o = &options[k];
-  if (!o) return cli_usage("unknown option '%s'", arg);
+  if (!o) {
+    char hint[256];
+    cli_suggest sg;
+    cli_suggest_init(&sg, arg);
+    for (size_t k = 0; k < NOPTIONS; k++)
+      if (!cl->cmd || (cl->cmd->opts & options[k].bit))
+        cli_suggest_add(&sg, options[k].name);
+    cli_suggest_add(&sg, "--help");
+    return cli_usage("unknown option '%s'%s", arg,
+                     cli_suggest_text(&sg, hint, sizeof hint));
+  }
   if (cl->cmd && !(cl->cmd->opts & o->bit))
     return cli_usage("%s: option '%s' does not apply", cl->cmd->name,
                      o->name);
@@ -231,6 +241,9 @@ static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
   else *(const char **)((char *)&cl->a + o->field) = val;
   return -1;
 }
+
+/* The commands that parse their own arguments. */
+static const char *const own_args[] = {"draw", "repl", "hsi", "export"};
 
 /* The commands that parse their own arguments (argv[0] is the command):
 ** draw, repl, hsi, export. Returns the exit code, or -1 when `name` is
@@ -317,7 +330,17 @@ static int run(cmdline *cl, int argc, char **argv) {
       return rc;
     for (size_t k = 0; k < NCOMMANDS; k++)
       if (!strcmp(commands[k].name, arg)) cl->cmd = &commands[k];
-    if (!cl->cmd) return cli_usage("unknown command '%s'", arg);
+    if (!cl->cmd) {
+      char hint[256];
+      cli_suggest sg;
+      cli_suggest_init(&sg, arg);
+      for (size_t k = 0; k < NCOMMANDS; k++)
+        cli_suggest_add(&sg, commands[k].name);
+      for (size_t k = 0; k < sizeof own_args / sizeof *own_args; k++)
+        cli_suggest_add(&sg, own_args[k]);
+      return cli_usage("unknown command '%s'%s", arg,
+                       cli_suggest_text(&sg, hint, sizeof hint));
+    }
     a->cmd = cl->cmd->name;
     int bad = cl->seen & ~cl->cmd->opts;
     if (bad)

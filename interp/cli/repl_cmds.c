@@ -60,7 +60,9 @@ static lay_plan *make_plan(repl *r, const char *format, const char *shape_s) {
     *colon = 0;
     dt = lay_dtype_parse(colon + 1);
     if (dt == LAY_DT_NONE) {
-      repl_say_error(r, "unknown type '%s'", colon + 1);
+      char hint[256];
+      cli_suggest_dtype(colon + 1, hint, sizeof hint);
+      repl_say_error(r, "unknown type '%s'%s", colon + 1, hint);
       return NULL;
     }
   }
@@ -74,6 +76,7 @@ static lay_plan *make_plan(repl *r, const char *format, const char *shape_s) {
   lay_plan *p = NULL;
   lay_error err;
   if (lay_plan_create(r->ctx, format, shape, rank, dt, LAY_PACK, &p, &err)) {
+    cli_explain_error(r->ctx, &err);
     repl_print_error(r, &err);
     return NULL;
   }
@@ -514,7 +517,17 @@ int repl_command(repl *r, int n, char **w) {
       repl_say_error(r, "usage: namespace [NAME]");
     else snprintf(r->ns, sizeof r->ns, "%s", n == 2 ? w[1] : "");
   } else {
-    repl_say_error(r, "unknown command '%s' (try help)", c);
+    static const char *const words[] = {
+        "load", "list", "show", "info", "where", "at", "diff", "test",
+        "draw", "namespace", "help", "quit", "layout", "transform", "import"};
+    cli_suggest sg;
+    cli_suggest_init(&sg, c);
+    for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+      cli_suggest_add(&sg, words[k]);
+    char hint[256];
+    if (sg.n) repl_say_error(r, "unknown command '%s'%s", c,
+                             cli_suggest_text(&sg, hint, sizeof hint));
+    else repl_say_error(r, "unknown command '%s' (try help)", c);
   }
   return 1;
 }

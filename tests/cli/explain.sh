@@ -58,7 +58,7 @@ hi(0,16,0,0), hi(0,17,0,0) ... hi(0,19,0,0), pad x12" "show kneron.1w16c8bhl"
 
 run show amd.hcwnc5 --shape 1,3,2,2
 expect_rc 1 "show unknown"
-expect_err "lay: unknown layout 'amd.hcwnc5'" "show unknown"
+expect_err "lay: unknown layout 'amd.hcwnc5' (did you mean 'amd.hcwnc', 'amd.hcwnc4' or 'amd.hcwnc8'?)" "show unknown"
 
 # ---- info
 run info amd.hcwnc4 --shape 1,3,2,2

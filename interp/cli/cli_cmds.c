@@ -127,6 +127,36 @@ static void map_hint(lay_ctx *ctx, const char *from, const char *to) {
                     "naming, say which is which: --map %s\n", map);
 }
 
+/* A shape that looks like an image with its channels last (1,224,224,3)
+** given to a layout whose channels are not last (n, c, h, w): a note on
+** stderr with the shape in the layout's order. The command goes on. */
+static void order_note(lay_ctx *ctx, const char *format,
+                       const int64_t *shape, int rank) {
+  char dims[LAY_MAX_RANK][32];
+  int r = format_dims(ctx, format, dims), ic = -1;
+  if (r != rank || rank < 3) return;
+  for (int i = 0; i < rank; i++)
+    if (!strcmp(dims[i], "c")) ic = i;
+  if (ic < 0 || ic == rank - 1 || shape[rank - 1] > 4 || shape[ic] < 16)
+    return;
+  /* The user's order: the layout's with c moved last; shape[k] is the
+  ** size of its k-th dimension. */
+  int64_t want[LAY_MAX_RANK];
+  for (int i = 0, k = 0; i < rank; i++)
+    if (i != ic) want[i] = shape[k++];
+  want[ic] = shape[rank - 1];
+  char got[256] = "", fix[LAY_MAX_RANK * 24];
+  size_t n = 0;
+  for (int i = 0; i < rank && n < sizeof got; i++)
+    n += (size_t)snprintf(got + n, sizeof got - n, "%s%s=%" PRId64,
+                          i ? ", " : "", dims[i], shape[i]);
+  cli_shape_str(want, rank, fix, sizeof fix);
+  for (char *c = fix; *c; c++)
+    if (*c == 'x') *c = ',';
+  fprintf(stderr, "lay: note: this shape means %s for %s; if the tensor is "
+                  "channels last, give --shape %s\n", got, format, fix);
+}
+
 /* A pack plan for FORMAT (pos[0]) on --shape/--dtype; with `dir`. Fills
 ** shape/rank too. NULL after printing. */
 static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
@@ -157,7 +187,59 @@ static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
       map_hint(ctx, a->pos[0], a->pos[1]);
     return NULL;
   }
+  order_note(ctx, a->pos[0], shape, *rank);
   return p;
+}
+
+/* After an input of the wrong size: what it may be instead. Another
+** dtype (the size is the element count times another element size), the
+** other side of the plan (packed bytes given to pack: unpack?), or a .npy
+** file whose data after its header has the right size. */
+static void size_hint(const cli_args *a, lay_dir dir, const lay_plan *p,
+                      size_t inlen) {
+  size_t need = lay_plan_src_bytes(p), es = lay_dtype_size(lay_plan_src_dtype(p));
+  if (inlen == SIZE_MAX || !es) return;
+  size_t elems = need / es;
+  if (dir != LAY_CONVERT && inlen == lay_plan_dst_bytes(p) && inlen != need) {
+    fprintf(stderr, "hint: that is the size of the %s buffer: did you mean "
+                    "lay %s?\n", dir == LAY_PACK ? "packed" : "CPU-side",
+            dir == LAY_PACK ? "unpack" : "pack");
+    return;
+  }
+  if (elems && inlen % elems == 0 && !a->dtype) {
+    size_t k = inlen / elems;
+    char names[128] = "";
+    size_t n = 0;
+    for (int t = LAY_DT_FP32; t <= LAY_DT_INT32; t++)
+      if (lay_dtype_size((lay_dtype)t) == k && n < sizeof names)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
+                              n ? ", " : "", lay_dtype_name((lay_dtype)t));
+    if (n) {
+      fprintf(stderr, "hint: that is %zu elements of %zu byte%s: give their "
+                      "type, --dtype %s\n", elems, k, k == 1 ? "" : "s",
+              names);
+      return;
+    }
+  }
+  /* A .npy file: "\x93NUMPY", version, then the header's length. */
+  unsigned char h[12];
+  FILE *f = a->in && strcmp(a->in, "-") ? fopen(a->in, "rb") : NULL;
+  size_t got = f ? fread(h, 1, sizeof h, f) : 0;
+  if (f) fclose(f);
+  if (got == sizeof h && !memcmp(h, "\x93NUMPY", 6)) {
+    size_t hl = h[6] == 1 ? 10 + (size_t)(h[8] | h[9] << 8)
+                          : 12 + (size_t)((uint32_t)h[8] | (uint32_t)h[9] << 8 |
+                                          (uint32_t)h[10] << 16 |
+                                          (uint32_t)h[11] << 24);
+    if (inlen > hl && inlen - hl == need)
+      fprintf(stderr, "hint: %s is a .npy file: its data after the %zu-byte "
+                      "header has the size needed (raw bytes: tail -c +%zu "
+                      "%s)\n", a->in, hl, hl + 1, a->in);
+    else
+      fprintf(stderr, "hint: %s is a .npy file (a %zu-byte header, then %zu "
+                      "bytes of data); lay reads raw bytes\n", a->in, hl,
+              inlen > hl ? inlen - hl : 0);
+  }
 }
 
 /* ---- pack, unpack, convert ----------------------------------------------- */
@@ -184,6 +266,7 @@ int cli_cmd_move(const cli_args *a) {
     cli_fail("input is %s%zu bytes, %s on %s %s needs %zu",
              inlen == SIZE_MAX ? "more than " : "", inlen == SIZE_MAX ? need : inlen,
              a->pos[0], s, lay_dtype_name(lay_plan_src_dtype(p)), need);
+    size_hint(a, dir, p, inlen);
     goto done;
   }
   out = malloc(outlen ? outlen : 1);

@@ -104,12 +104,14 @@ head -c 11 "$T/rgb.bin" >"$T/short.bin"
 bad "input is 11 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12" \
   pack amd.hcwnc4 --shape 1,3,2,2 -i "$T/short.bin"
 cat "$T/rgb.bin" "$T/rgb.bin" >"$T/long.bin"
-bad "input is 24 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12" \
+bad "input is 24 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12
+hint: that is 12 elements of 2 bytes: give their type, --dtype fp16, bf16, int16, uint16" \
   pack amd.hcwnc4 --shape 1,3,2,2 -i "$T/long.bin"
 # an endless input is read only as far as it must be
 bad "input is more than 12 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12" \
   pack amd.hcwnc4 --shape 1,3,2,2 -i /dev/zero
-bad "input is 12 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 16" \
+bad "input is 12 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 16
+hint: that is the size of the CPU-side buffer: did you mean lay pack?" \
   unpack amd.hcwnc4 --shape 1,3,2,2 -i "$T/rgb.bin"
 bad "input is 12 bytes, amd.hcwnc4 on 1x3x2x2 fp32 needs 48" \
   pack amd.hcwnc4 --shape 1,3,2,2 --dtype float32 -i "$T/rgb.bin"

@@ -313,6 +313,9 @@ int cli_cmd_show(const cli_args *a) {
 }
 
 int cli_cmd_info(const cli_args *a) {
+  /* Without a shape there is no plan: what lay knows of the name. */
+  if (!a->shape && a->npos == 1) return cli_cmd_describe(a);
+  if (!a->shape) return cli_usage("info: missing --shape");
   lay_ctx *ctx = cli_context(a);
   if (!ctx) return CLI_FAIL;
   int64_t shape[LAY_MAX_RANK];

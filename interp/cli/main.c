@@ -83,10 +83,15 @@ typedef struct command {
 static const command commands[] = {
     {"pack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
      "pack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
-     "Pack a CPU-side tensor (row-major, CPU-side order) into the layout.\n"},
+     "Pack a CPU-side tensor (row-major, CPU-side order) into the layout.\n"
+     "Examples:\n"
+     "  lay pack amd.hcwnc4 --shape 1,3,224,224 -i img.bin -o img.hcwnc4\n"
+     "  lay pack --hsi flexmlrt-hsi.json --input 0 -i x.f32 -o x.npu\n"},
     {"unpack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
      "unpack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
-     "Unpack a layout buffer back into the CPU-side tensor.\n"},
+     "Unpack a layout buffer back into the CPU-side tensor.\n"
+     "Example:\n"
+     "  lay unpack amd.hcwnc4 --shape 1,3,224,224 -i img.hcwnc4 -o img.bin\n"},
     {"convert", 2, 2, MOVE_OPTS | O_MAP, O_SHAPE, cli_cmd_move,
      "convert FROM TO --shape S [--map T=S,...] [--dtype T] [-i IN] [-o OUT]",
      "Convert a buffer in layout FROM into layout TO (one plan, dimensions\n"
@@ -95,43 +100,137 @@ static const command commands[] = {
      "               that name their dimensions differently (qnn's (b, h,\n"
      "               w, d) against (n, c, h, w); core.flatN's (a, b, c, d));\n"
      "               the renames apply at once, dimensions not named keep\n"
-     "               their names.\n"},
+     "               their names.\n"
+     "Examples:\n"
+     "  lay convert amd.hcwnc4 kneron.1w16c8b --shape 1,3,32,32 -i a -o b\n"
+     "  lay convert core.nchw qnn.crouton --shape 1,64,56,56 --map b=n,d=c \\\n"
+     "      -i x.bin -o x.crouton\n"},
     {"show", 1, 1, O_F | O_SHAPE | O_DTYPE | O_LIMIT, O_SHAPE, cli_cmd_show,
      "show FORMAT --shape S [--dtype T] [--limit N]",
      "Print the memory order in the vendor docs' notation, one line per\n"
      "run: (0,0,0,0), (0,0,0,1) ... (0,0,0,29), pad x2\n"
-     "--limit N lists at most N elements (default 4096, 0 = all).\n"},
-    {"info", 1, 2, O_F | O_SHAPE | O_DTYPE | O_MAP, O_SHAPE, cli_cmd_info,
+     "Example:\n"
+     "  lay show amd.hcwnc4 --shape 1,3,2,2\n"},
+    {"info", 1, 2, O_F | O_SHAPE | O_DTYPE | O_MAP, 0, cli_cmd_info,
      "info FORMAT --shape S [--dtype T]   (or: info FROM TO --shape S)",
      "Print the shapes, element types, buffer sizes and the plan; with two\n"
-     "formats, the plan that converts FROM into TO.\n"},
+     "formats, the plan that converts FROM into TO. Without a shape: lay\n"
+     "describe.\n"
+     "Examples:\n"
+     "  lay info qnn.crouton --shape 1,8,8,32\n"
+     "  lay info amd.hcwnc4 kneron.1w16c8b --shape 1,3,32,32\n"},
     {"where", 1, 1, O_F | O_SHAPE | O_DTYPE | O_AT, O_SHAPE | O_AT,
      cli_cmd_where, "where FORMAT --shape S --at I,J,K,L [--dtype T]",
-     "Print the byte offset of a CPU-side coordinate in the layout buffer.\n"},
+     "Print the byte offset of a CPU-side coordinate in the layout buffer.\n"
+     "Example:\n"
+     "  lay where amd.hcwnc4 --shape 1,3,2,2 --at 0,1,1,0\n"},
     {"at", 1, 1, O_F | O_SHAPE | O_DTYPE | O_OFFSET, O_SHAPE | O_OFFSET,
      cli_cmd_at, "at FORMAT --shape S --offset N [--dtype T]",
      "Print the CPU-side coordinate stored at a byte offset of the layout\n"
      "buffer: (0,0,1,2), or pad (0,0,0,30) for padding (the padded\n"
-     "coordinate), or hole; byte-plane layouts add the plane: plane lo.\n"},
+     "coordinate), or hole; byte-plane layouts add the plane: plane lo.\n"
+     "Example:\n"
+     "  lay at amd.hcwnc4 --shape 1,3,2,2 --offset 9\n"},
     {"check", 1, -1, O_F, 0, cli_cmd_check, "check FILE.lay...",
      "Parse and validate spec files (names, splits, bijectivity, coverage);\n"
      "prints FILE: ok, or the error with its position. Each file is checked\n"
      "on its own against the stdlib; a file of a stdlib folder\n"
-     "(stdlib/amd.lay) is checked in place of its embedded copy.\n"},
+     "(stdlib/amd.lay) is checked in place of its embedded copy.\n"
+     "Example:\n"
+     "  lay check my_layouts.lay\n"},
     {"test", 1, -1, O_F, 0, cli_cmd_test, "test FILE...",
      "Run the test blocks of spec files; prints one line per failure and\n"
-     "N passed, M failed.\n"},
+     "N passed, M failed.\n"
+     "Example:\n"
+     "  lay test my_layouts.lay\n"},
     {"list", 0, 1, O_F | O_JSON, 0, cli_cmd_list, "list [NAMESPACE] [--json]",
      "Print every layout and transform defined (of NAMESPACE: amd, core,\n"
      "kneron, qnn, ti, yours), one a line: its name, CPU-side dimensions,\n"
      "element type (any: give --dtype; fp32 -> int8: quantized) and\n"
-     "parameters with their defaults.\n"},
+     "parameters with their defaults.\n"
+     "Examples:\n"
+     "  lay list\n"
+     "  lay list ti --json\n"},
     {"describe", 1, 1, O_F | O_JSON, 0, cli_cmd_describe,
      "describe NAME [--json]",
      "Explain a layout: the comment above it and its definition in its .lay\n"
-     "file, its CPU side, memory order and parameters, and a command to try.\n"},
+     "file, its CPU side, memory order and parameters, and a command to try.\n"
+     "Example:\n"
+     "  lay describe ti.tidl\n"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* The commands that parse their own arguments (main.c hands them argv);
+** their --help is answered here. */
+typedef struct own_command {
+  const char *name;
+  const char *usage; /* one line, after "usage: lay " */
+  const char *help;  /* further lines: what it does, its options, examples */
+} own_command;
+static const own_command own_commands[] = {
+    {"draw", "draw FORMAT --shape S [-o FILE.svg] [--row BYTES] [--color DIM]"
+             " [--dtype T]",
+     "A picture (SVG) of the layout buffer in memory order, each cell\n"
+     "labelled with its CPU-side coordinate and coloured by one dimension;\n"
+     "pad cells grey; heavy lines between chunks.\n"
+     "Options:\n"
+     "  --shape S      the CPU-side shape\n"
+     "  --dtype T      the element type\n"
+     "  -o FILE.svg    where to write it (default: stdout)\n"
+     "  --row BYTES    bytes per row (default 16), whole elements, at most 64\n"
+     "  --color DIM    the dimension that picks the colour (a name or index)\n"
+     "Example:\n"
+     "  lay draw amd.hcwnc4 --shape 1,6,2,2 -o hcwnc4.svg\n"},
+    {"repl", "repl [FILE.lay...]",
+     "Explore layouts interactively; `help` at the prompt lists the\n"
+     "commands. With stdin not a terminal, runs it as a script.\n"
+     "Example:\n"
+     "  lay repl my_layouts.lay\n"},
+    {"hsi", "hsi FILE [--check]",
+     "Print the tensors of an AMD flexmlrt-hsi.json report: for each input\n"
+     "and output, its CPU and NPU shapes, types and the layout lay derives.\n"
+     "Options:\n"
+     "  --check        check every entry's fields against each other\n"
+     "Examples:\n"
+     "  lay hsi flexmlrt-hsi.json\n"
+     "  lay hsi flexmlrt-hsi.json --check\n"
+     "See also: lay pack|unpack --hsi FILE --input K|--output K.\n"},
+    {"export", "export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]]"
+               " [--as input|output] [-f FILE] [-o OUT]",
+     "Write a flexmlrt-hsi.json report holding one tensor entry that\n"
+     "describes the layout in AMD's transformation form.\n"
+     "Options:\n"
+     "  --shape S      the CPU-side shape\n"
+     "  --dtype T      the CPU element type\n"
+     "  --quantize SCALE,ZP[,TYPE]  a float CPU side quantized to TYPE (int8)\n"
+     "  --as input|output  which list the entry goes in (default input)\n"
+     "  -o OUT         where to write it (default: stdout)\n"
+     "Example:\n"
+     "  lay export amd.hcwnc8 --shape 1,16,8,8 --dtype fp32 --quantize "
+     "0.5,0 -o r.json\n"},
+};
+#define NOWN (sizeof own_commands / sizeof own_commands[0])
+
+/* What each option is, for the commands' --help (one line or two). */
+static const struct {
+  int bit;
+  const char *text;
+} option_help[] = {
+    {O_SHAPE, "  --shape S      the CPU-side shape, in CPU-side order: 1,3,224,224\n"},
+    {O_DTYPE, "  --dtype T      fp32 fp16 bf16 int8 uint8 int16 uint16 int32 (or\n"
+              "                 numpy's names); default: the spec's type, else int8\n"},
+    {O_IN, "  -i IN          the input, raw little-endian bytes (default stdin)\n"},
+    {O_OUT, "  -o OUT         the output (default stdout, not a terminal)\n"},
+    {O_THREADS, "  --threads N    run the plan on N threads\n"},
+    {O_LIMIT, "  --limit N      list at most N elements (default 4096, 0 = all)\n"},
+    {O_AT, "  --at I,J,K,L   a CPU-side coordinate\n"},
+    {O_OFFSET, "  --offset N     a byte offset in the layout buffer\n"},
+    {O_HSI, "  --hsi FILE --input K | --output K   the tensor K (an index or a\n"
+            "                 name) of an AMD flexmlrt-hsi.json report\n"},
+    {O_MAP, "  --map T=S,...  rename TO's dimensions to match FROM's\n"},
+    {O_JSON, "  --json         print JSON for scripts\n"},
+    {O_F, "  -f FILE        load extra specs (repeatable)\n"},
+};
 
 static void main_help(FILE *f) {
   fprintf(f,
@@ -143,14 +242,10 @@ static void main_help(FILE *f) {
           "Commands:\n");
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  lay %s\n", commands[i].usage);
+  fprintf(f, "  lay pack|unpack --hsi FILE --input K|--output K [-i IN] [-o OUT]\n");
+  for (size_t i = 0; i < NOWN; i++)
+    fprintf(f, "  lay %s\n", own_commands[i].usage);
   fprintf(f,
-          "  lay draw FORMAT --shape S [-o FILE.svg] [--row BYTES] "
-          "[--color DIM]\n"
-          "  lay repl [FILE.lay...]\n"
-          "  lay pack|unpack --hsi FILE --input K|--output K [-i IN] [-o OUT]\n"
-          "  lay hsi FILE [--check]\n"
-          "  lay export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]] "
-          "[--as input|output] [-f FILE] [-o OUT]\n"
           "\n"
           "Options:\n"
           "  -f FILE      load extra specs (repeatable); LAY_PATH lists "
@@ -166,14 +261,34 @@ static void main_help(FILE *f) {
           "  --version    print the version\n"
           "\n"
           "A FORMAT is a layout name with optional arguments:\n"
-          "  amd.hcwnc4   qnn.crouton   'ti.tidl(pad_l=1,pad_r=1)'\n");
+          "  amd.hcwnc4   qnn.crouton   'ti.tidl(pad_l=1,pad_r=1)'\n"
+          "lay list shows them all, lay describe NAME explains one.\n");
 }
 
+/* usage, what it does, its options, then its examples. */
 static void cmd_help(const command *c) {
-  printf("usage: lay %s\n\n%s", c->usage, c->help);
-  printf("\nCommon options: -f FILE (repeatable)");
-  if (c->opts & O_THREADS) printf(", --threads N");
-  printf(", --help.\n");
+  const char *ex = strstr(c->help, "Example");
+  int n = ex ? (int)(ex - c->help) : (int)strlen(c->help);
+  printf("usage: lay %s\n\n%.*s", c->usage, n, c->help);
+  printf("Options:\n");
+  for (size_t i = 0; i < sizeof option_help / sizeof *option_help; i++)
+    if (c->opts & option_help[i].bit) printf("%s", option_help[i].text);
+  printf("  --help         this text\n%s", ex ? ex : "");
+}
+
+/* `lay COMMAND --help` for a command that parses its own arguments: 1
+** when argv (after the command word, up to a "--") asks for help. */
+static int own_help(const char *name, int argc, char **argv) {
+  for (size_t k = 0; k < NOWN; k++) {
+    if (strcmp(own_commands[k].name, name)) continue;
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+      if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        printf("usage: lay %s\n\n%s", own_commands[k].usage,
+               own_commands[k].help);
+        return 1;
+      }
+  }
+  return 0;
 }
 
 static const char *opt_name(int bit) {
@@ -188,6 +303,7 @@ typedef struct cmdline {
   const command *cmd; /* NULL until the command word */
   int help;           /* --help, -h or `help` was given */
   int seen;           /* O_* bits of the options given */
+  const own_command *own; /* `lay help draw`: the command to explain */
 } cmdline;
 
 /* Parse the option argv[*i] (and its value). Returns -1 to go on, else
@@ -242,14 +358,12 @@ static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
   return -1;
 }
 
-/* The commands that parse their own arguments. */
-static const char *const own_args[] = {"draw", "repl", "hsi", "export"};
-
 /* The commands that parse their own arguments (argv[0] is the command):
 ** draw, repl, hsi, export. Returns the exit code, or -1 when `name` is
 ** none of them. */
 static int run_own_args(const char *name, const cli_args *a, int argc,
                         char **argv) {
+  if (own_help(name, argc, argv)) return CLI_OK;
   if (!strcmp(name, "hsi")) return cli_hsi(argc, argv);
   if (strcmp(name, "draw") && strcmp(name, "repl") && strcmp(name, "export"))
     return -1;
@@ -328,6 +442,11 @@ static int run(cmdline *cl, int argc, char **argv) {
     }
     if (!cl->help && (rc = run_own_args(arg, a, argc - i, argv + i)) >= 0)
       return rc;
+    if (cl->help && !cl->own) {
+      for (size_t k = 0; k < NOWN; k++)
+        if (!strcmp(own_commands[k].name, arg)) cl->own = &own_commands[k];
+      if (cl->own) continue;
+    }
     for (size_t k = 0; k < NCOMMANDS; k++)
       if (!strcmp(commands[k].name, arg)) cl->cmd = &commands[k];
     if (!cl->cmd) {
@@ -336,8 +455,8 @@ static int run(cmdline *cl, int argc, char **argv) {
       cli_suggest_init(&sg, arg);
       for (size_t k = 0; k < NCOMMANDS; k++)
         cli_suggest_add(&sg, commands[k].name);
-      for (size_t k = 0; k < sizeof own_args / sizeof *own_args; k++)
-        cli_suggest_add(&sg, own_args[k]);
+      for (size_t k = 0; k < NOWN; k++)
+        cli_suggest_add(&sg, own_commands[k].name);
       return cli_usage("unknown command '%s'%s", arg,
                        cli_suggest_text(&sg, hint, sizeof hint));
     }
@@ -349,6 +468,8 @@ static int run(cmdline *cl, int argc, char **argv) {
   }
   if (cl->help) {
     if (cl->cmd) cmd_help(cl->cmd);
+    else if (cl->own) printf("usage: lay %s\n\n%s", cl->own->usage,
+                             cl->own->help);
     else main_help(stdout);
     return CLI_OK;
   }

@@ -78,9 +78,24 @@ static void no_line(void *ud, const char *line) {
   (void)line;
 }
 
+/* In script mode an error says the script's line: a definition's error
+** moves to its line of the script ("<stdin>:12:5"); others are prefixed
+** with the line of the command ("<stdin>:7: "). */
 void repl_print_error(repl *r, const lay_error *e) {
   char buf[4096];
-  lay_error_format(e, buf, sizeof buf);
+  lay_error c = *e;
+  int prefix = 0;
+  if (!r->tty) {
+    if (!strcmp(c.file, REPL_FILE) && c.line > r->def_prefix) {
+      snprintf(c.file, sizeof c.file, "<stdin>");
+      c.line = (int)(r->def_line0 + (c.line - r->def_prefix - 1));
+    } else if (!c.file[0] || c.line <= 0 || !strcmp(c.file, "<format>") ||
+               !strcmp(c.file, REPL_FILE)) {
+      prefix = 1;
+    }
+  }
+  lay_error_format(&c, buf, sizeof buf);
+  if (prefix) printf("<stdin>:%ld: ", r->entry_line);
   printf("%s\n", buf);
   r->failed = 1;
 }
@@ -88,6 +103,7 @@ void repl_print_error(repl *r, const lay_error *e) {
 void repl_say_error(repl *r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
+  if (!r->tty) printf("<stdin>:%ld: ", r->entry_line);
   printf("error: ");
   vprintf(fmt, ap);
   printf("\n");
@@ -162,6 +178,7 @@ static char *read_line(repl *r, const char *prompt) {
     free(l);
     return NULL;
   }
+  r->lineno++;
   while (n > 0 && (l[n - 1] == '\n' || l[n - 1] == '\r')) l[--n] = 0;
   return l;
 }
@@ -654,6 +671,9 @@ static void definition(repl *r, const char *first, long cont) {
     cli_text_printf(&t, "%s", "\n");
   }
   size_t typed = t.n; /* where the lines typed now begin */
+  r->def_line0 = r->entry_line;
+  r->def_prefix = 0;
+  for (const char *c = t.s; c && *c; c++) r->def_prefix += *c == '\n';
   cli_text_printf(&t, "%s", first);
   scan sc = {0};
   scan_text(&sc, first);
@@ -724,7 +744,8 @@ static int run_line(repl *r, char *line) {
 
 static const char *const commands[] = {
     "load", "list", "show", "info", "where", "at", "diff", "test", "draw",
-    "namespace", "help", "quit", "layout", "transform", "import", NULL};
+    "namespace", "help", "quit", "layout", "transform", "import", "pack",
+    "unpack", "convert", NULL};
 
 static char *complete_command(const char *text, int state) {
   static int i;
@@ -790,8 +811,10 @@ static char **complete(const char *text, int start, int end) {
   first[fl] = 0;
   rl_attempted_completion_over = 1;
   if (word == 0) return rl_completion_matches(text, complete_command);
+  int is_move = !strcmp(first, "pack") || !strcmp(first, "unpack");
   if (!strcmp(first, "load") || !strcmp(first, "test") ||
-      (!strcmp(first, "draw") && word == 3)) {
+      (!strcmp(first, "draw") && word == 3) || (is_move && word >= 3) ||
+      (!strcmp(first, "convert") && word >= 4)) {
     rl_attempted_completion_over = 0; /* file names */
     return NULL;
   }
@@ -857,6 +880,7 @@ int cli_repl(lay_ctx *ctx, const char *const *files, int nfiles, int argc,
     r.cancel = 0;
     char *line = read_line(&r, "lay> ");
     if (!line) break;
+    r.entry_line = r.lineno;
     int go = run_line(&r, line);
     free(line);
     if (!go) break;

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,37 +51,77 @@ int repl_split(char *s, char **w, int cap) {
   }
 }
 
-/* Compile FORMAT for SHAPE ("1,3,2,2", optionally ":TYPE"). */
-static lay_plan *make_plan(repl *r, const char *format, const char *shape_s) {
+/* FORMAT as the context knows it: with a current namespace, "ns.name"
+** first when it is defined (LANGUAGE.md: names are looked up in the
+** current namespace first, then as written). Into buf; returns it. */
+static const char *resolve(const repl *r, const char *format, char *buf,
+                           size_t cap) {
+  snprintf(buf, cap, "%s", format);
+  if (!r->ns[0]) return buf;
+  char name[256];
+  size_t n = strcspn(format, "( ");
+  if (n >= sizeof name) return buf;
+  snprintf(name, sizeof name, "%s.%.*s", r->ns, (int)n, format);
+  lay_def_info d;
+  if (!lay_ctx_def_info(r->ctx, name, &d, NULL) && !strcmp(d.name, name))
+    snprintf(buf, cap, "%s.%s", r->ns, format);
+  return buf;
+}
+
+/* SHAPE ("1,3,2,2", optionally ":TYPE") into shape and *dt; the rank, or
+** -1 after the error. */
+static int parse_shape(repl *r, const char *shape_s, int64_t *shape,
+                       lay_dtype *dt) {
   char tmp[256];
   snprintf(tmp, sizeof tmp, "%s", shape_s);
-  lay_dtype dt = LAY_DT_NONE;
+  *dt = LAY_DT_NONE;
   char *colon = strchr(tmp, ':');
   if (colon) {
     *colon = 0;
-    dt = lay_dtype_parse(colon + 1);
-    if (dt == LAY_DT_NONE) {
+    *dt = lay_dtype_parse(colon + 1);
+    if (*dt == LAY_DT_NONE) {
       char hint[256];
       cli_suggest_dtype(colon + 1, hint, sizeof hint);
       repl_say_error(r, "unknown type '%s'%s", colon + 1, hint);
-      return NULL;
+      return -1;
     }
   }
-  int64_t shape[LAY_MAX_RANK];
   int rank = cli_parse_list(tmp, shape, LAY_MAX_RANK, 1);
   if (rank < 1) {
     repl_say_error(r, "bad shape '%s': expected positive sizes like 1,3,224,224",
-              shape_s);
-    return NULL;
+                   shape_s);
+    return -1;
   }
+  return rank;
+}
+
+/* Compile FORMAT for SHAPE ("1,3,2,2", optionally ":TYPE"); `dir` pack or
+** unpack, or convert into `to`. */
+static lay_plan *plan_dir(repl *r, const char *format, const char *to,
+                          const char *shape_s, lay_dir dir) {
+  int64_t shape[LAY_MAX_RANK];
+  lay_dtype dt;
+  int rank = parse_shape(r, shape_s, shape, &dt);
+  if (rank < 0) return NULL;
+  char f1[512], f2[512];
+  resolve(r, format, f1, sizeof f1);
   lay_plan *p = NULL;
   lay_error err;
-  if (lay_plan_create(r->ctx, format, shape, rank, dt, LAY_PACK, &p, &err)) {
+  lay_status st =
+      dir == LAY_CONVERT
+          ? lay_plan_convert_map(r->ctx, f1, resolve(r, to, f2, sizeof f2),
+                                 NULL, shape, rank, dt, &p, &err)
+          : lay_plan_create(r->ctx, f1, shape, rank, dt, dir, &p, &err);
+  if (st) {
     cli_explain_error(r->ctx, &err);
     repl_print_error(r, &err);
     return NULL;
   }
   return p;
+}
+
+static lay_plan *make_plan(repl *r, const char *format, const char *shape_s) {
+  return plan_dir(r, format, NULL, shape_s, LAY_PACK);
 }
 
 static void print_tuple(const int64_t *c, int n) {
@@ -124,6 +165,9 @@ static void cmd_help(void) {
       "                            elements (or pad), and how many bytes differ\n"
       "  test FILE...              run the test blocks of spec files\n"
       "  draw FORMAT SHAPE FILE.svg [ROW_BYTES [DIM]]  a picture of the buffer\n"
+      "  pack FORMAT SHAPE IN OUT  pack the raw bytes of file IN into OUT\n"
+      "  unpack FORMAT SHAPE IN OUT  unpack file IN into OUT\n"
+      "  convert FROM TO SHAPE IN OUT  convert file IN into OUT\n"
       "  namespace [NAME]          the namespace of the next definitions\n"
       "  help, quit\n"
       "SHAPE is 1,3,2,2 (or 1x3x2x2), optionally with a type: 1,3,2,2:int16.\n"
@@ -497,6 +541,45 @@ static void cmd_draw(repl *r, int n, char **w) {
   lay_plan_free(p);
 }
 
+/* pack FORMAT SHAPE IN OUT, unpack FORMAT SHAPE IN OUT, convert FROM TO
+** SHAPE IN OUT: the CLI's commands on files (raw bytes). */
+static void cmd_move(repl *r, int n, char **w, lay_dir dir) {
+  int conv = dir == LAY_CONVERT;
+  if (n != 5 + conv) {
+    repl_say_error(r, conv ? "usage: convert FROM TO SHAPE IN OUT"
+                           : "usage: %s FORMAT SHAPE IN OUT", w[0]);
+    return;
+  }
+  lay_plan *p = plan_dir(r, w[1], conv ? w[2] : NULL, w[2 + conv], dir);
+  if (!p) return;
+  const char *in = w[3 + conv], *out = w[4 + conv];
+  size_t need = lay_plan_src_bytes(p), outlen = lay_plan_dst_bytes(p), len;
+  unsigned char *src = NULL, *dst = NULL;
+  char msg[512];
+  lay_error err;
+  FILE *f = fopen(in, "rb"); /* its error goes to stdout, with the line */
+  if (!f) {
+    repl_say_error(r, "cannot read '%s': %s", in, strerror(errno));
+  } else if (fclose(f), cli_read_all(in, need, &src, &len)) {
+    r->failed = 1;
+  } else if (len != need) {
+    repl_say_error(r, "%s is %s%zu bytes, %s needs %zu", in,
+                   len == SIZE_MAX ? "more than " : "",
+                   len == SIZE_MAX ? need : len, w[1], need);
+  } else if (!(dst = malloc(outlen ? outlen : 1))) {
+    repl_say_error(r, "out of memory");
+  } else if (lay_plan_run(p, src, len, dst, outlen, 1, &err)) {
+    repl_print_error(r, &err);
+  } else if (cli_write_file(out, dst, outlen, msg, sizeof msg)) {
+    repl_say_error(r, "%s", msg);
+  } else {
+    printf("wrote %s: %zu bytes\n", out, outlen);
+  }
+  free(src);
+  free(dst);
+  lay_plan_free(p);
+}
+
 int repl_command(repl *r, int n, char **w) {
   const char *c = w[0];
   if (!strcmp(c, "quit") || !strcmp(c, "exit")) return 0;
@@ -512,6 +595,9 @@ int repl_command(repl *r, int n, char **w) {
   else if (!strcmp(c, "diff")) cmd_diff(r, n, w);
   else if (!strcmp(c, "test")) cmd_test(r, n, w);
   else if (!strcmp(c, "draw")) cmd_draw(r, n, w);
+  else if (!strcmp(c, "pack")) cmd_move(r, n, w, LAY_PACK);
+  else if (!strcmp(c, "unpack")) cmd_move(r, n, w, LAY_UNPACK);
+  else if (!strcmp(c, "convert")) cmd_move(r, n, w, LAY_CONVERT);
   else if (!strcmp(c, "namespace")) {
     if (n > 2 || (n == 2 && strlen(w[1]) >= sizeof r->ns))
       repl_say_error(r, "usage: namespace [NAME]");
@@ -519,7 +605,8 @@ int repl_command(repl *r, int n, char **w) {
   } else {
     static const char *const words[] = {
         "load", "list", "show", "info", "where", "at", "diff", "test",
-        "draw", "namespace", "help", "quit", "layout", "transform", "import"};
+        "draw", "namespace", "help", "quit", "layout", "transform", "import",
+        "pack", "unpack", "convert"};
     cli_suggest sg;
     cli_suggest_init(&sg, c);
     for (size_t k = 0; k < sizeof words / sizeof *words; k++)

@@ -44,6 +44,11 @@ typedef struct repl {
   int color;                 /* ANSI colours in `show` */
   int cancel;                /* Ctrl-C was typed while reading a line */
   char hist[4096];           /* the history file, "" for none */
+  long lineno;               /* script mode: lines read so far */
+  long entry_line;           /* script mode: the line the entry began on */
+  long def_line0;            /* script mode: the line of the typed text of
+                                the definition being compiled */
+  int def_prefix;            /* lines of an earlier definition it continues */
 } repl;
 
 /* ---- repl.c ----------------------------------------------------------------- */

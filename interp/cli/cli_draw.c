@@ -276,6 +276,7 @@ typedef struct picture {
   size_t bytes;       /* the layout buffer's size */
   uint64_t ncell, nrows;
   int summary;        /* only head rows, a band, then tail rows */
+  uint64_t r0;        /* the first drawn row (--from) */
   uint64_t head, tail;
   int64_t shape[LAY_MAX_RANK];
   int rank;
@@ -291,7 +292,8 @@ typedef struct picture {
 } picture;
 
 /* Check the row width and count the rows; 0, or 1 with the message. */
-static int pic_rows(picture *g, size_t row_bytes, char *msg, size_t cap) {
+static int pic_rows(picture *g, size_t row_bytes, const cli_draw_opts *o,
+                    char *msg, size_t cap) {
   const char *tn = lay_dtype_name(lay_plan_dst_dtype(g->p));
   size_t es = g->es;
   if (row_bytes < es)
@@ -314,6 +316,24 @@ static int pic_rows(picture *g, size_t row_bytes, char *msg, size_t cap) {
   g->summary = g->nrows > max_rows;
   g->head = g->summary ? max_rows * 3 / 4 : g->nrows;
   g->tail = g->summary ? (max_rows / 8 ? max_rows / 8 : 1) : 0;
+  if (o->has_range) { /* --from/--to: the rows holding those bytes */
+    uint64_t to = o->to > g->bytes ? g->bytes : o->to;
+    if (o->from >= g->bytes || o->from >= to)
+      return fail_msg(msg, cap, "--from %llu --to %llu: the buffer has "
+                      "bytes 0 to %zu", (unsigned long long)o->from,
+                      (unsigned long long)o->to, g->bytes - 1);
+    uint64_t rb = g->rc * es;
+    g->r0 = o->from / rb;
+    g->head = (to + rb - 1) / rb - g->r0;
+    g->tail = 0;
+    g->summary = 0;
+    if (g->head > max_rows)
+      return fail_msg(msg, cap, "--from %llu --to %llu spans %llu rows, at "
+                      "most %llu are drawn: a narrower range",
+                      (unsigned long long)o->from, (unsigned long long)o->to,
+                      (unsigned long long)g->head,
+                      (unsigned long long)max_rows);
+  }
   g->rank = lay_plan_cpu_shape(g->p, g->shape, LAY_MAX_RANK);
   if (g->rank < 1 || g->rank > LAY_MAX_RANK)
     return fail_msg(msg, cap, "the plan has no CPU-side shape");
@@ -326,8 +346,9 @@ static int pic_walk(picture *g, char *msg, size_t cap) {
   g->cells = calloc(ndrawn ? ndrawn : 1, sizeof *g->cells);
   g->idx = calloc(ndrawn ? ndrawn : 1, sizeof *g->idx);
   if (!g->cells || !g->idx) return fail_msg(msg, cap, "out of memory");
-  for (uint64_t r = 0; r < g->nrows; r++) {
-    if (r >= g->head && r < g->nrows - g->tail) continue;
+  /* Only the rows drawn: a huge buffer costs no more than a small one. */
+  for (uint64_t k = 0; k < g->head + g->tail; k++) {
+    uint64_t r = k < g->head ? g->r0 + k : g->nrows - g->tail + (k - g->head);
     for (uint64_t c = 0; c < g->rc; c++) {
       uint64_t i = r * g->rc + c;
       if (i >= g->ncell) break;
@@ -391,8 +412,19 @@ static void pic_geometry(picture *g) {
 
 /* The picture's y for buffer row r (rows after the band move down). */
 static int row_y(const picture *g, uint64_t r) {
-  uint64_t dr = r < g->head ? r : g->head + (r - (g->nrows - g->tail));
-  return g->top + (int)dr * CELL_H + (r >= g->head ? g->gap_h : 0);
+  int band = r >= g->r0 + g->head;
+  uint64_t dr = !band ? r - g->r0 : g->head + (r - (g->nrows - g->tail));
+  return g->top + (int)dr * CELL_H + (band ? g->gap_h : 0);
+}
+
+/* The colour of value v of a dimension of extent ext: Set3 up to its 12
+** entries; past that, ext hues spread around the wheel (pastel), so that
+** no two values of the dimension share a colour. */
+static const char *colour(int64_t v, int64_t ext, char *buf) {
+  if (ext <= PALETTE_N) return palette[(size_t)v % PALETTE_N];
+  snprintf(buf, 32, "hsl(%d,65%%,%d%%)", (int)(v * 360 / ext),
+           v % 2 ? 80 : 70);
+  return buf;
 }
 
 /* The SVG header, the caption and the legend. */
@@ -421,10 +453,14 @@ static void svg_head(cli_text *b, const picture *g, const char *title) {
   int64_t ext = g->shape[cdim] < PALETTE_N ? g->shape[cdim] : PALETTE_N;
   for (int64_t v = 0; v < ext; v++) {
     char lab[48];
-    snprintf(lab, sizeof lab, "%s=%lld%s", g->names[cdim], (long long)v,
-             v == PALETTE_N - 1 && g->shape[cdim] > PALETTE_N ? " (+12k)" : "");
+    int last = v == PALETTE_N - 1 && g->shape[cdim] > PALETTE_N;
+    int64_t lv = last ? g->shape[cdim] - 1 : v;
+    snprintf(lab, sizeof lab, "%s%s=%lld", last ? "... " : "", g->names[cdim],
+             (long long)lv);
+    char hue[32];
     cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
-                  "fill=\"%s\" stroke=\"#555\"/>", x, y, palette[v]);
+                  "fill=\"%s\" stroke=\"#555\"/>", x, y,
+                  colour(lv, g->shape[cdim], hue));
     cli_text_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", x + 18, y + 11);
     sb_xml(b, lab);
     cli_text_printf(b, "</text>\n");
@@ -472,7 +508,8 @@ static void svg_cells(cli_text *b, const picture *g) {
     int x = LEFT + (int)c * g->cw, y = row_y(g, r);
     const cell *ce = &g->cells[i];
     int64_t v = ce->coord[g->cdim] < 0 ? 0 : ce->coord[g->cdim];
-    const char *fill = ce->pad == 0   ? palette[(size_t)v % PALETTE_N]
+    char hue[32];
+    const char *fill = ce->pad == 0   ? colour(v, g->shape[g->cdim], hue)
                        : ce->pad == 1 ? "#e4e4e4"
                                       : "#a8a8a8";
     char lab[160];
@@ -506,7 +543,7 @@ static void svg_lines(cli_text *b, const picture *g) {
       if (c > 0 && k % unit == 0)
         cli_text_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
                   x, y, x, y + CELL_H);
-      int above = r > 0 && !(g->summary && r == g->nrows - g->tail);
+      int above = r > g->r0 && !(g->summary && r == g->nrows - g->tail);
       if (above && k / unit != (k - g->rc) / unit)
         cli_text_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
                   x, y, x + g->cw, y);
@@ -542,7 +579,7 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
   g.p = p;
   g.es = lay_dtype_size(lay_plan_dst_dtype(p));
   if (!g.es) g.es = 1;
-  int rcode = pic_rows(&g, o->row_bytes ? o->row_bytes : 16, msg, cap);
+  int rcode = pic_rows(&g, o->row_bytes ? o->row_bytes : 16, o, msg, cap);
   if (!rcode) rcode = pic_walk(&g, msg, cap);
   if (!rcode) rcode = pic_color(&g, o->color_dim, msg, cap);
   if (rcode) {
@@ -575,6 +612,14 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
              (unsigned long long)g.ncell, g.ncell == 1 ? "" : "s",
              (unsigned long long)g.nrows, g.nrows == 1 ? "" : "s",
              g.summary ? " (summarised)" : "");
+  if (msg && cap && o->has_range) {
+    size_t n = strlen(msg);
+    snprintf(msg + n, cap - n, "; drew rows %llu to %llu (bytes 0x%llx to "
+             "0x%llx)", (unsigned long long)g.r0,
+             (unsigned long long)(g.r0 + g.head - 1),
+             (unsigned long long)(g.r0 * g.rc * g.es),
+             (unsigned long long)((g.r0 + g.head) * g.rc * g.es - 1));
+  }
   return 0;
 }
 
@@ -584,7 +629,7 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
 ** usage error (with a hint), 1 for a failure. */
 #define DRAW_USAGE \
   "usage: lay draw FORMAT --shape S [-o FILE.svg] [--row BYTES] " \
-  "[--color DIM] [--dtype T]\n"
+  "[--color DIM] [--dtype T] [--from A] [--to B]\n"
 
 static int usage(const char *fmt, const char *arg) {
   fprintf(stderr, "lay: draw: ");
@@ -603,8 +648,41 @@ static void print_lay_error(const lay_error *e) {
   }
 }
 
+/* --from / --to: a byte offset, or a CPU-side coordinate (1,2,0,0: its
+** element's first byte; for --to, one past its last). Absent: the
+** buffer's start or end. 0, or 1 after the message. */
+static int draw_bound(const lay_plan *p, const char *opt, const char *s,
+                      int end, uint64_t *v) {
+  size_t es = lay_dtype_size(lay_plan_dst_dtype(p));
+  if (!s) {
+    *v = end ? lay_plan_dst_bytes(p) : 0;
+    return 0;
+  }
+  int64_t c[LAY_MAX_RANK];
+  if (!strchr(s, ',')) {
+    if (cli_parse_list(s, c, 1, 0) != 1) {
+      fprintf(stderr, "lay: bad %s '%s': a byte offset or a coordinate "
+                      "like 0,1,0,0\n", opt, s);
+      return 1;
+    }
+    *v = (uint64_t)c[0];
+    return 0;
+  }
+  int n = cli_parse_list(s, c, LAY_MAX_RANK, 0);
+  lay_error err;
+  if (n < 1 || lay_plan_where(p, c, n, v, &err)) {
+    fprintf(stderr, "lay: bad %s '%s': %s\n", opt, s,
+            n < 1 ? "a byte offset or a coordinate like 0,1,0,0"
+                  : err.message);
+    return 1;
+  }
+  if (end) *v += es ? es : 1;
+  return 0;
+}
+
 int cli_draw(lay_ctx *ctx, int argc, char **argv) {
-  const char *format = NULL, *shape_s = NULL, *out = NULL, *dtype_s = NULL;
+  const char *format = NULL, *shape_s = NULL, *out = NULL, *dtype_s = NULL,
+             *from_s = NULL, *to_s = NULL;
   cli_draw_opts o = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -626,6 +704,8 @@ int cli_draw(lay_ctx *ctx, int argc, char **argv) {
     else if (!strcmp(a, "-o") && has) out = argv[++i];
     else if (!strcmp(a, "--color") && has) o.color_dim = argv[++i];
     else if (!strcmp(a, "--dtype") && has) dtype_s = argv[++i];
+    else if (!strcmp(a, "--from") && has) from_s = argv[++i];
+    else if (!strcmp(a, "--to") && has) to_s = argv[++i];
     else if (!strcmp(a, "--row") && has) {
       /* A positive count here; cli_draw_svg checks it against the element
       ** size and CLI_DRAW_MAX_CELLS. */
@@ -665,6 +745,13 @@ int cli_draw(lay_ctx *ctx, int argc, char **argv) {
     print_lay_error(&err);
     return 1;
   }
+  if ((from_s || to_s) &&
+      (draw_bound(p, "--from", from_s, 0, &o.from) ||
+       draw_bound(p, "--to", to_s, 1, &o.to))) {
+    lay_plan_free(p);
+    return 1;
+  }
+  o.has_range = from_s || to_s;
   char title[512];
   snprintf(title, sizeof title, "%s on %s", format, shape_s);
   o.title = title;

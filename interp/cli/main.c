@@ -169,7 +169,7 @@ typedef struct own_command {
 } own_command;
 static const own_command own_commands[] = {
     {"draw", "draw FORMAT --shape S [-o FILE.svg] [--row BYTES] [--color DIM]"
-             " [--dtype T]",
+             " [--dtype T] [--from A] [--to B]",
      "A picture (SVG) of the layout buffer in memory order, each cell\n"
      "labelled with its CPU-side coordinate and coloured by one dimension;\n"
      "pad cells grey; heavy lines between chunks.\n"
@@ -179,8 +179,12 @@ static const own_command own_commands[] = {
      "  -o FILE.svg    where to write it (default: stdout)\n"
      "  --row BYTES    bytes per row (default 16), whole elements, at most 64\n"
      "  --color DIM    the dimension that picks the colour (a name or index)\n"
-     "Example:\n"
-     "  lay draw amd.hcwnc4 --shape 1,6,2,2 -o hcwnc4.svg\n"},
+     "  --from A, --to B  draw only the rows holding bytes A to B (byte\n"
+     "                 offsets, or CPU-side coordinates: 0,1,0,0); a big\n"
+     "                 buffer is otherwise drawn as its first and last rows\n"
+     "Examples:\n"
+     "  lay draw amd.hcwnc4 --shape 1,6,2,2 -o hcwnc4.svg\n"
+     "  lay draw qnn.crouton --shape 1,56,56,64 --row 32 --from 2048 --to 4096\n"},
     {"repl", "repl [FILE.lay...]",
      "Explore layouts interactively; `help` at the prompt lists the\n"
      "commands. With stdin not a terminal, runs it as a script.\n"

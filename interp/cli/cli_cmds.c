@@ -9,10 +9,13 @@
 */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_draw.h"
 #include "cli_lay.h"
@@ -24,6 +27,73 @@
 
 lay_ctx *cli_context(const cli_args *a) { return cli_context_except(a, NULL); }
 
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .lay files of LAY_PATH's folders, each folder's in name order, as
+** lay_ctx_load_path does; but a file that fails to load is skipped with a
+** warning (its position and message), so that one broken file does not
+** stop commands that never use it; a command that names one of its
+** layouts then fails as "unknown layout", after the warning. A missing
+** folder, and a name defined twice, stay errors. 0, or -1 after the
+** error. */
+static int load_lay_path(lay_ctx *ctx, const char *path) {
+  int rc = 0;
+  for (const char *s = path; *s && !rc;) {
+    size_t n = strcspn(s, ":");
+    char dir[4096];
+    if (!n || n >= sizeof dir) {
+      s += n + (s[n] == ':');
+      continue;
+    }
+    memcpy(dir, s, n);
+    dir[n] = '\0';
+    s += n + (s[n] == ':');
+    DIR *dp = opendir(dir);
+    if (!dp) {
+      cli_fail("LAY_PATH folder '%s': %s", dir, strerror(errno));
+      return -1;
+    }
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+      size_t l = strlen(e->d_name);
+      if (l < 5 || strcmp(e->d_name + l - 4, ".lay") || e->d_name[0] == '.')
+        continue;
+      if (count == cap) {
+        char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof *nn);
+        if (!nn) break;
+        names = nn;
+      }
+      size_t pl = n + l + 2;
+      if (!(names[count] = malloc(pl))) break;
+      snprintf(names[count++], pl, "%s/%s", dir, e->d_name);
+    }
+    closedir(dp);
+    if (count) qsort(names, count, sizeof *names, cmp_name);
+    for (size_t i = 0; i < count; i++) {
+      struct stat sb;
+      lay_error err;
+      if (!rc && !stat(names[i], &sb) && S_ISREG(sb.st_mode) &&
+          lay_ctx_load_file(ctx, names[i], &err)) {
+        if (strstr(err.message, "already defined")) {
+          cli_print_error(&err);
+          rc = -1;
+        } else {
+          fprintf(stderr, "lay: warning: LAY_PATH file %s skipped, its "
+                          "names are not defined:\n", names[i]);
+          cli_print_error(&err);
+        }
+      }
+      free(names[i]);
+    }
+    free(names);
+  }
+  return rc;
+}
+
 lay_ctx *cli_context_except(const cli_args *a, const char *skip) {
   lay_ctx *ctx = NULL;
   lay_error err;
@@ -32,8 +102,7 @@ lay_ctx *cli_context_except(const cli_args *a, const char *skip) {
     return NULL;
   }
   const char *path = getenv("LAY_PATH");
-  if (path && *path && lay_ctx_load_path(ctx, path, &err)) {
-    cli_print_error(&err);
+  if (path && *path && load_lay_path(ctx, path)) {
     lay_ctx_free(ctx);
     return NULL;
   }
@@ -250,6 +319,7 @@ int cli_cmd_move(const cli_args *a) {
                                             : LAY_CONVERT;
   int threads;
   if (get_threads(a, &threads)) return CLI_FAIL;
+  if (cli_binary_tty(a->in, a->out, 1, 1)) return CLI_FAIL;
   lay_ctx *ctx = cli_context(a);
   if (!ctx) return CLI_FAIL;
   int64_t shape[LAY_MAX_RANK];

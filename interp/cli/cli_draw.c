@@ -705,6 +705,7 @@ int cli_draw(lay_ctx *ctx, int argc, char **argv) {
     else if (!strcmp(a, "--color") && has) o.color_dim = argv[++i];
     else if (!strcmp(a, "--dtype") && has) dtype_s = argv[++i];
     else if (!strcmp(a, "--from") && has) from_s = argv[++i];
+    else if (!strcmp(a, "--force")) cli_set_force(1);
     else if (!strcmp(a, "--to") && has) to_s = argv[++i];
     else if (!strcmp(a, "--row") && has) {
       /* A positive count here; cli_draw_svg checks it against the element

@@ -39,6 +39,7 @@ typedef struct cli_args {
   const char *input, *output; /* --input, --output (with --hsi) */
   const char *map;          /* --map T=S,... (convert, info FROM TO) */
   int json;                 /* --json: machine-readable output */
+  int force;                /* --force: replace a read-only output */
 } cli_args;
 
 /* ---- cli_io.c ---------------------------------------------------------- */
@@ -100,6 +101,15 @@ int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
                    size_t cap);
 /* The same, printing the message; 0 or -1. */
 int cli_write_all(const char *path, const void *buf, size_t len);
+/* --force: cli_write_file replaces a file the user cannot write (its mode
+** kept) or one with other hard links (this name gets the new file, the
+** other names keep the old one); without it both are refused. The file's
+** bytes are fsync'ed before the rename and its folder after it. */
+void cli_set_force(int force);
+/* Binary data and a terminal: -1 after "refusing to write binary data to
+** a terminal" when `writes` and out (NULL or "-": stdout) is one, or the
+** same for reading `in` when `reads`; else 0. */
+int cli_binary_tty(const char *in, const char *out, int reads, int writes);
 
 /* ---- cli_cmds.c ---------------------------------------------------------- */
 

@@ -37,6 +37,7 @@ enum {
   O_HSI = 1 << 9,     /* --hsi, --input, --output */
   O_MAP = 1 << 10,    /* --map T=S,... (convert) */
   O_JSON = 1 << 11,   /* --json (a flag: no value) */
+  O_FORCE = 1 << 12,  /* --force (a flag) */
 };
 
 typedef struct option {
@@ -64,9 +65,10 @@ static const option options[] = {
     {"--output", O_HSI, FIELD(output)},
     {"--map", O_MAP, FIELD(map)},
     {"--json", O_JSON, 0},
+    {"--force", O_FORCE, 0},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
-#define FLAG_OPTS O_JSON /* options without a value */
+#define FLAG_OPTS (O_JSON | O_FORCE) /* options without a value */
 
 /* A command: its positional arguments and options. */
 typedef struct command {
@@ -79,7 +81,8 @@ typedef struct command {
   const char *help;        /* further lines */
 } command;
 
-#define MOVE_OPTS (O_F | O_THREADS | O_SHAPE | O_DTYPE | O_IN | O_OUT)
+#define MOVE_OPTS \
+  (O_F | O_THREADS | O_SHAPE | O_DTYPE | O_IN | O_OUT | O_FORCE)
 static const command commands[] = {
     {"pack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
      "pack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
@@ -233,6 +236,7 @@ static const struct {
             "                 name) of an AMD flexmlrt-hsi.json report\n"},
     {O_MAP, "  --map T=S,...  rename TO's dimensions to match FROM's\n"},
     {O_JSON, "  --json         print JSON for scripts\n"},
+    {O_FORCE, "  --force        replace a read-only or hard-linked -o file\n"},
     {O_F, "  -f FILE        load extra specs (repeatable)\n"},
 };
 
@@ -344,8 +348,11 @@ static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
                      o->name);
   if (o->bit & FLAG_OPTS) { /* no value */
     if (eq) return cli_usage("option '%s' takes no value", o->name);
+    if (cl->seen & o->bit)
+      return cli_usage("option '%s' is given twice", o->name);
     cl->seen |= o->bit;
     if (o->bit == O_JSON) cl->a.json = 1;
+    if (o->bit == O_FORCE) cli_set_force(cl->a.force = 1);
     return -1;
   }
   const char *val;
@@ -356,6 +363,9 @@ static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
   } else {
     return cli_usage("option '%s' needs a value", o->name);
   }
+  /* A repeated option is a mistake, not "the last one wins" (-f adds). */
+  if (o->bit != O_F && *(const char **)((char *)&cl->a + o->field))
+    return cli_usage("option '%s' is given twice", o->name);
   cl->seen |= o->bit;
   if (o->bit == O_F) cl->a.files[cl->a.nfiles++] = val;
   else *(const char **)((char *)&cl->a + o->field) = val;
@@ -395,6 +405,7 @@ static int run_hsi_move(const command *cmd, const cli_args *a, int seen) {
   if (seen & (O_SHAPE | O_DTYPE))
     return cli_usage("%s --hsi: the shape and dtype come from the report",
                      cmd->name);
+  if (cli_binary_tty(a->in, a->out, 1, 1)) return CLI_FAIL;
   lay_ctx *ctx = cli_context(a);
   int rc = ctx ? cli_hsi_run(!strcmp(cmd->name, "pack"), a->hsi,
                              a->input ? "input" : "output",

@@ -107,6 +107,29 @@ lay_ctx *cli_context_except(const cli_args *a, const char *skip) {
     return NULL;
   }
   for (int i = 0; i < a->nfiles; i++) {
+    if (!strcmp(a->files[i], "-")) { /* -f -: the spec from stdin */
+      unsigned char *text = NULL;
+      size_t len = 0;
+      if ((!a->in || !strcmp(a->in, "-")) && a->cmd &&
+          (!strcmp(a->cmd, "pack") || !strcmp(a->cmd, "unpack") ||
+           !strcmp(a->cmd, "convert"))) {
+        cli_fail("-f - reads the spec from stdin: give the input with -i FILE");
+        lay_ctx_free(ctx);
+        return NULL;
+      }
+      if (cli_read_all("-", (size_t)16 << 20, &text, &len) ||
+          len == SIZE_MAX || lay_ctx_load_string(ctx, "<stdin>",
+                                                 text ? (char *)text : "",
+                                                 len, &err)) {
+        if (len == SIZE_MAX) cli_fail("-f -: the spec is over 16 MiB");
+        else if (text || !len) cli_print_error(&err);
+        free(text);
+        lay_ctx_free(ctx);
+        return NULL;
+      }
+      free(text);
+      continue;
+    }
     if (lay_ctx_load_file(ctx, a->files[i], &err)) {
       cli_print_error(&err);
       lay_ctx_free(ctx);
@@ -236,11 +259,16 @@ static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
   if (*rank < 0) return NULL;
   lay_plan *p = NULL;
   lay_error err;
+  char b0[64], b1[64];
+  const char *f0 = cli_inline(ctx, a->pos[0], b0, sizeof b0);
+  const char *f1 = dir == LAY_CONVERT ? cli_inline(ctx, a->pos[1], b1, sizeof b1)
+                                      : NULL;
+  if (!f0 || (dir == LAY_CONVERT && !f1)) return NULL;
   lay_status st =
       dir == LAY_CONVERT
-          ? lay_plan_convert_map(ctx, a->pos[0], a->pos[1], a->map, shape,
-                                 *rank, t, &p, &err)
-          : lay_plan_create(ctx, a->pos[0], shape, *rank, t, dir, &p, &err);
+          ? lay_plan_convert_map(ctx, f0, f1, a->map, shape, *rank, t, &p,
+                                 &err)
+          : lay_plan_create(ctx, f0, shape, *rank, t, dir, &p, &err);
   if (st) {
     cli_explain_error(ctx, &err);
     /* A planner error has no position: say which format it concerns. */

@@ -742,7 +742,11 @@ int cli_draw(lay_ctx *ctx, int argc, char **argv) {
   }
   lay_plan *p = NULL;
   lay_error err;
-  if (lay_plan_create(ctx, format, shape, rank, dt, LAY_PACK, &p, &err)) {
+  char ibuf[64];
+  const char *f = cli_inline(ctx, format, ibuf, sizeof ibuf);
+  if (!f) return 1;
+  if (lay_plan_create(ctx, f, shape, rank, dt, LAY_PACK, &p, &err)) {
+    cli_explain_error(ctx, &err);
     print_lay_error(&err);
     return 1;
   }

@@ -119,6 +119,13 @@ lay_ctx *cli_context(const cli_args *a);
 /* The same without the embedded stdlib file `skip` ("stdlib/amd.lay"). */
 lay_ctx *cli_context_except(const cli_args *a, const char *skip);
 
+/* A format given inline, '(n, c, h, w) -> [n, c/16, h, w, c%16]' (a
+** layout's text from its dimensions on): defined in ctx under a new name,
+** written into buf, which is returned; any other format is returned as
+** it is; NULL after printing the error (positioned in the text given). */
+const char *cli_inline(lay_ctx *ctx, const char *format, char *buf,
+                       size_t cap);
+
 int cli_cmd_move(const cli_args *a);  /* pack, unpack, convert */
 int cli_cmd_show(const cli_args *a);
 int cli_cmd_info(const cli_args *a);

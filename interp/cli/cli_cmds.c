@@ -231,6 +231,8 @@ static void order_note(lay_ctx *ctx, const char *format,
     if (!strcmp(dims[i], "c")) ic = i;
   if (ic < 0 || ic == rank - 1 || shape[rank - 1] > 4 || shape[ic] < 16)
     return;
+  for (int i = ic + 1; i < rank - 1; i++) /* h: an image's rows, too */
+    if (shape[i] < 8) return;
   /* The user's order: the layout's with c moved last; shape[k] is the
   ** size of its k-th dimension. */
   int64_t want[LAY_MAX_RANK];
@@ -410,6 +412,45 @@ int cli_cmd_show(const cli_args *a) {
   return rc;
 }
 
+static void json_text(const char *s) { cli_json_str(stdout, s, strlen(s)); }
+
+/* info --json: the same facts as an object. */
+static int info_json(const cli_args *a, const lay_plan *p,
+                     const int64_t *shape, int rank, int conv) {
+  printf("{\"format\": ");
+  json_text(a->pos[0]);
+  if (conv) {
+    printf(", \"to\": ");
+    json_text(a->pos[1]);
+  }
+  printf(", \"cpu_shape\": [");
+  for (int i = 0; i < rank; i++) printf("%s%" PRId64, i ? ", " : "", shape[i]);
+  printf("], \"dtype\": \"%s\", \"cpu_bytes\": %zu, \"layout\": [",
+         lay_dtype_name(lay_plan_src_dtype(p)), lay_plan_src_bytes(p));
+  int64_t hw[LAY_MAX_AXES];
+  const char *names[LAY_MAX_AXES];
+  int naxes = lay_plan_hw_shape(p, hw, names, LAY_MAX_AXES);
+  if (naxes > LAY_MAX_AXES) naxes = LAY_MAX_AXES;
+  for (int i = 0; i < naxes; i++) {
+    printf("%s{\"axis\": ", i ? ", " : "");
+    json_text(names[i] ? names[i] : "?");
+    printf(", \"extent\": %" PRId64 "}", hw[i]);
+  }
+  printf("], \"stored_dtype\": \"%s\", \"bytes\": %zu, \"planes\": [",
+         lay_dtype_name(lay_plan_dst_dtype(p)), lay_plan_dst_bytes(p));
+  for (int i = 0; i < lay_plan_plane_count(p); i++) {
+    const char *pn = lay_plan_plane_name(p, i);
+    printf("%s", i ? ", " : "");
+    json_text(pn ? pn : "?");
+  }
+  printf("], \"plan\": ");
+  char *d = lay_plan_describe(p);
+  json_text(d ? d : "");
+  lay_free(d);
+  printf("}\n");
+  return fflush(stdout) ? CLI_FAIL : CLI_OK;
+}
+
 int cli_cmd_info(const cli_args *a) {
   /* Without a shape there is no plan: what lay knows of the name. */
   if (!a->shape && a->npos == 1) return cli_cmd_describe(a);
@@ -422,6 +463,12 @@ int cli_cmd_info(const cli_args *a) {
   if (!p) {
     lay_ctx_free(ctx);
     return CLI_FAIL;
+  }
+  if (a->json) {
+    int rc = info_json(a, p, shape, rank, conv);
+    lay_plan_free(p);
+    lay_ctx_free(ctx);
+    return rc;
   }
   char s[LAY_MAX_RANK * 24];
   cli_shape_str(shape, rank, s, sizeof s);
@@ -465,6 +512,41 @@ int cli_cmd_info(const cli_args *a) {
 
 /* ---- where, at ------------------------------------------------------------------ */
 
+/* The offsets of every byte plane of the element at `c`, planes[0] being
+** lay_plan_where's: the planes are an axis of the layout (`byte`) whose
+** stride is found among the hardware axes of extent nplanes and checked
+** with lay_plan_at. The count found (1 when the layout has no planes). */
+static int plane_offsets(const lay_plan *p, const int64_t *c, int rank,
+                         uint64_t first, uint64_t *off) {
+  int np = lay_plan_plane_count(p);
+  off[0] = first;
+  if (np < 2) return 1;
+  int64_t ext[LAY_MAX_AXES];
+  int nax = lay_plan_hw_shape(p, ext, NULL, LAY_MAX_AXES);
+  if (nax > LAY_MAX_AXES) nax = LAY_MAX_AXES;
+  for (int k = nax - 1; k >= 0; k--) {
+    if (ext[k] != np) continue;
+    uint64_t stride = 1;
+    for (int j = k + 1; j < nax; j++) stride *= (uint64_t)ext[j];
+    int ok = 1;
+    for (int q = 1; q < np && ok; q++) {
+      int64_t got[LAY_MAX_RANK];
+      int pad = 0, plane = -1;
+      off[q] = first + (uint64_t)q * stride;
+      ok = !lay_plan_at(p, off[q], got, LAY_MAX_RANK, &pad, &plane, NULL) &&
+           !pad && plane == q && !memcmp(got, c, (size_t)rank * sizeof *c);
+    }
+    if (ok) return np;
+  }
+  return 1;
+}
+
+static void json_coord(const int64_t *c, int n) {
+  printf("[");
+  for (int i = 0; i < n; i++) printf("%s%" PRId64, i ? ", " : "", c[i]);
+  printf("]");
+}
+
 int cli_cmd_where(const cli_args *a) {
   int64_t c[LAY_MAX_RANK];
   int n = cli_coord("--at", a->at, c, LAY_MAX_RANK);
@@ -475,12 +557,34 @@ int cli_cmd_where(const cli_args *a) {
   int rank, rc = CLI_FAIL;
   lay_plan *p = make_plan(ctx, a, LAY_PACK, shape, &rank);
   if (p) {
-    uint64_t off;
+    uint64_t off[LAY_MAX_AXES];
     lay_error err;
-    if (lay_plan_where(p, c, n, &off, &err)) {
+    if (lay_plan_where(p, c, n, &off[0], &err)) {
       cli_print_error(&err);
     } else {
-      printf("%" PRIu64 "\n", off);
+      /* Byte planes: each plane's offset, "1 (plane lo), 17 (plane hi)". */
+      int np = plane_offsets(p, c, n, off[0], off);
+      if (a->json) {
+        printf("{\"coord\": ");
+        json_coord(c, n);
+        printf(", \"offset\": %" PRIu64 ", \"planes\": [", off[0]);
+        for (int i = 0; i < np && np > 1; i++) {
+          const char *pn = lay_plan_plane_name(p, i);
+          printf("%s{\"name\": ", i ? ", " : "");
+          cli_json_str(stdout, pn ? pn : "?", strlen(pn ? pn : "?"));
+          printf(", \"offset\": %" PRIu64 "}", off[i]);
+        }
+        printf("]}\n");
+      } else if (np > 1) {
+        for (int i = 0; i < np; i++) {
+          const char *pn = lay_plan_plane_name(p, i);
+          printf("%s%" PRIu64 " (plane %s)", i ? ", " : "", off[i],
+                 pn ? pn : "?");
+        }
+        printf("\n");
+      } else {
+        printf("%" PRIu64 "\n", off[0]);
+      }
       rc = CLI_OK;
     }
   }
@@ -501,8 +605,26 @@ int cli_cmd_at(const cli_args *a) {
     int64_t c[LAY_MAX_RANK];
     int is_pad = 0, plane = 0;
     lay_error err;
+    /* The byte of a multi-byte element: "byte 1 of 2" (little-endian). */
+    size_t es = lay_dtype_size(lay_plan_dst_dtype(p));
+    const char *pn;
     if (lay_plan_at(p, off, c, LAY_MAX_RANK, &is_pad, &plane, &err)) {
       cli_print_error(&err);
+    } else if (a->json) {
+      pn = lay_plan_plane_count(p) > 0 ? lay_plan_plane_name(p, plane) : NULL;
+      printf("{\"offset\": %" PRIu64 ", \"kind\": \"%s\"", off,
+             is_pad == 2 ? "hole" : is_pad ? "pad" : "data");
+      if (is_pad != 2) {
+        printf(", \"coord\": ");
+        json_coord(c, rank);
+      }
+      if (pn && is_pad != 2) {
+        printf(", \"plane\": ");
+        cli_json_str(stdout, pn, strlen(pn));
+      }
+      printf(", \"byte\": %zu, \"element_bytes\": %zu}\n",
+             es > 1 ? (size_t)(off % es) : 0, es ? es : 1);
+      rc = CLI_OK;
     } else {
       if (is_pad == 2) {
         printf("hole");
@@ -512,9 +634,10 @@ int cli_cmd_at(const cli_args *a) {
           printf("%s%" PRId64, i ? "," : "", c[i]);
         printf(")");
       }
-      const char *pn = lay_plan_plane_name(p, plane);
+      pn = lay_plan_plane_name(p, plane);
       if (lay_plan_plane_count(p) > 0 && is_pad != 2)
         printf(" plane %s", pn ? pn : "?");
+      if (es > 1) printf(" byte %zu of %zu", (size_t)(off % es), es);
       printf("\n");
       rc = CLI_OK;
     }

@@ -89,7 +89,8 @@ static int parse_i64(const char *s, size_t n, int64_t *out) {
 
 static int is_ws(char c) { return c == ' ' || c == '\t'; }
 
-/* Split "a,b,c" (or "axbxc" when `x_ok`, optionally in brackets) into at
+/* Split "a,b,c" (or "axbxc" when `x_ok`, optionally in [] or (), as the
+** REPL and lay at print them) into at
 ** most cap integers. Returns the count, or a negative code with the
 ** offending item in *bad (-1 not a number, -2 too large, -3 too many, -4
 ** empty). */
@@ -98,7 +99,8 @@ static int parse_list(const char *s, int x_ok, int64_t *out, int cap,
   size_t len = strlen(s), i = 0;
   while (len && is_ws(s[len - 1])) len--;
   while (i < len && is_ws(s[i])) i++;
-  if (i < len && s[i] == '[' && s[len - 1] == ']') {
+  if (i < len && ((s[i] == '[' && s[len - 1] == ']') ||
+                  (s[i] == '(' && s[len - 1] == ')'))) {
     i++;
     len--;
   }

@@ -114,7 +114,7 @@ static const command commands[] = {
      "run: (0,0,0,0), (0,0,0,1) ... (0,0,0,29), pad x2\n"
      "Example:\n"
      "  lay show amd.hcwnc4 --shape 1,3,2,2\n"},
-    {"info", 1, 2, O_F | O_SHAPE | O_DTYPE | O_MAP, 0, cli_cmd_info,
+    {"info", 1, 2, O_F | O_SHAPE | O_DTYPE | O_MAP | O_JSON, 0, cli_cmd_info,
      "info FORMAT --shape S [--dtype T]   (or: info FROM TO --shape S)",
      "Print the shapes, element types, buffer sizes and the plan; with two\n"
      "formats, the plan that converts FROM into TO. Without a shape: lay\n"
@@ -122,16 +122,19 @@ static const command commands[] = {
      "Examples:\n"
      "  lay info qnn.crouton --shape 1,8,8,32\n"
      "  lay info amd.hcwnc4 kneron.1w16c8b --shape 1,3,32,32\n"},
-    {"where", 1, 1, O_F | O_SHAPE | O_DTYPE | O_AT, O_SHAPE | O_AT,
+    {"where", 1, 1, O_F | O_SHAPE | O_DTYPE | O_AT | O_JSON, O_SHAPE | O_AT,
      cli_cmd_where, "where FORMAT --shape S --at I,J,K,L [--dtype T]",
-     "Print the byte offset of a CPU-side coordinate in the layout buffer.\n"
+     "Print the byte offset of a CPU-side coordinate in the layout buffer;\n"
+     "with byte planes, each plane's: 1 (plane lo), 17 (plane hi). The\n"
+     "coordinate may be written 0,1,0,0, (0,1,0,0) or [0,1,0,0].\n"
      "Example:\n"
      "  lay where amd.hcwnc4 --shape 1,3,2,2 --at 0,1,1,0\n"},
-    {"at", 1, 1, O_F | O_SHAPE | O_DTYPE | O_OFFSET, O_SHAPE | O_OFFSET,
+    {"at", 1, 1, O_F | O_SHAPE | O_DTYPE | O_OFFSET | O_JSON, O_SHAPE | O_OFFSET,
      cli_cmd_at, "at FORMAT --shape S --offset N [--dtype T]",
      "Print the CPU-side coordinate stored at a byte offset of the layout\n"
      "buffer: (0,0,1,2), or pad (0,0,0,30) for padding (the padded\n"
-     "coordinate), or hole; byte-plane layouts add the plane: plane lo.\n"
+     "coordinate), or hole; byte-plane layouts add the plane: plane lo;\n"
+     "elements of several bytes say which: byte 1 of 2 (little-endian).\n"
      "Example:\n"
      "  lay at amd.hcwnc4 --shape 1,3,2,2 --offset 9\n"},
     {"check", 1, -1, O_F, 0, cli_cmd_check, "check FILE.lay...",

@@ -25,12 +25,15 @@ done
 run where --help
 expect_out "usage: lay where FORMAT --shape S --at I,J,K,L [--dtype T]
 
-Print the byte offset of a CPU-side coordinate in the layout buffer.
+Print the byte offset of a CPU-side coordinate in the layout buffer;
+with byte planes, each plane's: 1 (plane lo), 17 (plane hi). The
+coordinate may be written 0,1,0,0, (0,1,0,0) or [0,1,0,0].
 Options:
   --shape S      the CPU-side shape, in CPU-side order: 1,3,224,224
   --dtype T      fp32 fp16 bf16 int8 uint8 int16 uint16 int32 (or
                  numpy's names); default: the spec's type, else int8
   --at I,J,K,L   a CPU-side coordinate
+  --json         print JSON for scripts
   -f FILE        load extra specs (repeatable)
   --help         this text
 Example:

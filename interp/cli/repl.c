@@ -42,6 +42,7 @@
 #include "repl_int.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -49,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <editline/readline.h>
@@ -758,6 +760,43 @@ static char *complete_command(const char *text, int state) {
   return NULL;
 }
 
+/* File names starting with `text` ("dir/pre"), folders ending in '/'. */
+static char *complete_file(const char *text, int state) {
+  static DIR *d;
+  static char dir[4096];
+  static const char *base;
+  static size_t dl, bl;
+  if (!state) {
+    if (d) closedir(d);
+    d = NULL;
+    const char *slash = strrchr(text, '/');
+    dl = slash ? (size_t)(slash - text) + 1 : 0;
+    if (dl >= sizeof dir) return NULL;
+    memcpy(dir, text, dl);
+    dir[dl] = 0;
+    base = text + dl;
+    bl = strlen(base);
+    d = opendir(dl ? dir : ".");
+  }
+  if (!d) return NULL;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strncmp(e->d_name, base, bl) || !strcmp(e->d_name, ".") ||
+        !strcmp(e->d_name, "..") || (e->d_name[0] == '.' && base[0] != '.'))
+      continue;
+    size_t n = dl + strlen(e->d_name) + 2;
+    char *m = malloc(n);
+    if (!m) break;
+    snprintf(m, n, "%s%s", dir, e->d_name);
+    struct stat sb;
+    if (!stat(m, &sb) && S_ISDIR(sb.st_mode)) strcat(m, "/");
+    return m;
+  }
+  closedir(d);
+  d = NULL;
+  return NULL;
+}
+
 static char *complete_name(const char *text, int state) {
   static size_t i, len;
   if (!state) i = 0, len = strlen(text);
@@ -815,9 +854,19 @@ static char **complete(const char *text, int start, int end) {
   if (!strcmp(first, "load") || !strcmp(first, "test") ||
       (!strcmp(first, "draw") && word == 3) || (is_move && word >= 3) ||
       (!strcmp(first, "convert") && word >= 4)) {
-    rl_attempted_completion_over = 0; /* file names */
-    return NULL;
+    /* File names; a folder gets its '/' and no space, so that the next
+    ** Tab goes on inside it. (libedit's list: the common prefix first,
+    ** then the matches.) */
+    char **m = rl_completion_matches(text, complete_file);
+    const char *one = !m || !m[0] ? NULL
+                      : !m[1] ? m[0]
+                      : !m[2] ? m[1]
+                              : NULL;
+    size_t k = one ? strlen(one) : 0;
+    rl_completion_append_character = k && one[k - 1] == '/' ? '\0' : ' ';
+    return m;
   }
+  rl_completion_append_character = ' ';
   if (!strcmp(first, "list"))
     return word == 1 ? rl_completion_matches(text, complete_namespace) : NULL;
   return rl_completion_matches(text, complete_name);
@@ -865,6 +914,10 @@ int cli_repl(lay_ctx *ctx, const char *const *files, int nfiles, int argc,
       snprintf(r.hist, sizeof r.hist, "%s/.lay_history", home);
     rl_readline_name = "lay";
     rl_attempted_completion_function = complete;
+    /* A path is one word: '/' does not break it. */
+    static char breaks[] = " \t\n\"\\'`@$><=;|&{(";
+    rl_basic_word_break_characters = breaks;
+    rl_completer_word_break_characters = breaks;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;

@@ -1,8 +1,9 @@
 #!/bin/sh
 # ux_tmux.sh LAY WORKDIR: issue 19, point 6, at the interactive `lay repl`
 # in a detached tmux session (its own server socket), typed key by key: a
-# layout defined in the current namespace is found by its short name;
-# pack and unpack work on files (Tab completes their names). Exits 77
+# layout defined in the current namespace is found by its short name; Tab
+# completes a folder with a '/' and no space (the next Tab goes on inside
+# it) and a file with a space; pack and unpack work on files. Exits 77
 # (CTest SKIP) only when tmux is not installed.
 set -u
 lay=$1 work=$2
@@ -52,10 +53,15 @@ expect "defined in my" "defined my.blk"
 keys "where blk 2,3 1,2"; key Enter
 expect "blk found in the current namespace" "(1,2) -> 5"
 
-# Tab completes a file name after pack's shape.
-keys "pack my.blk 2,3 data/sub/i"; key Tab
+# Tab on a folder: "dat" -> "data/" with no space, the next Tab goes on
+# inside it ("data/sub/"), the next completes the file, with a space.
+keys "pack my.blk 2,3 dat"; key Tab
+expect "a folder completes with its /" "lay> pack my.blk 2,3 data/"
+key Tab
+expect "the next Tab goes on inside it" "lay> pack my.blk 2,3 data/sub/"
+key Tab
 keys "out.bin"; key Enter
-expect "a file name completes" "lay> pack my.blk 2,3 data/sub/in.bin out.bin"
+expect "a file completes with a space" "lay> pack my.blk 2,3 data/sub/in.bin out.bin"
 expect "pack wrote the file" "wrote out.bin: 6 bytes"
 keys "unpack blk 2,3 out.bin back.bin"; key Enter
 expect "unpack wrote the file" "wrote back.bin: 6 bytes"

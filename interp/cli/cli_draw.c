@@ -316,6 +316,11 @@ static int pic_rows(picture *g, size_t row_bytes, const cli_draw_opts *o,
   g->summary = g->nrows > max_rows;
   g->head = g->summary ? max_rows * 3 / 4 : g->nrows;
   g->tail = g->summary ? (max_rows / 8 ? max_rows / 8 : 1) : 0;
+  /* A summary's head ends at a chunk boundary: whole tiles, not a cut. */
+  uint64_t chunk = chunk_cells(g->p);
+  if (g->summary && chunk >= g->rc && chunk % g->rc == 0 &&
+      chunk / g->rc <= g->head)
+    g->head -= g->head % (chunk / g->rc);
   if (o->has_range) { /* --from/--to: the rows holding those bytes */
     uint64_t to = o->to > g->bytes ? g->bytes : o->to;
     if (o->from >= g->bytes || o->from >= to)

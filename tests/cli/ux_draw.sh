@@ -40,4 +40,9 @@ n=$(grep -o '<rect x="[0-9]*" y="[0-9]*" width="[0-9]*" height="22" fill="[^"]*"
 # 12 or fewer values keep the ColorBrewer Set3 palette.
 run draw core.nhwc --shape 1,1,1,12 --row 12 --color c -o "$T/q.svg"
 grep -q 'fill="#8dd3c7"' "$T/q.svg" && grep -q 'fill="#9ecae1"' "$T/q.svg" || fail "Set3 for 12 values"
+# A summary shows whole chunks: qnn.crouton's 8x8x32 = 2048-byte chunk is
+# 128 rows of 16 bytes; the 192 head rows a summary may show end at 128,
+# then 12544 - 128 - 32 rows are left out before the 32 tail rows.
+run draw qnn.crouton --shape 1,56,56,64 -o "$T/cr.svg"
+grep -q "\.\.\. 12384 more rows (0x800 to 0x30dff) \.\.\." "$T/cr.svg" || fail "crouton summary: $(grep -o 'more rows[^<]*' "$T/cr.svg")"
 finish

@@ -271,6 +271,11 @@ typedef struct lay_hsi_issue {
 LAY_API lay_status lay_hsi_parse(const char *json, size_t len,
                                  const char *file, lay_hsi **out,
                                  lay_error *err);
+/* The report a path names: the path itself, or for a folder (a compile
+** cache) its flexmlrt-hsi.json or its only vaiml_par_N/0/flexmlrt-hsi.json.
+** Free with lay_free; NULL with err set (LAY_E_IO: none there, LAY_E_ARG:
+** several partitions, give one). lay_hsi_read and lay_ctx_load_hsi use it. */
+LAY_API char *lay_hsi_locate(const char *path, lay_error *err);
 /* Read and parse the report at `path` (a file of at most LAY_HSI_MAX_JSON
 ** bytes). */
 LAY_API lay_status lay_hsi_read(const char *path, lay_hsi **out,
@@ -298,6 +303,10 @@ typedef struct lay_hsi_info {
   int hw_rank;             /* hw_shape as declared */
   int64_t hw_shape[LAY_MAX_AXES];
   lay_dtype cpu_dtype, hw_dtype;
+  int64_t frames;          /* 1; N when cpu_shape's N > 1 meets a hw_shape
+                              of one frame (N = 1): the entry is N frame
+                              buffers, cpu_shape above is one frame (N = 1)
+                              and frame k is the k-th CPU block */
 } lay_hsi_info;
 LAY_API int lay_hsi_info_get(const lay_hsi *h, int output, int index,
                              lay_hsi_info *out);
@@ -310,7 +319,11 @@ LAY_API char *lay_hsi_spec(const lay_hsi *h, const char *ns);
 LAY_API char *lay_hsi_spec_header(const lay_hsi *h, const char *ns);
 LAY_API char *lay_hsi_spec_entry(const lay_hsi *h, int output, int index);
 
-/* Compile lay_hsi_spec(h, ns) into ctx (names must not clash). */
+/* Compile lay_hsi_spec(h, ns) into ctx (names must not clash). An entry
+** whose text lay refuses (a slice keeping only padding, ...) becomes a
+** fatal issue of that entry, with its JSON path and line:col, and is left
+** out; the other entries are loaded. A field that cannot be read already
+** made its entry unusable in lay_hsi_parse, never the report. */
 LAY_API lay_status lay_hsi_load(const lay_hsi *h, lay_ctx *ctx,
                                 const char *ns, lay_error *err);
 /* Read the report at `path` and load it into ctx under namespace ns. */
@@ -356,6 +369,96 @@ LAY_API char *lay_hsi_export(lay_ctx *ctx, const char *format,
                              const int64_t *shape, int rank, lay_dtype dtype,
                              const lay_hsi_quant *quant, int as_output,
                              lay_error *err);
+/* ---- The plan log -----------------------------------------------------------
+** The planner's steps, one after another, as Halide logs its IR after each
+** lowering pass. With a log set on a context, every lay_plan_create and
+** lay_plan_convert on it calls fn(user, step, text) once after each step,
+** in this order:
+**   "sides"     the source and destination: axes, extents, strides, bytes
+**               and value rules, as lay_plan_describe prints them;
+**   "refine"    each dimension's common digits on the two sides (unit,
+**               radix, strides) or its table of offset pairs, and the
+**               dimension whose rows carry their pads;
+**   "boxes"     every box as cut: data, pad, source pad or hole, its base
+**               offsets and loops;
+**   "coalesce"  every box's loops ordered and coalesced;
+**   "kernels"   the finished plan: lay_plan_describe's text, every box
+**               with its kernel.
+** text is several lines ending in a newline, valid during the call only.
+** A failed plan stops the log after its last complete step. The library
+** never prints: the `lay` CLI prints these under --debug-plan (or with
+** LAY_DEBUG_PLAN set). fn NULL turns the log off. */
+typedef void (*lay_log_fn)(void *user, const char *step, const char *text);
+LAY_API void lay_ctx_set_log(lay_ctx *ctx, lay_log_fn fn, void *user);
+
+/* ---- Dimension names (added by the Python/.npy work, issue 18) ----------
+** The CPU-side dimension names of `format` (a name with optional
+** arguments), in CPU-side order, written into `names` as one
+** comma-separated, NUL-terminated list ("n,c,h,w"; unnamed dimensions are
+** "d0", "d1", ...); *rank receives their count. LAY_E_LIMIT when the list
+** does not fit in cap bytes (names then holds ""); the errors of
+** lay_plan_create for an unknown format or bad arguments. */
+LAY_API lay_status lay_format_dims(lay_ctx *ctx, const char *format, int *rank,
+                                   char *names, size_t cap, lay_error *err);
+/* ---- Kneron PLUS tensor descriptors ---------------------------------------
+** One kp.TensorDescriptor (the Python print or get_member_variable_dict of
+** Kneron PLUS 3.x, as JSON: index, name, data_layout, tensor_shape_info
+** {version, data}, quantization_parameters {version, data:
+** {quantized_axis, quantized_fixed_point_descriptor_list}}) becomes two
+** definitions: NS.tensor (fp32 on the CPU, Kneron fixed point into the
+** NPU buffer) and NS.tensor_fixed (the NPU's integers on the CPU, no
+** value rule). Version 2 descriptors (KL730) are built from their
+** stride_npu; version 1 (KL520, KL720, KL630) name the stdlib layout of
+** data_layout on shape_npu. An optional top-level "target_chip" (the
+** enclosing kp.SingleModelDescriptor's) picks KL520's output variants.
+** Errors are LAY_E_JSON naming the field ("tensor_shape_info.data.
+** stride_npu[1]: ...") or the JSON line:col; LAY_E_LIMIT for a text over
+** LAY_KNERON_MAX_JSON bytes. */
+#define LAY_KNERON_MAX_JSON ((size_t)1 << 20)
+
+typedef struct lay_kneron lay_kneron;
+
+typedef struct lay_kneron_info {
+  const char *name;        /* the descriptor's "name" ("" when absent) */
+  int64_t index;           /* its "index" (0 when absent) */
+  const char *data_layout; /* "1W16C8B", ... (the SDK enum's suffix) */
+  int shape_version;       /* 1 or 2 */
+  const char *ref;         /* the fp32 definition with its arguments,
+                              relative to the namespace: "tensor(192,96,
+                              48,16)"; give it as "NS." + ref */
+  const char *fixed_ref;   /* the same for the integer definition */
+  int rank;                /* the CPU side: ONNX shape (v2), shape_npu
+                              (v1) */
+  int64_t shape[LAY_MAX_RANK];
+  lay_dtype dtype;         /* CPU type of ref: fp32 */
+  lay_dtype fixed_dtype;   /* CPU type of fixed_ref: int8 or int16 (fp32
+                              for RAW_FLOAT, whose two refs are one) */
+  uint64_t npu_bytes;      /* the NPU buffer, as the SDK's helper sizes
+                              it (version 2; 0 for version 1) */
+  int nscales;             /* fixed-point descriptors (1: per tensor) */
+  int quantized_axis;      /* their axis when nscales > 1 */
+} lay_kneron_info;
+
+/* Parse `len` bytes of JSON; `file` names it in errors. */
+LAY_API lay_status lay_kneron_parse(const char *json, size_t len,
+                                    const char *file, lay_kneron **out,
+                                    lay_error *err);
+/* Read and parse the descriptor at `path`. */
+LAY_API lay_status lay_kneron_read(const char *path, lay_kneron **out,
+                                   lay_error *err);
+LAY_API void lay_kneron_free(lay_kneron *k); /* accepts NULL */
+/* Facts about the descriptor (valid while k lives). */
+LAY_API void lay_kneron_info_get(const lay_kneron *k, lay_kneron_info *out);
+/* Its spec text inside `namespace NS` (free with lay_free). */
+LAY_API char *lay_kneron_spec(const lay_kneron *k, const char *ns);
+/* Compile lay_kneron_spec(k, ns) into ctx and plan both references once
+** on the descriptor's shape, so that strides which overlap fail here
+** (naming stride_npu). */
+LAY_API lay_status lay_kneron_load(const lay_kneron *k, lay_ctx *ctx,
+                                   const char *ns, lay_error *err);
+/* Read the descriptor at `path` and load it into ctx under namespace ns. */
+LAY_API lay_status lay_ctx_load_kneron(lay_ctx *ctx, const char *path,
+                                       const char *ns, lay_error *err);
 
 
 /* ---- Looking a definition up; converting with renamed dimensions --------

@@ -33,12 +33,16 @@
 #include "irutil.h"
 #include "lang.h"
 #include "lower.h"
+#include "inject.h"
+#include "padval.h"
 
 #define LW_MAX_PARAMS 64   /* parameters of one layout */
 #define LW_MAX_ALIAS 64    /* alias chain depth */
 #define LW_MAX_TABLE (1 << 24) /* gather table entries */
 #define LW_MAX_CHECK (1 << 18)    /* elements of one bijectivity check shape */
 #define LW_CHECK_BUDGET (1 << 20) /* elements of all its shapes together */
+#define LW_MAX_PADS 64  /* pad ops of one transform chain */
+#define LW_MAX_SEGS 16  /* pad segments tracked on one side of a dimension */
 
 /* Where an expression's text lives, for positioned errors. */
 typedef struct srcref {
@@ -1088,11 +1092,8 @@ static int finish_value(lw *w, const srcref *sr, const lg_clause *pad,
                         lg_ir *ir) {
   lg_ir_value *v = &ir->value;
   lay_dtype t = v->hw != LAY_DT_NONE ? v->hw : v->cpu;
-  double lo, hi;
-  int_range(t, &lo, &hi);
-  double p = v->pad_value;
-  if (pad && !is_float_type(t) && t != LAY_DT_NONE &&
-      (p < lo || p > hi || p != floor(p))) {
+  double p = v->pad_value, r;
+  if (pad && lg_value_of(t, p, &r)) {
     char buf[64];
     snprintf(buf, sizeof buf, "%g", p);
     return fail(w, sr, pad->value->pos, LAY_E_ARG,
@@ -1421,12 +1422,12 @@ static void fmt_list(char *buf, size_t cap, const int64_t *v, int n);
 /* The geometry of a layout at one shape. */
 typedef struct bgeo {
   int64_t lo[LG_MAX_RANK], hi[LG_MAX_RANK], before[LG_MAX_RANK];
-  int64_t str[LG_MAX_AXES];
+  int64_t str[LG_MAX_AXES], ext[LG_MAX_AXES];
   int64_t total; /* valid elements */
 } bgeo;
 
-/* A collision: two row-major element indices of the shape's box and the
-** offset they share. */
+/* A collision: two row-major indices of the hardware grid (every axis,
+** pads included, as the planner checks it) and the offset they share. */
 typedef struct bhit {
   int64_t a, b, off;
 } bhit;
@@ -1475,68 +1476,39 @@ static int bij_geometry(const lg_ir *ir, const int64_t *chunk,
     if (s < 0 || s > (INT64_C(1) << 40) || ext > (INT64_C(1) << 20))
       return 1;
     g->str[i] = s;
+    g->ext[i] = ext;
     if (__builtin_mul_overflow(ext, s, &inner) || inner > (INT64_C(1) << 56))
       return 1;
   }
   return 0;
 }
 
-/* The hardware offset of element x (plane 0). */
-static int64_t bij_offset(const lg_ir *ir, const bgeo *g, const int64_t *x) {
-  int64_t off = 0;
-  for (int i = 0; i < ir->naxes; i++) {
-    const lg_ir_axis *a = &ir->axis[i];
-    if (a->kind != LG_AX_DIGIT) continue;
-    int64_t dg = (x[a->dim] - g->lo[a->dim] + g->before[a->dim]) / a->div;
-    if (a->mod) dg %= a->mod;
-    off += dg * g->str[i];
-  }
-  return off;
-}
-
-/* The coordinate of the n-th element (row-major over the windows). */
-static void bij_coord(const lg_ir *ir, const bgeo *g, int64_t n,
+/* The CPU-side coordinate of grid point k (outside the window on pads). */
+static void bij_coord(const lg_ir *ir, const bgeo *g, int64_t k,
                       int64_t *x) {
-  for (int d = ir->rank - 1; d >= 0; d--) {
-    int64_t e = g->hi[d] - g->lo[d];
-    x[d] = g->lo[d] + n % e;
-    n /= e;
+  for (int d = 0; d < ir->rank; d++) x[d] = g->lo[d] - g->before[d];
+  for (int i = ir->naxes - 1; i >= 0; i--) {
+    int64_t v = k % g->ext[i];
+    k /= g->ext[i];
+    if (ir->axis[i].kind == LG_AX_DIGIT) x[ir->axis[i].dim] += v * ir->axis[i].div;
   }
 }
 
-/* Enumerate the offsets of every element and plane at geometry g, with a
-** hash table of `cap` slots (a power of two, > 2 * total * planes).
-** Returns 1 and fills *hit at the first collision, else 0. */
-static int bij_scan(const lg_ir *ir, const bgeo *g, int64_t *key,
-                    int64_t *who, size_t cap, bhit *hit) {
-  int nplanes = ir->value.nplanes ? ir->value.nplanes : 1;
-  int64_t pstride = 0;
-  for (int i = 0; i < ir->naxes; i++)
-    if (ir->axis[i].kind == LG_AX_PLANE) pstride = g->str[i];
-  for (size_t i = 0; i < cap; i++) key[i] = -1;
-  int64_t x[LG_MAX_RANK];
-  bij_coord(ir, g, 0, x);
-  for (int64_t n = 0; n < g->total; n++) {
-    int64_t off = bij_offset(ir, g, x);
-    for (int k = 0; k < nplanes; k++) {
-      int64_t o = off + k * pstride;
-      size_t h = (size_t)((uint64_t)o * 0x9E3779B97F4A7C15ull) & (cap - 1);
-      while (key[h] >= 0 && key[h] != o) h = (h + 1) & (cap - 1);
-      if (key[h] >= 0) {
-        hit->a = who[h];
-        hit->b = n;
-        hit->off = o;
-        return 1;
-      }
-      key[h] = o;
-      who[h] = n;
-    }
-    for (int d = ir->rank - 1; d >= 0; d--) {
-      if (++x[d] < g->hi[d]) break;
-      x[d] = g->lo[d];
-    }
+/* The exact test of the grid at geometry g (lang/inject.c, the planner's
+** own): 1 and *hit at a collision, else 0 (also when it cannot decide:
+** the shape is left to the planner). */
+static int bij_scan(const lg_ir *ir, const bgeo *g, bhit *hit) {
+  int64_t ka, kb;
+  if (lg_injective(g->ext, g->str, ir->naxes, LW_MAX_CHECK, &ka, &kb) != 0)
+    return 0;
+  hit->a = ka;
+  hit->b = kb;
+  hit->off = 0;
+  for (int i = ir->naxes - 1; i >= 0; i--) {
+    hit->off += (ka % g->ext[i]) * g->str[i];
+    ka /= g->ext[i];
   }
-  return 0;
+  return 1;
 }
 
 /* The ladder of sizes for a dimension with chunk c, up to `limit`:
@@ -1613,7 +1585,8 @@ static int check_bijection(lw *w, const srcref *sr, const lg_layout *L,
   int nl[LG_MAX_RANK], steps = 0;
   int64_t basecount = 1;
   for (int d = 0; d < rank; d++) {
-    int64_t k = kmax + 2 > 8 ? kmax + 2 : 8, limit;
+    int64_t k = kmax > 6 ? (kmax < INT64_MAX - 2 ? kmax + 2 : INT64_MAX) : 8,
+            limit;
     if (__builtin_mul_overflow(chunk[d], k, &limit)) limit = INT64_MAX;
     nl[d] = bij_ladder(chunk[d], limit, ladder[d], LADDER);
     if (nl[d] > steps) steps = nl[d];
@@ -1623,8 +1596,7 @@ static int check_bijection(lw *w, const srcref *sr, const lg_layout *L,
   /* A base shape too large to enumerate keeps one chunk per dimension. */
   if (basecount > LW_MAX_CHECK / 16)
     for (int d = 0; d < rank; d++) base[d] = chunk[d];
-  size_t cap = 0;
-  int64_t *key = NULL, *who = NULL, spent = 0;
+  int64_t spent = 0;
   int nplanes = ir->value.nplanes ? ir->value.nplanes : 1, rc = 0;
   /* Shape 0 is the base; then, for each step of the ladder, each
   ** dimension alone and then all of them together. */
@@ -1647,26 +1619,11 @@ static int check_bijection(lw *w, const srcref *sr, const lg_layout *L,
       int64_t n = g.total * nplanes;
       if (spent + n > LW_CHECK_BUDGET) continue;
       spent += n;
-      if (cap < (size_t)n * 2 + 1) {
-        size_t ncap = cap ? cap : 64;
-        while (ncap < (size_t)n * 2 + 1) ncap *= 2;
-        int64_t *nk = realloc(key, ncap * sizeof *nk);
-        if (nk) key = nk;
-        int64_t *nw = nk ? realloc(who, ncap * sizeof *nw) : NULL;
-        if (nw) who = nw;
-        if (!nk || !nw) {
-          rc = nomem(w);
-          break;
-        }
-        cap = ncap;
-      }
       bhit hit;
-      if (bij_scan(ir, &g, key, who, cap, &hit))
+      if (bij_scan(ir, &g, &hit))
         rc = bij_report(w, sr, L, ir, size, &g, &hit);
     }
   }
-  free(key);
-  free(who);
   return rc;
 }
 
@@ -1899,7 +1856,47 @@ typedef struct tstate {
   int affine;              /* still expressible as axes */
   int64_t lo[LG_MAX_RANK], hi[LG_MAX_RANK], before[LG_MAX_RANK],
       after[LG_MAX_RANK], pext[LG_MAX_RANK];
+  /* Which pad op made the padding of each dimension: segments before and
+  ** after the window, innermost first (a later pad adds an outer one, a
+  ** slice cuts the outer ones). */
+  int nseg[LG_MAX_RANK][2];
+  struct tseg {
+    int id;
+    int64_t len;
+  } seg[LG_MAX_RANK][2][LW_MAX_SEGS];
 } tstate;
+
+/* The pad ops of a chain: each pad's value, as written (a value of the
+** tensor's type at that point), and how many value ops precede it. */
+typedef struct tpads {
+  int n;     /* pads seen so far in this pass */
+  int nval;  /* value ops seen so far in this pass */
+  double v[LW_MAX_PADS];
+  int stage[LW_MAX_PADS];
+  uint32_t pos[LW_MAX_PADS];
+  int live[LW_MAX_PADS]; /* some element of this pad is stored */
+} tpads;
+
+/* Add a pad segment of len to side k (0 before, 1 after) of dimension d. */
+static void seg_add(tstate *t, int d, int k, int id, int64_t len) {
+  if (!len) return;
+  if (t->nseg[d][k] >= LW_MAX_SEGS) {
+    t->affine = 0; /* the gather table tracks any number */
+    return;
+  }
+  t->seg[d][k][t->nseg[d][k]++] = (struct tseg){id, len};
+}
+
+/* Cut len of padding from the outside of side k of dimension d. */
+static void seg_cut(tstate *t, int d, int k, int64_t len) {
+  while (len > 0 && t->nseg[d][k] > 0) {
+    struct tseg *g = &t->seg[d][k][t->nseg[d][k] - 1];
+    int64_t c = len < g->len ? len : g->len;
+    g->len -= c;
+    len -= c;
+    if (!g->len) t->nseg[d][k]--;
+  }
+}
 
 /* Is axis a exactly one whole source dimension? Its index, else -1. */
 static int whole_dim(const tstate *t, int a) {
@@ -2016,9 +2013,10 @@ static void strides_of(const int64_t *s, int n, int64_t *st) {
 }
 
 /* dst[shape out] <- src through a per-output-axis map: out coord o maps to
-** source coordinate (o[k] - off[k]) on source axis perm[k]; -1 outside. */
+** source coordinate (o[k] - off[k]) on source axis perm[k]; fill outside
+** (a pad's mark, -1 - its id). */
 static int remap(lw *w, tarr *t, int n, const int64_t *oshape,
-                 const int *perm, const int64_t *off) {
+                 const int *perm, const int64_t *off, int64_t fill) {
   int64_t total = shape_count(oshape, n);
   int64_t *out = malloc(sizeof(int64_t) * (size_t)(total ? total : 1));
   if (!out) return nomem(w);
@@ -2031,7 +2029,7 @@ static int remap(lw *w, tarr *t, int n, const int64_t *oshape,
       if (c < 0 || c >= t->shape[perm[k]]) ok = 0;
       else src += c * sst[perm[k]];
     }
-    out[i] = ok ? t->v[src] : -1;
+    out[i] = ok ? t->v[src] : fill;
     for (int k = n - 1; k >= 0; k--) {
       if (++o[k] < oshape[k]) break;
       o[k] = 0;
@@ -2048,7 +2046,7 @@ static int remap(lw *w, tarr *t, int n, const int64_t *oshape,
 ** the index array. */
 static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
                     tstate *t, int64_t *shape, int *rank, tarr *tbl,
-                    double *pad_value, int *pad_set) {
+                    const lg_ir *ir, tpads *pp) {
   uint32_t pos = op->pos;
   int r = *rank;
   char b1[256], b2[256];
@@ -2072,17 +2070,30 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
         (k ? s1 : s0)[i] = v[i];
       }
     }
+    if (pp->n >= LW_MAX_PADS)
+      return fail(w, &en->sr, pos, LAY_E_LIMIT,
+                  "more than %d pads in one transform", LW_MAX_PADS);
+    int id = pp->n++;
+    /* The pad is an element of the tensor here: its value (0 unless
+    ** given) is one of the tensor's type at this point of the chain. */
+    pp->v[id] = 0;
+    pp->stage[id] = pp->nval;
+    pp->pos[id] = pos;
     if (a.v[2]) {
       nums x;
       if (get_nums(w, en, a.v[2], &x)) return -1;
       if (x.n)
         return fail(w, &en->sr, a.v[2]->pos, LAY_E_ARG,
                     "pad: value must be one number");
-      if (*pad_set && *pad_value != x.s)
+      lay_dtype ty = pp->nval && ir->value.hw != LAY_DT_NONE ? ir->value.hw
+                                                             : ir->value.cpu;
+      if (lg_value_of(ty, x.s, &pp->v[id])) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%g", x.s);
         return fail(w, &en->sr, a.v[2]->pos, LAY_E_ARG,
-                    "pad: all pads of a transform use one value");
-      *pad_value = x.s;
-      *pad_set = 1;
+                    "pad: value %s does not fit %s", buf, lay_dtype_name(ty));
+      }
+      pp->pos[id] = a.v[2]->pos;
     }
     int64_t ns[LG_MAX_AXES];
     for (int i = 0; i < r; i++)
@@ -2107,6 +2118,8 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
       }
       t->before[d] += s0[i];
       t->after[d] += s1[i];
+      seg_add(t, d, 0, id, s0[i]);
+      seg_add(t, d, 1, id, s1[i]);
       t->pext[d] += s0[i] + s1[i];
       t->ax[i].d[0].ext = t->pext[d];
       t->ax[i].ext = t->pext[d];
@@ -2114,7 +2127,7 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
     if (tbl) {
       int perm[LG_MAX_AXES];
       for (int i = 0; i < r; i++) perm[i] = i;
-      if (remap(w, tbl, r, ns, perm, s0)) return -1;
+      if (remap(w, tbl, r, ns, perm, s0, -1 - (int64_t)id)) return -1;
     }
     memcpy(shape, ns, sizeof(int64_t) * (size_t)r);
     return 0;
@@ -2163,9 +2176,12 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
       int64_t s0 = st[i], s1 = st[i] + sz[i];
       int64_t nlo = t->lo[d] + (s0 > b ? s0 - b : 0);
       int64_t nhi = t->lo[d] + (s1 - b < e ? s1 - b : e);
-      if (nhi <= nlo)
-        return fail(w, &en->sr, pos, LAY_E_SHAPE,
-                    "slice: axis %d keeps only padding", i);
+      if (nhi <= nlo) { /* only padding: the gather table holds it */
+        t->affine = 0;
+        break;
+      }
+      seg_cut(t, d, 0, t->before[d] - (b > s0 ? b - s0 : 0));
+      seg_cut(t, d, 1, t->after[d] - (s1 > b + e ? s1 - (b + e) : 0));
       t->before[d] = b > s0 ? b - s0 : 0;
       t->after[d] = s1 > b + e ? s1 - (b + e) : 0;
       t->lo[d] = nlo;
@@ -2181,7 +2197,7 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
         perm[i] = i;
         off[i] = -st[i];
       }
-      if (remap(w, tbl, r, sz, perm, off)) return -1;
+      if (remap(w, tbl, r, sz, perm, off, -1)) return -1;
     }
     memcpy(shape, sz, sizeof(int64_t) * (size_t)r);
     return 0;
@@ -2219,7 +2235,7 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
       ns[i] = os[p[i]];
       perm[i] = (int)p[i];
     }
-    if (tbl && remap(w, tbl, r, ns, perm, off)) return -1;
+    if (tbl && remap(w, tbl, r, ns, perm, off, -1)) return -1;
     memcpy(shape, ns, sizeof(int64_t) * (size_t)r);
     return 0;
   }
@@ -2330,8 +2346,9 @@ static int index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
 
 /* Run the index ops of the chain; with tbl, also on the index array. */
 static int run_chain(lw *w, const env *en, const lg_transform *T, tstate *t,
-                     int64_t *shape, int *rank, tarr *tbl, double *pad_value,
-                     int *pad_set, lg_ir *ir, int values) {
+                     int64_t *shape, int *rank, tarr *tbl, tpads *pp,
+                     lg_ir *ir, int values) {
+  pp->n = pp->nval = 0;
   for (int i = 0; i < T->ops.n; i++) {
     const lg_expr *op = T->ops.v[i];
     const char *nm =
@@ -2354,11 +2371,50 @@ static int run_chain(lw *w, const env *en, const lg_transform *T, tstate *t,
         }
         if (value_op(w, en, nm, op, ir, fixed, amap, *rank)) return -1;
       }
+      pp->nval++;
       continue;
     }
-    if (index_op(w, en, op, nm, t, shape, rank, tbl, pad_value, pad_set))
-      return -1;
+    if (index_op(w, en, op, nm, t, shape, rank, tbl, ir, pp)) return -1;
   }
+  return 0;
+}
+
+/* The pad value of a transform: each stored pad's value goes through the
+** value op after it (numpy semantics: a pad is an element of the tensor
+** there), in every channel of a per-channel one. The IR has one pad value,
+** so the stored pads must all come out the same. */
+static int pad_result(lw *w, const srcref *sr, const tpads *pp, lg_ir *ir) {
+  const lg_ir_value *v = &ir->value;
+  int first = -1;
+  double got = 0;
+  for (int id = 0; id < pp->n; id++) {
+    if (!pp->live[id]) continue;
+    int nch = v->kind == LG_V_AFFINE && v->axis >= 0 ? v->n : 1;
+    for (int ch = 0; ch < nch; ch++) {
+      double h = pp->stage[id] == 0 ? lg_value_apply(v, ch, pp->v[id])
+                                    : pp->v[id];
+      if (first < 0) {
+        first = id;
+        got = h;
+      } else if (!(h == got && signbit(h) == signbit(got)) &&
+                 !(isnan(h) && isnan(got))) {
+        char b1[64], b2[64];
+        snprintf(b1, sizeof b1, "%g", got);
+        snprintf(b2, sizeof b2, "%g", h);
+        if (id == first)
+          return fail(w, sr, pp->pos[id], LAY_E_ARG,
+                      "pad: this pad stores %s in channel 0 of the "
+                      "per-channel %s but %s in channel %d; the pads of a "
+                      "transform store one value",
+                      b1, v->dequant ? "dequantize" : "quantize", b2, ch);
+        return fail(w, sr, pp->pos[id], LAY_E_ARG,
+                    "pad: this pad stores %s, an earlier pad stores %s; the "
+                    "pads of a transform store one value",
+                    b2, b1);
+      }
+    }
+  }
+  ir->value.pad_value = first >= 0 ? got : 0;
   return 0;
 }
 
@@ -2403,6 +2459,7 @@ static int lower_transform(lw *w, const lg_def *def, lg_ir *ir) {
   /* Track the digits. */
   tstate *t = walloc(w, sizeof *t);
   if (!t) return -1;
+  memset(t, 0, sizeof *t);
   t->n = sh->n;
   t->affine = 1;
   for (int i = 0; i < sh->n; i++) {
@@ -2414,14 +2471,18 @@ static int lower_transform(lw *w, const lg_def *def, lg_ir *ir) {
     t->lo[i] = 0;
     t->hi[i] = t->pext[i] = shape[i];
   }
-  int rank = sh->n, pad_set = 0;
-  double pad_value = 0;
+  int rank = sh->n;
+  tpads *pp = walloc(w, sizeof *pp);
+  if (!pp) return -1;
+  memset(pp, 0, sizeof *pp);
   int64_t s0[LG_MAX_AXES];
   memcpy(s0, shape, sizeof s0);
-  if (run_chain(w, &en, T, t, shape, &rank, NULL, &pad_value, &pad_set, ir, 1))
-    return -1;
-  ir->value.pad_value = pad_value;
+  if (run_chain(w, &en, T, t, shape, &rank, NULL, pp, ir, 1)) return -1;
   if (t->affine) {
+    for (int d = 0; d < ir->rank; d++)
+      for (int k = 0; k < 2; k++)
+        for (int j = 0; j < t->nseg[d][k]; j++) pp->live[t->seg[d][k][j].id] = 1;
+    if (pad_result(w, &sr, pp, ir)) return -1;
     for (int d = 0; d < ir->rank; d++) {
       lg_ir_dim *m = &ir->dim[d];
       if (t->lo[d]) m->lo = lg_ie_const(w->a, t->lo[d]);
@@ -2465,8 +2526,16 @@ static int lower_transform(lw *w, const lg_def *def, lg_ir *ir) {
   for (int64_t i = 0; i < n; i++) tbl.v[i] = i;
   memcpy(shape, s0, sizeof s0);
   rank = sh->n;
-  int rc = run_chain(w, &en, T, t, shape, &rank, &tbl, &pad_value, &pad_set,
-                     ir, 0);
+  int rc = run_chain(w, &en, T, t, shape, &rank, &tbl, pp, ir, 0);
+  if (!rc) {
+    int64_t nt = shape_count(tbl.shape, tbl.n);
+    for (int64_t i = 0; i < nt; i++)
+      if (tbl.v[i] < 0) { /* a pad's mark -1 - id: which pads are stored */
+        pp->live[-1 - tbl.v[i]] = 1;
+        tbl.v[i] = -1;
+      }
+    rc = pad_result(w, &sr, pp, ir);
+  }
   if (!rc) {
     ir->ntable = shape_count(tbl.shape, tbl.n);
     ir->table = walloc(w, sizeof(int64_t) * (size_t)ir->ntable);

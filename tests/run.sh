@@ -9,6 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 . tests/setup.sh
 lay_setup tmux libxml2-utils
+lay_setup $LAY_PYTHON_PKGS # import lay and its tests (tests/python)
 lay_setup_optional valgrind python3 clang
 if command -v clang >/dev/null 2>&1; then
   lay_setup_optional "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"

@@ -4,6 +4,7 @@
 # Usage: . tests/setup.sh; lay_setup PACKAGE...  (extra packages beyond the build's)
 
 LAY_BUILD_PKGS="gcc libc6-dev make cmake re2c lemon libcjson-dev libedit-dev"
+LAY_PYTHON_PKGS="python3-dev python3-numpy python3-pytest" # the Python module and its tests
 
 lay_setup() {
   missing=""

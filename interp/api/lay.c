@@ -29,6 +29,7 @@
 
 struct lay_ctx {
   lg_module *m; /* everything compiled so far */
+  li_log log;   /* the plan log (lay_ctx_set_log); fn NULL: none */
 };
 
 struct lay_plan {
@@ -227,6 +228,12 @@ const char *lay_ctx_name(const lay_ctx *ctx, size_t i) {
   return ctx ? lg_module_name(ctx->m, i) : NULL;
 }
 
+void lay_ctx_set_log(lay_ctx *ctx, lay_log_fn fn, void *user) {
+  if (!ctx) return;
+  ctx->log.fn = fn;
+  ctx->log.user = user;
+}
+
 /* ---- Plans ----------------------------------------------------------------- */
 
 static lay_status check_args(lay_ctx *ctx, const char *fmt,
@@ -295,7 +302,7 @@ lay_status lay_plan_create(lay_ctx *ctx, const char *format,
   st = lg_instantiate(ctx->m, format, &ir, err);
   if (st) return st;
   li_plan *p = NULL;
-  st = li_plan_build(ir, shape, rank, dtype, dir, &p, err);
+  st = li_plan_build_log(&ctx->log, ir, shape, rank, dtype, dir, &p, err);
   if (!st) st = wrap(p, dir, ir, out, err);
   lg_ir_free(ir);
   return st;
@@ -316,7 +323,7 @@ lay_status lay_plan_convert(lay_ctx *ctx, const char *from, const char *to,
   if (!st) st = lg_instantiate(ctx->m, to, &b, err);
   if (!st) {
     li_plan *p = NULL;
-    st = li_plan_convert(a, b, shape, rank, dtype, &p, err);
+    st = li_plan_convert_log(&ctx->log, a, b, shape, rank, dtype, &p, err);
     if (!st) st = wrap(p, LAY_CONVERT, b, out, err);
   }
   lg_ir_free(a);
@@ -680,4 +687,44 @@ lay_status lay_plan_convert_map(lay_ctx *ctx, const char *from,
   lg_ir_free(a);
   lg_ir_free(b);
   return st;
+}
+
+/* ---- Dimension names (added by the Python/.npy work, issue 18) ---------- */
+
+lay_status lay_format_dims(lay_ctx *ctx, const char *format, int *rank,
+                           char *names, size_t cap, lay_error *err) {
+  clearerr_(err);
+  if (rank) *rank = 0;
+  if (names && cap) names[0] = '\0';
+  if (!ctx || !format || !rank || !names || !cap) {
+    lg_error_plain(err, LAY_E_ARG, NULL, "no context, format, rank or names buffer");
+    return LAY_E_ARG;
+  }
+  lg_ir *ir = NULL;
+  lay_status st = lg_instantiate(ctx->m, format, &ir, err);
+  if (st) return st;
+  size_t n = 0;
+  for (int i = 0; i < ir->rank; i++) {
+    char d[16];
+    const char *nm = ir->dim[i].name;
+    if (!nm || !*nm) {
+      snprintf(d, sizeof d, "d%d", i);
+      nm = d;
+    }
+    size_t l = strlen(nm);
+    if (n + l + 2 > cap) {
+      names[0] = '\0';
+      lg_error_plain(err, LAY_E_LIMIT, NULL,
+                     "the dimension names of %s need more than %zu bytes", format, cap);
+      lg_ir_free(ir);
+      return LAY_E_LIMIT;
+    }
+    if (i) names[n++] = ',';
+    memcpy(names + n, nm, l);
+    n += l;
+    names[n] = '\0';
+  }
+  *rank = ir->rank;
+  lg_ir_free(ir);
+  return LAY_OK;
 }

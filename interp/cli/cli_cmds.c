@@ -19,6 +19,7 @@
 
 #include "cli_draw.h"
 #include "cli_lay.h"
+#include "cli_npy.h"
 #include "lay_tools.h"
 
 #define SHOW_LIMIT 4096 /* elements `lay show` lists without --limit */
@@ -253,11 +254,18 @@ static void order_note(lay_ctx *ctx, const char *format,
 
 /* A pack plan for FORMAT (pos[0]) on --shape/--dtype; with `dir`. Fills
 ** shape/rank too. NULL after printing. */
-static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
-                           int64_t *shape, int *rank) {
+static lay_plan *make_plan_npy(lay_ctx *ctx, const cli_args *a, lay_dir dir,
+                               int64_t *shape, int *rank, const cli_npy_in *npy) {
   lay_dtype t;
-  if (get_dtype(a, &t)) return NULL;
-  *rank = cli_shape(a->shape, shape, LAY_MAX_RANK);
+  /* ---- .npy hook (cli_npy.c): a packed .npy input gives shape and dtype;
+  ** a named --shape n=1,c=3,... is checked against the format's names. */
+  if (npy && npy->active && dir == LAY_PACK) {
+    *rank = cli_npy_plan_shape(ctx, a, npy, shape, &t);
+  } else {
+    if (get_dtype(a, &t)) return NULL;
+    *rank = cli_npy_shape(ctx, a->pos[0], a->shape, shape, LAY_MAX_RANK);
+  }
+  /* ---- end of the .npy hook */
   if (*rank < 0) return NULL;
   lay_plan *p = NULL;
   lay_error err;
@@ -341,6 +349,11 @@ static void size_hint(const cli_args *a, lay_dir dir, const lay_plan *p,
   }
 }
 
+static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
+                           int64_t *shape, int *rank) {
+  return make_plan_npy(ctx, a, dir, shape, rank, NULL);
+}
+
 /* ---- pack, unpack, convert ----------------------------------------------- */
 
 int cli_cmd_move(const cli_args *a) {
@@ -356,10 +369,18 @@ int cli_cmd_move(const cli_args *a) {
   int rank = 0, rc = CLI_FAIL;
   unsigned char *in = NULL, *out = NULL;
   size_t inlen = 0;
-  lay_plan *p = make_plan(ctx, a, dir, shape, &rank);
+  cli_npy_in npy; /* .npy hook: -i NAME.npy is read before the plan */
+  lay_plan *p = NULL;
+  if (cli_npy_input(a, dir, &npy)) goto done;
+  p = make_plan_npy(ctx, a, dir, shape, &rank, &npy);
   if (!p) goto done;
   size_t need = lay_plan_src_bytes(p), outlen = lay_plan_dst_bytes(p);
-  if (cli_read_all(a->in, need, &in, &inlen)) goto done;
+  if (npy.active) { /* .npy hook: the data after the header */
+    if (dir != LAY_PACK && cli_npy_check_src(a, &npy, lay_plan_src_dtype(p))) goto done;
+    inlen = npy.h.data_len;
+  } else if (cli_read_all(a->in, need, &in, &inlen)) {
+    goto done;
+  }
   if (inlen != need) {
     char s[LAY_MAX_RANK * 24];
     cli_shape_str(shape, rank, s, sizeof s);
@@ -375,13 +396,23 @@ int cli_cmd_move(const cli_args *a) {
     goto done;
   }
   lay_error err;
-  if (lay_plan_run(p, in, inlen, out, outlen, threads, &err)) {
+  if (lay_plan_run(p, npy.active ? npy.file + npy.h.data_off : in, inlen, out,
+                   outlen, threads, &err)) {
     cli_print_error(&err);
     goto done;
   }
-  if (cli_write_all(a->out, out, outlen)) goto done;
+  if (cli_npy_output(a)) { /* .npy hook: unpack writes the CPU tensor */
+    int64_t flat[1] = {(int64_t)outlen};
+    if (dir == LAY_UNPACK
+            ? cli_npy_write(a->out, shape, rank, lay_plan_dst_dtype(p), out, outlen)
+            : cli_npy_write(a->out, flat, 1, LAY_DT_UINT8, out, outlen))
+      goto done;
+  } else if (cli_write_all(a->out, out, outlen)) {
+    goto done;
+  }
   rc = CLI_OK;
 done:
+  free(npy.file);
   free(in);
   free(out);
   lay_plan_free(p);

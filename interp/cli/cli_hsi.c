@@ -75,11 +75,17 @@ int cli_hsi(int argc, char **argv) {
     else file = argv[i];
   }
   if (!file) return cli_usage("hsi: which flexmlrt-hsi.json file?");
-  lay_hsi *h = read_report(file);
-  if (!h) return CLI_FAIL;
-  lay_ctx *ctx = NULL;
   lay_error err;
+  char *path = lay_hsi_locate(file, &err); /* a compile cache folder too */
+  if (!path) {
+    cli_print_error(&err);
+    return CLI_FAIL;
+  }
+  file = path;
+  lay_hsi *h = read_report(file);
+  lay_ctx *ctx = NULL;
   int rc = CLI_FAIL;
+  if (!h) goto done;
   if (lay_ctx_new(&ctx, &err) || lay_hsi_load(h, ctx, NS, &err)) {
     cli_print_error(&err);
     goto done;
@@ -154,6 +160,9 @@ int cli_hsi(int argc, char **argv) {
       printf("# buffers: cpu %zu bytes (%s), npu %zu bytes (%s)\n",
              lay_plan_src_bytes(p), lay_dtype_name(lay_plan_src_dtype(p)),
              lay_plan_dst_bytes(p), lay_dtype_name(lay_plan_dst_dtype(p)));
+      if (inf.frames > 1)
+        printf("# frames: %lld, one npu buffer each (pack --frame K)\n",
+               (long long)inf.frames);
       lay_plan_free(p);
     }
   fflush(stdout);
@@ -170,6 +179,7 @@ oom:
 done:
   lay_ctx_free(ctx);
   lay_hsi_free(h);
+  free(path);
   return rc;
 }
 
@@ -274,76 +284,112 @@ int cli_export(lay_ctx *ctx, int argc, char **argv) {
 
 /* ---- lay pack/unpack --hsi FILE --input/--output K ------------------------- */
 
-int cli_hsi_run(int pack, const char *hsi_file, const char *which,
-                const char *key, const char *in_path, const char *out_path,
-                lay_ctx *ctx) {
-  int output;
-  if (!which || !strcmp(which, "input")) output = 0;
-  else if (!strcmp(which, "output")) output = 1;
-  else return cli_usage("--hsi: --input K or --output K");
-  if (!hsi_file) return cli_usage("--hsi needs a flexmlrt-hsi.json file");
-  if (!key || !*key)
-    return cli_usage("--hsi needs --input K or --output K (an index or a "
-                     "name)");
-  lay_hsi *h = read_report(hsi_file);
-  if (!h) return CLI_FAIL;
-  lay_ctx *own = NULL;
-  lay_plan *p = NULL;
-  unsigned char *src = NULL, *dst = NULL;
-  int rc = CLI_FAIL;
-  lay_error err;
-  const char *side = output ? "outputs" : "inputs";
-  int idx = lay_hsi_find(h, output, key);
-  if (idx < 0) {
-    cli_fail("%s: no entry '%s' in %s (%d entr%s)", hsi_file, key, side,
-             lay_hsi_count(h, output),
-             lay_hsi_count(h, output) == 1 ? "y" : "ies");
-    goto done;
+/* One entry to run: which, the frame (-1: all, one after another). */
+typedef struct job {
+  int pack, output, idx;
+  int64_t frame;
+  const char *file; /* the report, for messages */
+} job;
+
+/* A .npy file's data (version 1-3, C order, the dtype of the entry) in
+** place: *data and *n point into buf. 0, or -1 after printing. Only what
+** numpy.save writes: '{'descr': '<f4', 'fortran_order': False, ...}'. */
+static int npy_data(const char *path, unsigned char *buf, size_t len,
+                    lay_dtype dt, unsigned char **data, size_t *n) {
+  if (len < 10 || memcmp(buf, "\x93NUMPY", 6)) return 1; /* not .npy */
+  size_t hl = buf[6] == 1 ? (size_t)buf[8] | (size_t)buf[9] << 8
+              : len >= 12 ? (size_t)buf[8] | (size_t)buf[9] << 8 |
+                                (size_t)buf[10] << 16 | (size_t)buf[11] << 24
+                          : SIZE_MAX;
+  size_t off = buf[6] == 1 ? 10 : 12;
+  if (hl > len - off) {
+    cli_fail("%s: a truncated .npy header", path);
+    return -1;
   }
-  const lay_hsi_issue *is = lay_hsi_entry_issue(h, output, idx);
+  char head[512];
+  size_t k = hl < sizeof head - 1 ? hl : sizeof head - 1;
+  memcpy(head, buf + off, k);
+  head[k] = '\0';
+  const char *d = strstr(head, "'descr':");
+  char descr[16] = "";
+  if (d) sscanf(d + 8, " '%15[^']'", descr);
+  if (strstr(head, "'fortran_order': True")) {
+    cli_fail("%s: a Fortran-order .npy; save it in C order", path);
+    return -1;
+  }
+  lay_dtype got = lay_dtype_parse(descr);
+  if (got != dt && !(dt == LAY_DT_BF16 && !strcmp(descr, "<u2"))) {
+    cli_fail("%s: dtype '%s', the entry needs %s", path, descr,
+             lay_dtype_name(dt));
+    return -1;
+  }
+  *data = buf + off + hl;
+  *n = len - off - hl;
+  return 0;
+}
+
+/* Run entry j of h (loaded into ctx) from in_path to out_path. */
+static int run_entry(const lay_hsi *h, lay_ctx *ctx, const job *j,
+                     const char *in_path, const char *out_path) {
+  const char *side = j->output ? "outputs" : "inputs";
+  const lay_hsi_issue *is = lay_hsi_entry_issue(h, j->output, j->idx);
   if (is) {
-    cli_fail("%s: %s", hsi_file, is->text);
-    goto done;
-  }
-  if (!ctx) {
-    if (lay_ctx_new(&own, &err)) {
-      cli_print_error(&err);
-      goto done;
-    }
-    ctx = own;
-  }
-  if (lay_hsi_load(h, ctx, NS, &err)) {
-    cli_print_error(&err);
-    goto done;
+    cli_fail("%s: %s", j->file, is->text);
+    return CLI_FAIL;
   }
   lay_hsi_info inf;
-  lay_hsi_info_get(h, output, idx, &inf);
+  lay_hsi_info_get(h, j->output, j->idx, &inf);
+  if (j->frame >= inf.frames) {
+    cli_fail("%s: %s[%d] has %lld frame%s; --frame %lld is past them",
+             j->file, side, j->idx, (long long)inf.frames,
+             inf.frames == 1 ? "" : "s", (long long)j->frame);
+    return CLI_FAIL;
+  }
   char ref[64];
   snprintf(ref, sizeof ref, NS ".%s", inf.def);
+  lay_plan *p = NULL;
+  lay_error err;
+  unsigned char *src = NULL, *dst = NULL, *data;
+  int rc = CLI_FAIL;
   if (lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank, inf.cpu_dtype,
-                      pack ? LAY_PACK : LAY_UNPACK, &p, &err)) {
-    entry_err(hsi_file, output, idx, &err);
-    goto done;
+                      j->pack ? LAY_PACK : LAY_UNPACK, &p, &err)) {
+    entry_err(j->file, j->output, j->idx, &err);
+    return CLI_FAIL;
   }
-  size_t len;
-  size_t need = lay_plan_src_bytes(p), outn = lay_plan_dst_bytes(p);
-  if (cli_read_all(in_path, need, &src, &len)) goto done;
-  if (len != need) {
+  /* Frames: the CPU side is the whole tensor (pack with --frame K takes
+  ** frame K of it); the NPU side one buffer per frame, one after another
+  ** (unpack with --frame K takes frame K's buffer alone). */
+  size_t s1 = lay_plan_src_bytes(p), d1 = lay_plan_dst_bytes(p);
+  int64_t nf = j->frame >= 0 ? 1 : inf.frames;
+  size_t need = j->pack ? s1 * (size_t)inf.frames : s1 * (size_t)nf;
+  size_t outn = d1 * (size_t)nf, len, n;
+  if (cli_read_all(in_path, need + 4096, &src, &len)) goto done;
+  data = src, n = len;
+  if (src && npy_data(in_path ? in_path : "-", src, len,
+                      j->pack ? inf.cpu_dtype : inf.hw_dtype, &data, &n) < 0)
+    goto done;
+  if (n != need) {
     char sh[200];
-    if (pack) shape_str(sh, sizeof sh, inf.cpu_shape, inf.rank);
+    if (j->pack) shape_str(sh, sizeof sh, inf.cpu_shape, inf.rank);
     else shape_str(sh, sizeof sh, inf.hw_shape, inf.hw_rank);
-    cli_fail("input is %s%zu bytes; %s[%d] needs %zu (%s %s)",
-             len == SIZE_MAX ? "more than " : "", len == SIZE_MAX ? need : len, side, idx,
-             need, lay_dtype_name(pack ? inf.cpu_dtype : inf.hw_dtype), sh);
+    cli_fail("input is %s%zu bytes; %s[%d] needs %zu (%s %s%s)",
+             n == SIZE_MAX ? "more than " : "", n == SIZE_MAX ? need : n,
+             side, j->idx, need,
+             lay_dtype_name(j->pack ? inf.cpu_dtype : inf.hw_dtype), sh,
+             need != s1 ? " per frame" : "");
     goto done;
   }
   if (!(dst = malloc(outn ? outn : 1))) {
     cli_fail("out of memory");
     goto done;
   }
-  if (lay_plan_run(p, src, len, dst, outn, 1, &err)) {
-    entry_err(hsi_file, output, idx, &err);
-    goto done;
+  for (int64_t f = 0; f < nf; f++) {
+    int64_t from = j->pack && j->frame >= 0 ? j->frame : f;
+    if (lay_plan_run(p, data + (size_t)from * s1, s1, dst + (size_t)f * d1,
+                     d1, 1, &err)) {
+      entry_err(j->file, j->output, j->idx, &err);
+      goto done;
+    }
   }
   if (cli_write_all(out_path, dst, outn)) goto done;
   rc = CLI_OK;
@@ -351,7 +397,83 @@ done:
   free(src);
   free(dst);
   lay_plan_free(p);
-  lay_ctx_free(own);
+  return rc;
+}
+
+/* --all DIR: every entry of the side, its file DIR/KEY.npy or DIR/KEY.bin
+** (KEY: tensor_name, else name, else input0/output0), into OUTDIR/KEY.bin. */
+static int run_all(const lay_hsi *h, lay_ctx *ctx, job *j, const char *dir,
+                   const char *outdir) {
+  if (!outdir || !strcmp(outdir, "-"))
+    return cli_usage("--all needs -o OUTDIR (one file per tensor)");
+  int rc = CLI_OK;
+  for (int i = 0; i < lay_hsi_count(h, j->output) && rc == CLI_OK; i++) {
+    lay_hsi_info inf;
+    lay_hsi_info_get(h, j->output, i, &inf);
+    const char *key = inf.tensor_name ? inf.tensor_name
+                      : inf.name      ? inf.name
+                                      : inf.def;
+    char in[1024], out[1024];
+    snprintf(in, sizeof in, "%s/%s.npy", dir, key);
+    FILE *f = fopen(in, "rb");
+    if (f) fclose(f);
+    else snprintf(in, sizeof in, "%s/%s.bin", dir, key);
+    snprintf(out, sizeof out, "%s/%s.bin", outdir, key);
+    j->idx = i;
+    rc = run_entry(h, ctx, j, in, out);
+  }
+  return rc;
+}
+
+int cli_hsi_run(int pack, const cli_args *a, lay_ctx *ctx) {
+  if (!a->hsi) return cli_usage("--hsi needs a flexmlrt-hsi.json file");
+  job j = {pack, a->output != NULL || (!a->input && !pack), 0, -1, a->hsi};
+  const char *key = a->input ? a->input : a->output;
+  if (key && !*key)
+    return cli_usage("--hsi: --input K or --output K (an index or a name)");
+  if (a->all && key)
+    return cli_usage("--hsi: --all runs every entry; no --input/--output");
+  if (a->frame) {
+    char *e = NULL;
+    long long k = strtoll(a->frame, &e, 10);
+    if (!*a->frame || *e || k < 0)
+      return cli_usage("--frame takes a frame index, not '%s'", a->frame);
+    j.frame = k;
+  }
+  lay_error err;
+  char *path = lay_hsi_locate(a->hsi, &err);
+  if (!path) {
+    cli_print_error(&err);
+    return CLI_FAIL;
+  }
+  j.file = path;
+  lay_hsi *h = read_report(path);
+  int rc = CLI_FAIL;
+  const char *side = j.output ? "outputs" : "inputs";
+  if (!h) goto done;
+  if (lay_hsi_load(h, ctx, NS, &err)) {
+    cli_print_error(&err);
+    goto done;
+  }
+  if (a->all) {
+    rc = run_all(h, ctx, &j, a->all, a->out);
+    goto done;
+  }
+  int count = lay_hsi_count(h, j.output);
+  if (!key && count != 1) {
+    cli_fail("%s: %d %s; give --%s K", path, count, side,
+             j.output ? "output" : "input");
+    goto done;
+  }
+  j.idx = key ? lay_hsi_find(h, j.output, key) : 0;
+  if (j.idx < 0) {
+    cli_fail("%s: no entry '%s' in %s (%d entr%s)", path, key, side, count,
+             count == 1 ? "y" : "ies");
+    goto done;
+  }
+  rc = run_entry(h, ctx, &j, a->in, a->out);
+done:
   lay_hsi_free(h);
+  free(path);
   return rc;
 }

@@ -37,6 +37,9 @@ typedef struct cli_args {
   const char *threads;      /* --threads */
   const char *hsi;          /* --hsi (not supported yet) */
   const char *input, *output; /* --input, --output (with --hsi) */
+  const char *npy;          /* --npy: write the output as .npy (cli_npy.c) */
+  const char *frame, *all;  /* --frame K, --all DIR (with --hsi) */
+  const char *kneron;       /* --kneron (cli_kneron.c) */
   const char *map;          /* --map T=S,... (convert, info FROM TO) */
   int json;                 /* --json: machine-readable output */
   int force;                /* --force: replace a read-only output */

@@ -1,7 +1,8 @@
 /*
 ** main.c: the `lay` command line: parses the arguments, prints help and
 ** version, and dispatches to the commands of cli_cmds.c (`draw` to
-** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c).
+** cli_draw.c, `repl` to repl.c, `hsi`, `export` and `--hsi` to cli_hsi.c,
+** `kneron` and `--kneron` to cli_kneron.c).
 **
 **   lay [-f FILE]... COMMAND ARGS [OPTIONS]
 **
@@ -19,7 +20,9 @@
 
 #include "cli_draw.h"
 #include "cli_hsi.h"
+#include "cli_kneron.h"
 #include "cli_lay.h"
+#include "cli_npy.h"
 #include "lay.h"
 #include "repl.h"
 
@@ -35,9 +38,11 @@ enum {
   O_AT = 1 << 7,
   O_OFFSET = 1 << 8,
   O_HSI = 1 << 9,     /* --hsi, --input, --output */
-  O_MAP = 1 << 10,    /* --map T=S,... (convert) */
-  O_JSON = 1 << 11,   /* --json (a flag: no value) */
-  O_FORCE = 1 << 12,  /* --force (a flag) */
+  O_NPY = 1 << 10,    /* --npy (a flag: cli_npy.c) */
+  O_KNERON = 1 << 11, /* --kneron */
+  O_MAP = 1 << 12,    /* --map T=S,... (convert) */
+  O_JSON = 1 << 13,   /* --json (a flag: no value) */
+  O_FORCE = 1 << 14,  /* --force (a flag) */
 };
 
 typedef struct option {
@@ -63,12 +68,16 @@ static const option options[] = {
     {"--hsi", O_HSI, FIELD(hsi)},
     {"--input", O_HSI, FIELD(input)},
     {"--output", O_HSI, FIELD(output)},
+    {"--npy", O_NPY, FIELD(npy)},
+    {"--frame", O_HSI, FIELD(frame)},
+    {"--all", O_HSI, FIELD(all)},
+    {"--kneron", O_KNERON, FIELD(kneron)},
     {"--map", O_MAP, FIELD(map)},
     {"--json", O_JSON, 0},
     {"--force", O_FORCE, 0},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
-#define FLAG_OPTS (O_JSON | O_FORCE) /* options without a value */
+#define FLAG_OPTS (O_JSON | O_FORCE | O_NPY) /* options without a value */
 
 /* A command: its positional arguments and options. */
 typedef struct command {
@@ -82,15 +91,15 @@ typedef struct command {
 } command;
 
 #define MOVE_OPTS \
-  (O_F | O_THREADS | O_SHAPE | O_DTYPE | O_IN | O_OUT | O_FORCE)
+  (O_F | O_THREADS | O_SHAPE | O_DTYPE | O_IN | O_OUT | O_NPY | O_FORCE)
 static const command commands[] = {
-    {"pack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
+    {"pack", 1, 1, MOVE_OPTS | O_HSI | O_KNERON, O_SHAPE, cli_cmd_move,
      "pack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
      "Pack a CPU-side tensor (row-major, CPU-side order) into the layout.\n"
      "Examples:\n"
      "  lay pack amd.hcwnc4 --shape 1,3,224,224 -i img.bin -o img.hcwnc4\n"
      "  lay pack --hsi flexmlrt-hsi.json --input 0 -i x.f32 -o x.npu\n"},
-    {"unpack", 1, 1, MOVE_OPTS | O_HSI, O_SHAPE, cli_cmd_move,
+    {"unpack", 1, 1, MOVE_OPTS | O_HSI | O_KNERON, O_SHAPE, cli_cmd_move,
      "unpack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
      "Unpack a layout buffer back into the CPU-side tensor.\n"
      "Example:\n"
@@ -205,6 +214,13 @@ static const own_command own_commands[] = {
      "  lay hsi flexmlrt-hsi.json\n"
      "  lay hsi flexmlrt-hsi.json --check\n"
      "See also: lay pack|unpack --hsi FILE --input K|--output K.\n"},
+    {"kneron", "kneron FILE",
+     "Print what lay derives from a Kneron PLUS kp.TensorDescriptor (its\n"
+     "Python print): the layout, shapes and quantization.\n"
+     "Options: none.\n"
+     "Example:\n"
+     "  lay kneron descriptor.txt\n"
+     "See also: lay pack|unpack --kneron FILE.\n"},
     {"export", "export FORMAT --shape S [--dtype T] [--quantize SCALE,ZP[,TYPE]]"
                " [--as input|output] [-f FILE] [-o OUT]",
      "Write a flexmlrt-hsi.json report holding one tensor entry that\n"
@@ -239,6 +255,8 @@ static const struct {
             "                 name) of an AMD flexmlrt-hsi.json report\n"},
     {O_MAP, "  --map T=S,...  rename TO's dimensions to match FROM's\n"},
     {O_JSON, "  --json         print JSON for scripts\n"},
+    {O_NPY, "  --npy          write the output as .npy (an OUT ending in .npy is)\n"},
+    {O_KNERON, "  --kneron FILE  the layout of a Kneron kp.TensorDescriptor\n"},
     {O_FORCE, "  --force        replace a read-only or hard-linked -o file\n"},
     {O_F, "  -f FILE        load extra specs (repeatable)\n"},
 };
@@ -253,20 +271,29 @@ static void main_help(FILE *f) {
           "Commands:\n");
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  lay %s\n", commands[i].usage);
-  fprintf(f, "  lay pack|unpack --hsi FILE --input K|--output K [-i IN] [-o OUT]\n");
   for (size_t i = 0; i < NOWN; i++)
     fprintf(f, "  lay %s\n", own_commands[i].usage);
   fprintf(f,
+          "  lay pack|unpack --hsi FILE|DIR [--input K|--output K] [--frame K] "
+          "[-i IN] [-o OUT]\n"
+          "  lay pack|unpack --hsi FILE|DIR --all DIR -o OUTDIR\n"
+          "  lay pack|unpack --kneron FILE [--dtype fp32|int8|int16] [-i IN] "
+          "[-o OUT]\n"
           "\n"
           "Options:\n"
           "  -f FILE      load extra specs (repeatable); LAY_PATH lists "
           "folders\n"
           "               whose .lay files are loaded too\n"
-          "  --shape S    the CPU-side shape, in CPU-side order: 1,3,224,224\n"
+          "  --shape S    the CPU-side shape, in CPU-side order: 1,3,224,224,\n"
+          "               or named: n=1,c=3,h=224,w=224 (checked against the\n"
+          "               layout's dimension names and their order)\n"
           "  --dtype T    fp32 fp16 bf16 int8 uint8 int16 uint16 int32 (or "
           "numpy's\n"
           "               float32, ...); default: the spec's type, else int8\n"
-          "  -i IN, -o OUT  raw little-endian bytes; default stdin, stdout\n"
+          "  -i IN, -o OUT  raw little-endian bytes; default stdin, stdout;\n"
+          "               pack -i X.npy takes the shape and dtype from the file,\n"
+          "               an OUT ending in .npy is written as .npy\n"
+          "  --npy        write the output of pack, unpack or convert as .npy\n"
           "  --threads N  run the plan on N threads\n"
           "  --help       this text (lay COMMAND --help: the command's)\n"
           "  --version    print the version\n"
@@ -355,6 +382,7 @@ static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
       return cli_usage("option '%s' is given twice", o->name);
     cl->seen |= o->bit;
     if (o->bit == O_JSON) cl->a.json = 1;
+    if (o->bit == O_NPY) cl->a.npy = "1"; /* .npy hook */
     if (o->bit == O_FORCE) cli_set_force(cl->a.force = 1);
     return -1;
   }
@@ -382,6 +410,7 @@ static int run_own_args(const char *name, const cli_args *a, int argc,
                         char **argv) {
   if (own_help(name, argc, argv)) return CLI_OK;
   if (!strcmp(name, "hsi")) return cli_hsi(argc, argv);
+  if (!strcmp(name, "kneron")) return cli_kneron(argc, argv);
   if (strcmp(name, "draw") && strcmp(name, "repl") && strcmp(name, "export"))
     return -1;
   lay_ctx *ctx = cli_context(a);
@@ -394,12 +423,14 @@ static int run_own_args(const char *name, const cli_args *a, int argc,
   return rc;
 }
 
-/* pack or unpack --hsi FILE --input K | --output K. */
+/* pack or unpack --hsi FILE|DIR [--input K|--output K] [--frame K], or
+** --all DIR. */
 static int run_hsi_move(const command *cmd, const cli_args *a, int seen) {
   if (!a->hsi)
     return cli_usage("%s: --%s is only used with --hsi", cmd->name,
-                     a->input ? "input" : "output");
-  if (!!a->input == !!a->output)
+                     a->input ? "input" : a->output ? "output"
+                     : a->frame ? "frame" : "all");
+  if (a->input && a->output)
     return cli_usage("%s --hsi: give one of --input K and --output K",
                      cmd->name);
   if (a->npos)
@@ -408,13 +439,9 @@ static int run_hsi_move(const command *cmd, const cli_args *a, int seen) {
   if (seen & (O_SHAPE | O_DTYPE))
     return cli_usage("%s --hsi: the shape and dtype come from the report",
                      cmd->name);
-  if (cli_binary_tty(a->in, a->out, 1, 1)) return CLI_FAIL;
+  if (!a->all && cli_binary_tty(a->in, a->out, 1, 1)) return CLI_FAIL;
   lay_ctx *ctx = cli_context(a);
-  int rc = ctx ? cli_hsi_run(!strcmp(cmd->name, "pack"), a->hsi,
-                             a->input ? "input" : "output",
-                             a->input ? a->input : a->output, a->in, a->out,
-                             ctx)
-               : CLI_FAIL;
+  int rc = ctx ? cli_hsi_run(!strcmp(cmd->name, "pack"), a, ctx) : CLI_FAIL;
   lay_ctx_free(ctx);
   return rc;
 }
@@ -422,6 +449,8 @@ static int run_hsi_move(const command *cmd, const cli_args *a, int seen) {
 /* The positional arguments and required options of `cmd`: 0 when they are
 ** all there, else the usage error's exit code. */
 static int check_args(const command *cmd, const cli_args *a, int seen) {
+  /* .npy hook: pack -i NAME.npy takes the shape from the file's header. */
+  if (!strcmp(cmd->name, "pack") && cli_npy_name(a->in)) seen |= O_SHAPE & cmd->need;
   if (a->npos < cmd->minpos)
     return cli_usage(
         "%s: missing %s", cmd->name,
@@ -492,6 +521,9 @@ static int run(cmdline *cl, int argc, char **argv) {
     return CLI_OK;
   }
   if (!cl->cmd) return cli_usage("no command given");
+  if (cl->seen & O_KNERON)
+    return cli_kneron_cmd(a, cl->cmd->name, (cl->seen & O_HSI) != 0,
+                          (cl->seen & O_SHAPE) != 0);
   if (cl->seen & O_HSI) return run_hsi_move(cl->cmd, a, cl->seen);
   if ((rc = check_args(cl->cmd, a, cl->seen))) return rc;
   return cl->cmd->run(a);

@@ -1,6 +1,7 @@
 /*
 ** plan_int.h: the internal structure of a plan, shared by the planner
-** (plan.c), the executor (exec.c) and the value conversions (value.c).
+** (interp/plan/), the executor (exec.c, conv.c, kern_*.c) and the value
+** conversions (value.c).
 **
 ** A plan moves elements from a source side to a destination side. A side
 ** is a concrete layout: the CPU side (row-major, one digit per dimension)
@@ -15,10 +16,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "ir.h"
+#include "kernels.h"
 #include "lay.h"
 
 typedef struct li_plan li_plan;
+
+/* Fill err (may be NULL) through lang's lg_error_plain and give the code
+** back: `return li_fail(err, LAY_E_ARG, "no plan");` */
+#define li_fail(err, code, ...) \
+  (lg_error_plain((err), (code), NULL, __VA_ARGS__), (code))
 
 /* ---- Value rules ---------------------------------------------------------- */
 typedef enum li_vkind {
@@ -123,6 +131,9 @@ typedef struct li_side {
   li_vrule v;            /* value rule */
   li_gather *table;      /* gather table (naxes == 0), malloc'd */
   int is_cpu;            /* the plain CPU side */
+  struct li_side *grid;  /* a table side made from interleaved strides
+                            (plan.c tangled_table): the side as its axes
+                            describe it, for `at`; malloc'd, else NULL */
 } li_side;
 
 /* ---- Boxes ------------------------------------------------------------- */
@@ -135,29 +146,15 @@ typedef struct li_loop {
                       (destination), relative to iteration 0; ss = ds = 0 */
 } li_loop;
 
+/* The kernels (kernels.h): LI_K_MEMCPY, LI_K_COPY, ... */
 typedef enum li_kern {
-  LI_K_MEMCPY,   /* contiguous run on both sides */
-  LI_K_COPY,     /* strided element copy */
-  LI_K_ILV,      /* 1-byte planes interleaved into blocks of bk (2/4/8) */
-  LI_K_ILV2,     /* ILV over two loops: the rows of a tile, written to
-                    their destination rows (bk 8) or through a stack tile */
-  LI_K_DEILV2,   /* blocks of bk bytes -> planes, read as the rows of a
-                    tile (bk 8) or through a stack tile */
-  LI_K_EXPAND,   /* 1-byte rows of k back to back -> rows of bk with pads */
-  LI_K_CONV_ILV, /* each plane's run converted, then interleaved (1-byte dst) */
-  LI_K_ROWS,     /* rows of bk contiguous bytes (2 or 3 loops), row pads */
-  LI_K_BLOCK,    /* n x k block, dst stride 1 inside (k unrolled for
-                    2/3/4/8/16/32, else bk = 0), row pads */
-  LI_K_CONV,     /* value conversion through stack tiles */
-  LI_K_TABLE,    /* a gather table's runs (plan_int.h li_gather) */
-  LI_K_MEMSET,   /* fill, contiguous, one byte value */
-  LI_K_FILL,     /* fill, strided or multi-byte pattern */
-  LI_K_PADCONV,  /* fill with the source's pad converted per channel */
-  LI_K_SPLIT2,   /* 2-byte elements split into 2 byte planes, k <= 16
-                    elements per row (blocks of 16 rows x 16 transposed) */
-  LI_K_DIMTAB    /* the innermost loop is a table loop: one element per
-                    (source, destination) offset pair */
+#define X(id, name, loops, what) LI_K_##id,
+  LI_KERNELS(X)
+#undef X
+  LI_K_COUNT
 } li_kern;
+const char *li_kern_name(li_kern k); /* "memcpy", ...; exec.c */
+int li_kern_loops(li_kern k);        /* the loops it takes at most */
 
 typedef struct li_box {
   int fill;          /* 1: write the constant `pat` instead of reading */
@@ -171,6 +168,21 @@ typedef struct li_box {
   int64_t pre, post; /* data: pad elements written before / after every
                         innermost row (fused row padding, dst stride 1) */
 } li_box;
+
+/* A gather tile (tr.c li_trg_run): the transposition of a box whose
+** source runs along its innermost loop j (the kernel's one loop) and
+** whose destination runs along a combination of other loops, taken out of
+** the box into this table. Tile row i (of T = 16 / element size) starts
+** at source offset row[i] (elements, from the step's base; -1: a pad row,
+** the pad element); element i of a destination row goes to grp[i / g] +
+** i % g (from the step's base plus the column times j's stride). */
+typedef struct li_trg {
+  int64_t row[16];   /* source offset of each tile row, -1: pad */
+  int64_t grp[16];   /* destination offset of each group */
+  int g;             /* elements per group: 1, 2, 4, 8 or 16 */
+  int ng;            /* groups: ng * g == T */
+  uint8_t pad[16];   /* the pad element, repeated */
+} li_trg;
 
 #define LI_PAT_MAX 16 /* bytes of one fill pattern (planes: one per plane) */
 
@@ -186,6 +198,8 @@ struct li_plan {
   li_loop *loops;
   int npat;
   uint8_t (*pats)[LI_PAT_MAX];
+  int ntrg;            /* gather tiles (li_trg) of the TRG boxes */
+  li_trg *trg;         /* box bk indexes it */
   int slow;            /* value path through tiles */
   int simd;            /* kernels' instruction sets: LI_SIMD_* */
   int dmap[LG_MAX_RANK]; /* d's dim for each of s's dims */
@@ -207,7 +221,7 @@ struct li_plan {
 #define LI_SIMD_SSE 1
 #define LI_SIMD_AVX2 2
 int li_simd_level(void);
-/* exec.c: a rows x k block from S (strides sso, ssi in S elements) to D
+/* conv.c: a rows x k block from S (strides sso, ssi in S elements) to D
 ** (dso, dsi), S's unpack rule then D's pack rule; channel of (r, i) is
 ** cb + r*cso + i*csi; pre/post pad elements of D's pad around each row
 ** (dsi == 1 then). */
@@ -222,5 +236,17 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
 lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
                        void *dst, size_t dst_bytes, int threads,
                        lay_error *err);
+
+/* tr.c: the gather tile t over `cols` columns: source s (the step's base),
+** destination d, dsc the destination stride of a column (elements). */
+void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
+                int64_t cols, uint8_t *d, int64_t dsc);
+/* tr.c: B = A^T for elements of esz (1, 2, 4 or 8) bytes. A is rows x
+** cols with row i at a + i*lda elements, B is cols x rows with row j at
+** b + j*ldb. Loads stay inside [lo, hi) (the source buffer); only B's
+** elements are written. simd: LI_SIMD_* the kernels may use. */
+void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
+             const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
+             int64_t rows, int64_t cols);
 
 #endif /* LI_PLAN_INT_H */

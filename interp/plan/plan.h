@@ -32,6 +32,21 @@ lay_status li_plan_build(const lg_ir *ir, const int64_t *shape, int rank,
 lay_status li_plan_convert(const lg_ir *a, const lg_ir *b,
                            const int64_t *shape, int rank, lay_dtype dtype,
                            li_plan **out, lay_error *err);
+/* The two with the plan log (lay.h lay_ctx_set_log): log->fn(log->user,
+** step, text) after each planning step ("sides", "refine", "boxes",
+** "coalesce", "kernels"; plan.c says what each does). log NULL, or its fn
+** NULL: no log, as li_plan_build and li_plan_convert. */
+typedef struct li_log {
+  lay_log_fn fn; /* the callback */
+  void *user;    /* its first argument */
+} li_log;
+lay_status li_plan_build_log(const li_log *log, const lg_ir *ir,
+                             const int64_t *shape, int rank, lay_dtype dtype,
+                             lay_dir dir, li_plan **out, lay_error *err);
+lay_status li_plan_convert_log(const li_log *log, const lg_ir *a,
+                               const lg_ir *b, const int64_t *shape, int rank,
+                               lay_dtype dtype, li_plan **out,
+                               lay_error *err);
 void li_plan_free(li_plan *p);
 
 size_t li_plan_src_bytes(const li_plan *p);

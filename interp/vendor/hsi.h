@@ -16,6 +16,15 @@
 ** --check runs both). An entry with an inconsistency is not defined (its
 ** text appears commented out).
 **
+** One entry never takes the report down: a field that cannot be read, an
+** unknown format (hsi_format.c lists every one AMD's tools and VART
+** write, with its source) or generated text lay refuses makes that entry
+** unusable (a fatal issue with its JSON path), and the others work.
+** Numbers written as strings and upper-case dtype names are read with a
+** note; integers are read exactly from their text (64 bits). Equal
+** cpu_dtype and hw_dtype never rescale. cpu N > 1 with a hw_shape of one
+** frame (N = 1) is N frame buffers (lay_hsi_info.frames).
+**
 ** Every definition maps the CPU tensor to the NPU buffer (pack); for an
 ** output the report lists the chain NPU -> CPU, which is inverted here.
 **

@@ -45,6 +45,10 @@ typedef enum ref_kind {
   R_CHUNKED,  /* Qualcomm ChunkedMemoryLayout<...> with `pairs` */
   R_K1W16,    /* Kneron (n,c,h,w) -> [n, c/16, h, w, c%16] */
   R_K1W16C,   /* Kneron's C pseudo-code for outer channel groups */
+  R_KCOMPACT, /* Kneron (n,c,h,w) -> [n, h, w, c/16, c%16] (CH_COMPACT) */
+  R_K8W1,     /* Kneron (n,c,h,w) -> [n, c, h, ceil8(w)] (16-bit words) */
+  R_KHCW16,   /* KL520 (n,c,h,w) -> [n, h, c, ceil16(w)] */
+  R_KHCW8,    /* KL520 (n,c,h,w) -> [n, h, c, ceil8(w)] (16-bit words) */
   R_K4W4,     /* Kneron (n,c,h,w) -> [n, c/4, h, ceil4(w), c%4] */
   R_K16W1,    /* Kneron (n,c,h,w) -> [n, c, h, ceil16(w)] */
   R_TIDL      /* TI: a = pad_l, pad_r, pad_t, pad_b, pad_ch, ch_pitch */
@@ -69,7 +73,9 @@ typedef struct fmt {
   int64_t a[6];      /* its parameters (see ref_kind) */
   const int *pairs;  /* R_CHUNKED: (dim, size) pairs, outermost first */
   int npairs;        /* the number of pairs */
-  int hl;            /* Kneron high/low byte entries (int16 only) */
+  int hl;            /* Kneron high/low byte entries (int16 only); 2:
+                        16-bit words stored low byte & 0xfe, high byte */
+  lay_dtype own;     /* a copy format's own CPU type (RAW_FLOAT: fp32) */
   val_kind val;      /* the value rule */
   lay_dtype hwt;     /* the hardware type of a value rule */
   double v[3];       /* the value rule's constants (see val_kind) */
@@ -136,40 +142,88 @@ static const fmt fmts[] = {
     {F("qnn", "qnn.crouton2x2", BHWD, R_CHUNKED), PAIRS(P_CR2X2)},
     {F("qnn", "qnn.crouton2", BHWD, R_CHUNKED), PAIRS(P_CR2)},
     {F("qnn", "qnn.conv_weight", "fh,fw,cin,cout", R_CHUNKED), PAIRS(P_CONVW)},
-    /* Kneron */
-    {F("kneron", "kneron.1w16c8b", NCHW, R_K1W16)},
+    /* Kneron (1w16c8b: the shipped code's order, batch inside the groups) */
+    {F("kneron", "kneron.1w16c8b", NCHW, R_K1W16C)},
     {F("kneron", "kneron.1w16c8b_batch_inside", NCHW, R_K1W16C)},
+    {F("kneron", "kneron.1w16c8b_batch_outside", NCHW, R_K1W16)},
+    {F("kneron", "kneron.1w16c8b_ch_compact", NCHW, R_KCOMPACT)},
     {F("kneron", "kneron.4w4c8b", NCHW, R_K4W4)},
     {F("kneron", "kneron.16w1c8b", NCHW, R_K16W1)},
-    {F("kneron", "kneron.1w16c8bhl", NCHW, R_K1W16), .hl = 1, .hwt = I16},
+    {F("kneron", "kneron.kl520_16w1c8b", NCHW, R_KHCW16)},
+    {F("kneron", "kneron.raw_8b", NCHW, R_ROWMAJOR)},
+    {F("kneron", "kneron.raw_float", NCHW, R_ROWMAJOR), .own = LAY_DT_FP32},
+    {F("kneron", "kneron.1w16c8bhl", NCHW, R_K1W16C), .hl = 1, .hwt = I16},
     {F("kneron", "kneron.1w16c8bhl_batch_inside", NCHW, R_K1W16C), .hl = 1,
+     .hwt = I16},
+    {F("kneron", "kneron.1w16c8bhl_batch_outside", NCHW, R_K1W16), .hl = 1,
+     .hwt = I16},
+    {F("kneron", "kneron.1w16c8bhl_ch_compact", NCHW, R_KCOMPACT), .hl = 1,
      .hwt = I16},
     {F("kneron", "kneron.4w4c8bhl", NCHW, R_K4W4), .hl = 1, .hwt = I16},
     {F("kneron", "kneron.16w1c8bhl", NCHW, R_K16W1), .hl = 1, .hwt = I16},
-    {F("kneron", "kneron.1w16c8b_q(0.5, 3)", NCHW, R_K1W16), .val = V_FIXED,
+    {F("kneron", "kneron.8w1c16b", NCHW, R_K8W1), .hl = 2, .hwt = I16},
+    {F("kneron", "kneron.kl520_8w1c16b", NCHW, R_KHCW8), .hl = 2, .hwt = I16},
+    {F("kneron", "kneron.raw_16b", NCHW, R_ROWMAJOR), .hl = 2, .hwt = I16},
+    {F("kneron", "kneron.1w16c8b_q(0.5, 3)", NCHW, R_K1W16C), .val = V_FIXED,
      .hwt = I8, .v = {0.5, 3}, .kmax = 300},
+    {F("kneron", "kneron.1w16c8b_batch_outside_q(0.5, 3)", NCHW, R_K1W16),
+     .val = V_FIXED, .hwt = I8, .v = {0.5, 3}, .kmax = 300},
+    {F("kneron", "kneron.1w16c8b_ch_compact_q(2, 2)", NCHW, R_KCOMPACT),
+     .val = V_FIXED, .hwt = I8, .v = {2, 2}, .kmax = 300},
     {F("kneron", "kneron.4w4c8b_q(scale=2, radix=1)", NCHW, R_K4W4),
      .val = V_FIXED, .hwt = I8, .v = {2, 1}, .kmax = 300},
     {F("kneron", "kneron.16w1c8b_q(1, 0)", NCHW, R_K16W1), .val = V_FIXED,
      .hwt = I8, .v = {1, 0}, .kmax = 1200},
-    {F("kneron", "kneron.1w16c8bhl_q(0.25, 2)", NCHW, R_K1W16), .hl = 1,
+    {F("kneron", "kneron.kl520_16w1c8b_q(1, 1)", NCHW, R_KHCW16),
+     .val = V_FIXED, .hwt = I8, .v = {1, 1}, .kmax = 1200},
+    {F("kneron", "kneron.raw_8b_q(0.5, 1)", NCHW, R_ROWMAJOR), .val = V_FIXED,
+     .hwt = I8, .v = {0.5, 1}, .kmax = 1200},
+    {F("kneron", "kneron.1w16c8bhl_q(0.25, 2)", NCHW, R_K1W16C), .hl = 1,
      .val = V_FIXED, .hwt = I16, .v = {0.25, 2}, .kmax = 320000},
+    {F("kneron", "kneron.1w16c8bhl_batch_outside_q(0.25, 2)", NCHW, R_K1W16),
+     .hl = 1, .val = V_FIXED, .hwt = I16, .v = {0.25, 2}, .kmax = 320000},
+    {F("kneron", "kneron.1w16c8bhl_ch_compact_q(0.25, 2)", NCHW, R_KCOMPACT),
+     .hl = 1, .val = V_FIXED, .hwt = I16, .v = {0.25, 2}, .kmax = 320000},
     {F("kneron", "kneron.4w4c8bhl_q(scale=0.5, radix=4)", NCHW, R_K4W4),
      .hl = 1, .val = V_FIXED, .hwt = I16, .v = {0.5, 4}, .kmax = 40000},
     {F("kneron", "kneron.16w1c8bhl_q(1, 1)", NCHW, R_K16W1), .hl = 1,
      .val = V_FIXED, .hwt = I16, .v = {1, 1}, .kmax = 160000},
-    {F("kneron", "kneron.1w16c8b_qc", NCHW, R_K1W16), .val = V_FIXED, .hwt = I8,
-     .per_channel = 1, .kmax = 600},
-    {F("kneron", "kneron.4w4c8b_qc", NCHW, R_K4W4), .val = V_FIXED, .hwt = I8,
-     .per_channel = 1, .kmax = 600},
-    {F("kneron", "kneron.16w1c8b_qc", NCHW, R_K16W1), .val = V_FIXED, .hwt = I8,
-     .per_channel = 1, .kmax = 600},
-    {F("kneron", "kneron.1w16c8bhl_qc", NCHW, R_K1W16), .hl = 1, .val = V_FIXED,
-     .hwt = I16, .per_channel = 1, .kmax = 160000},
-    {F("kneron", "kneron.4w4c8bhl_qc", NCHW, R_K4W4), .hl = 1, .val = V_FIXED,
-     .hwt = I16, .per_channel = 1, .kmax = 160000},
-    {F("kneron", "kneron.16w1c8bhl_qc", NCHW, R_K16W1), .hl = 1, .val = V_FIXED,
-     .hwt = I16, .per_channel = 1, .kmax = 160000},
+    {F("kneron", "kneron.8w1c16b_q(1, 3)", NCHW, R_K8W1), .hl = 2,
+     .val = V_FIXED, .hwt = I16, .v = {1, 3}, .kmax = 40000},
+    {F("kneron", "kneron.kl520_8w1c16b_q(0.5, 2)", NCHW, R_KHCW8), .hl = 2,
+     .val = V_FIXED, .hwt = I16, .v = {0.5, 2}, .kmax = 160000},
+    {F("kneron", "kneron.raw_16b_q(1, 1)", NCHW, R_ROWMAJOR), .hl = 2,
+     .val = V_FIXED, .hwt = I16, .v = {1, 1}, .kmax = 160000},
+    {F("kneron", "kneron.1w16c8b_qc", NCHW, R_K1W16C), .val = V_FIXED,
+     .hwt = I8, .per_channel = 1, .kmax = 600},
+    {F("kneron", "kneron.1w16c8b_batch_outside_qc", NCHW, R_K1W16), .val = V_FIXED,
+     .hwt = I8, .per_channel = 1, .kmax = 600},
+    {F("kneron", "kneron.1w16c8b_ch_compact_qc", NCHW, R_KCOMPACT), .val = V_FIXED,
+     .hwt = I8, .per_channel = 1, .kmax = 600},
+    {F("kneron", "kneron.4w4c8b_qc", NCHW, R_K4W4), .val = V_FIXED,
+     .hwt = I8, .per_channel = 1, .kmax = 600},
+    {F("kneron", "kneron.16w1c8b_qc", NCHW, R_K16W1), .val = V_FIXED,
+     .hwt = I8, .per_channel = 1, .kmax = 600},
+    {F("kneron", "kneron.kl520_16w1c8b_qc", NCHW, R_KHCW16), .val = V_FIXED,
+     .hwt = I8, .per_channel = 1, .kmax = 600},
+    {F("kneron", "kneron.raw_8b_qc", NCHW, R_ROWMAJOR), .val = V_FIXED,
+     .hwt = I8, .per_channel = 1, .kmax = 600},
+    {F("kneron", "kneron.1w16c8bhl_qc", NCHW, R_K1W16C), .hl = 1,
+     .val = V_FIXED, .hwt = I16, .per_channel = 1, .kmax = 160000},
+    {F("kneron", "kneron.1w16c8bhl_batch_outside_qc", NCHW, R_K1W16), .hl = 1,
+     .val = V_FIXED, .hwt = I16, .per_channel = 1, .kmax = 160000},
+    {F("kneron", "kneron.1w16c8bhl_ch_compact_qc", NCHW, R_KCOMPACT), .hl = 1,
+     .val = V_FIXED, .hwt = I16, .per_channel = 1, .kmax = 160000},
+    {F("kneron", "kneron.4w4c8bhl_qc", NCHW, R_K4W4), .hl = 1,
+     .val = V_FIXED, .hwt = I16, .per_channel = 1, .kmax = 160000},
+    {F("kneron", "kneron.16w1c8bhl_qc", NCHW, R_K16W1), .hl = 1,
+     .val = V_FIXED, .hwt = I16, .per_channel = 1, .kmax = 160000},
+    {F("kneron", "kneron.8w1c16b_qc", NCHW, R_K8W1), .hl = 2,
+     .val = V_FIXED, .hwt = I16, .per_channel = 1, .kmax = 160000},
+    {F("kneron", "kneron.kl520_8w1c16b_qc", NCHW, R_KHCW8), .hl = 2,
+     .val = V_FIXED, .hwt = I16, .per_channel = 1, .kmax = 160000},
+    {F("kneron", "kneron.raw_16b_qc", NCHW, R_ROWMAJOR), .hl = 2,
+     .val = V_FIXED, .hwt = I16, .per_channel = 1, .kmax = 160000},
     /* TI */
     {F("ti", "ti.tidl", NCHW, R_TIDL), .a = {0, 0, 0, 0, 0, 0}},
     {F("ti", "ti.tidl(1,1,1,1)", NCHW, R_TIDL), .a = {1, 1, 1, 1, 0, 0}},
@@ -269,11 +323,13 @@ static const char *coord_str(const int64_t *x, int rank) {
 
 /* The CPU-side element type of format f run with type t. */
 static lay_dtype cpu_type(const fmt *f, lay_dtype t) {
+  if (f->own) return f->own;
   return f->val != V_COPY ? LAY_DT_FP32 : f->hl ? LAY_DT_INT16 : t;
 }
 
 /* The hardware element type (for HL: the 16-bit value before the split). */
 static lay_dtype hw_type(const fmt *f, lay_dtype t) {
+  if (f->own) return f->own;
   return f->val != V_COPY || f->hl ? f->hwt : t;
 }
 
@@ -345,6 +401,22 @@ static int64_t ref_slot(const fmt *f, const int64_t *s, int rank,
     return x[1] + x[3] * 16 + x[2] * 16 * w + x[0] * 16 * h * w +
            (x[1] >> 4) * (max - 16);
   }
+  case R_KCOMPACT: {
+    int64_t cb = ceil_to(c, 16);
+    *slots = n * h * w * cb;
+    return ((x[0] * h + x[2]) * w + x[3]) * cb + x[1];
+  }
+  case R_K8W1: {
+    int64_t w8 = ceil_to(w, 8);
+    *slots = n * c * h * w8;
+    return ((x[0] * c + x[1]) * h + x[2]) * w8 + x[3];
+  }
+  case R_KHCW16:
+  case R_KHCW8: {
+    int64_t wa = ceil_to(w, f->kind == R_KHCW16 ? 16 : 8);
+    *slots = n * h * c * wa;
+    return ((x[0] * h + x[2]) * c + x[1]) * wa + x[3];
+  }
   case R_K4W4: {
     int64_t cb = ceil_to(c, 4) / 4, w4 = ceil_to(w, 4);
     *slots = n * cb * h * w4 * 4;
@@ -373,6 +445,11 @@ static int slot_offsets(const fmt *f, int64_t slot, size_t size,
   if (!f->hl) {
     off[0] = slot * (int64_t)size;
     return 1;
+  }
+  if (f->hl == 2) { /* a 16-bit word: low byte, high byte */
+    off[0] = slot * 2;
+    off[1] = off[0] + 1;
+    return 2;
   }
   off[0] = slot / 16 * 32 + slot % 16;
   off[1] = off[0] + 16;
@@ -527,7 +604,10 @@ static void ref_pack(const fmt *f, const int64_t *s, int rank, lay_dtype t,
     unravel(i, s, rank, x);
     ref_value(f, t, rank > 1 ? x[1] : 0, cpu + i * (int64_t)ces, v);
     int no = slot_offsets(f, ref_slot(f, s, rank, x, &slots), hes, off);
-    if (f->hl) { /* low byte (u >> 1) & 0x7f, high byte (u >> 8) & 0xff */
+    if (f->hl == 2) { /* u & 0xfffe, little-endian */
+      hw[off[0]] = (uint8_t)(v[0] & 0xfe);
+      hw[off[1]] = v[1];
+    } else if (f->hl) { /* low (u >> 1) & 0x7f, high (u >> 8) & 0xff */
       unsigned u = (unsigned)(v[0] | v[1] << 8);
       hw[off[0]] = (uint8_t)(u >> 1 & 0x7f);
       hw[off[1]] = (uint8_t)(u >> 8 & 0xff);
@@ -551,7 +631,10 @@ static void ref_unpack(const fmt *f, const int64_t *s, int rank, lay_dtype t,
     uint8_t v[4];
     unravel(i, s, rank, x);
     slot_offsets(f, ref_slot(f, s, rank, x, &slots), hes, off);
-    if (f->hl) { /* (high << 8) | (low << 1) */
+    if (f->hl == 2) { /* bit 0 reads as 0 */
+      v[0] = (uint8_t)(hw[off[0]] & 0xfe);
+      v[1] = hw[off[1]];
+    } else if (f->hl) { /* (high << 8) | (low << 1) */
       unsigned u = (unsigned)(hw[off[1]] << 8 | (hw[off[0]] & 0x7f) << 1);
       v[0] = (uint8_t)u;
       v[1] = (uint8_t)(u >> 8);
@@ -704,7 +787,7 @@ static void check_where_at(const tcase *k, const fmt *f, const lay_plan *p,
     if (owner[b] >= 0) {
       unravel(owner[b], k->s, k->rank, x);
       bad |= memcmp(x, y, sizeof *x * (size_t)k->rank) != 0;
-      if (f->hl) bad |= plane != (int)(b / 16 % 2);
+      if (f->hl) bad |= plane != (int)(f->hl == 2 ? b % 2 : b / 16 % 2);
     }
     if (bad) {
       failf(k, "at", "byte %zu gives %s%s plane %d, want %s", b,
@@ -790,8 +873,8 @@ static void check_types(const fmt *f, const int64_t *s, int rank) {
   if (!st) check_eq(&k, "dtype none: CPU type", lay_plan_src_dtype(p), k.t);
   lay_plan_free(p);
   p = NULL;
-  if (f->val == V_COPY && !f->hl) return;
-  k.t = f->val != V_COPY ? LAY_DT_INT16 : LAY_DT_INT8;
+  if (f->val == V_COPY && !f->hl && !f->own) return;
+  k.t = f->val != V_COPY || f->own ? LAY_DT_INT16 : LAY_DT_INT8;
   st = lay_plan_create(g_ctx, k.format, s, rank, k.t, LAY_PACK, &p, NULL);
   check_eq(&k, "conflicting dtype: status", st, LAY_E_TYPE);
   lay_plan_free(p);
@@ -825,7 +908,8 @@ static const lay_dtype TYPES[] = {LAY_DT_INT8,   LAY_DT_UINT8, LAY_DT_INT16,
 static void check_format(const fmt *f) {
   int rank = rank_of(f);
   int ntypes =
-      f->val == V_COPY && !f->hl ? (int)(sizeof TYPES / sizeof *TYPES) : 1;
+      f->val == V_COPY && !f->hl && !f->own ? (int)(sizeof TYPES / sizeof *TYPES)
+                                            : 1;
   for (int si = 0; si < NSHAPES && SHAPES[rank][si][0]; si++) {
     const int64_t *s = SHAPES[rank][si];
     for (int ti = 0; ti < ntypes; ti++)
@@ -913,7 +997,7 @@ static const conv_case CONVS[] = {
      "ti.tidl(pad_ch=1, ch_pitch=1100)",
      {2, 17, 3, 9},
      LAY_DT_INT8},
-    {"kneron.1w16c8b", "kneron.1w16c8b_batch_inside", {3, 17, 2, 5},
+    {"kneron.1w16c8b", "kneron.1w16c8b_batch_outside", {3, 17, 2, 5},
      LAY_DT_INT8},
     {"qnn.crouton", "qnn.d32", {2, 9, 11, 37}, LAY_DT_INT8},
     {"qnn.crouton2x2", "qnn.crouton4x1", {1, 13, 6, 33}, LAY_DT_FP16},
@@ -931,6 +1015,9 @@ static const conv_case CONVS[] = {
      {1, 17, 6, 5},
      LAY_DT_FP32},
     {"core.nchw", "amd.hcwnc_bf16(8)", {2, 9, 3, 5}, LAY_DT_FP32},
+    /* (new cases go last: the random inputs of the ones above stay) */
+    {"kneron.1w16c8b_ch_compact", "kneron.kl520_16w1c8b", {2, 19, 3, 5},
+     LAY_DT_INT8},
 };
 
 static void check_convert(const conv_case *cc) {

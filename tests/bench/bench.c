@@ -45,7 +45,7 @@
 #include "lay.h"
 
 #ifdef LAY_BENCH_DNNL
-#include <oneapi/dnnl/dnnl.h>
+#include "dnnl_md.h"
 #endif
 
 #define NOINLINE __attribute__((noinline))
@@ -531,42 +531,16 @@ WRAPK(T7, nchw16_to_1w16c8bhl, int16_t, uint8_t, 1, 64, 56, 56)
 static dnnl_engine_t g_eng;
 static dnnl_stream_t g_strm;
 
-#define DNNL_OK(x)                                                       \
-  do {                                                                   \
-    dnnl_status_t st_ = (x);                                             \
-    if (st_ != dnnl_success) {                                           \
-      fprintf(stderr, "oneDNN error %d at %s:%d: %s\n", (int)st_,        \
-              __FILE__, __LINE__, #x);                                   \
-      exit(3);                                                           \
-    }                                                                    \
-  } while (0)
-
 static dnnl_data_type_t dnnl_dt(dt_t t) {
   return t == DT_F32 ? dnnl_f32 : t == DT_S8 ? dnnl_s8 : dnnl_u8; /* T7 (s16) has no md */
 }
 
-/* A blocked memory descriptor written field by field. */
+/* A blocked memory descriptor written field by field (dnnl_md.h). */
 static dnnl_memory_desc_t md_blocked(const int64_t *dims, const int64_t *pdims,
                                      dt_t dt, const int64_t *strides,
                                      int nblks, const int64_t *blks,
                                      const int64_t *idxs, int64_t off0) {
-  dnnl_memory_desc_t md;
-  memset(&md, 0, sizeof md);
-  md.ndims = 4;
-  for (int d = 0; d < 4; ++d) {
-    md.dims[d] = dims[d];
-    md.padded_dims[d] = pdims[d];
-    md.format_desc.blocking.strides[d] = strides[d];
-  }
-  md.data_type = dnnl_dt(dt);
-  md.offset0 = off0;
-  md.format_kind = dnnl_blocked;
-  md.format_desc.blocking.inner_nblks = nblks;
-  for (int i = 0; i < nblks; ++i) {
-    md.format_desc.blocking.inner_blks[i] = blks[i];
-    md.format_desc.blocking.inner_idxs[i] = idxs[i];
-  }
-  return md;
+  return dnnl_md_blocked(4, dims, pdims, dnnl_dt(dt), strides, nblks, blks, idxs, off0);
 }
 static dnnl_memory_desc_t md_tag(const int64_t *dims, dt_t dt,
                                  dnnl_format_tag_t tag) {

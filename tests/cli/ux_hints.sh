@@ -31,18 +31,24 @@ npy() { # FILE DATA_BYTES
   } >"$1"
   head -c "$2" /dev/zero >>"$1"
 }
-npy "$T/x.npy" 150528
-[ "$(wc -c <"$T/x.npy" | tr -d ' ')" = 150656 ] || fail "the .npy fixture is 150656 bytes"
-run pack core.nchw --shape 1,3,224,224 -i "$T/x.npy" -o "$T/o.bin"
+# A .npy file under another name is read as raw bytes: the hint says so.
+npy "$T/x.data" 150528
+[ "$(wc -c <"$T/x.data" | tr -d ' ')" = 150656 ] || fail "the .npy fixture is 150656 bytes"
+run pack core.nchw --shape 1,3,224,224 -i "$T/x.data" -o "$T/o.bin"
 expect_err "lay: input is 150656 bytes, core.nchw on 1x3x224x224 int8 needs 150528
-hint: $T/x.npy is a .npy file: its data after the 128-byte header has the size needed (raw bytes: tail -c +129 $T/x.npy)" ".npy header"
+hint: $T/x.data is a .npy file: its data after the 128-byte header has the size needed (raw bytes: tail -c +129 $T/x.data)" ".npy header"
 # The hint's command gives the raw bytes.
-tail -c +129 "$T/x.npy" >"$T/raw.bin"
+tail -c +129 "$T/x.data" >"$T/raw.bin"
 run pack core.nchw --shape 1,3,224,224 -i "$T/raw.bin" -o "$T/o.bin"
 expect_rc 0 "the data without the header"
-run pack core.nchw --shape 1,3,2,2 -i "$T/x.npy" -o "$T/o.bin"
+run pack core.nchw --shape 1,3,2,2 -i "$T/x.data" -o "$T/o.bin"
 expect_err "lay: input is 150656 bytes, core.nchw on 1x3x2x2 int8 needs 12
-hint: $T/x.npy is a .npy file (a 128-byte header, then 150528 bytes of data); lay reads raw bytes" ".npy of another size"
+hint: $T/x.data is a .npy file (a 128-byte header, then 150528 bytes of data); lay reads raw bytes" ".npy of another size"
+# Named .npy, it is read as one (cli_npy.c).
+cp "$T/x.data" "$T/x.npy"
+run pack core.nchw -i "$T/x.npy" -o "$T/o2.bin"
+expect_rc 0 "pack X.npy"
+cmp -s "$T/o.bin" "$T/o2.bin" 2>/dev/null || cmp -s "$T/o2.bin" "$T/raw.bin" || fail "pack X.npy gives the raw data's bytes"
 
 # A channels-last shape on an (n, c, h, w) layout: a note, the command runs.
 head -c 150528 /dev/zero >"$T/img.bin"

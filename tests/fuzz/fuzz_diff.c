@@ -6,9 +6,10 @@
 ** cast or a quantize/fixed clause, a pad value) and of a shape of at most
 ** a few thousand elements. The spec is compiled through the public API
 ** (lay_ctx_load_string, lay_plan_create for pack and unpack) and checked
-** against a slow per-element interpreter of the IR written here from the
-** semantics in lang/ir.h's header comment (the IR comes from
-** lg_instantiate):
+** against a slow per-element reference written here from the
+** semantics in LANGUAGE.md (the generator records each axis' dimension,
+** divisor, modulus and stride, each dimension's window and pads; the
+** planner and the IR are not consulted):
 **   - the buffer size and every byte of the packed buffer, data and pads
 **     (the destination is filled with 0x5A first; every pad element must
 **     hold pad_value);
@@ -17,7 +18,9 @@
 **     exact for the chosen values of the lossless value rules);
 **   - a run on two threads gives the same bytes as one.
 ** A spec the generator believes valid that fails to compile, or any
-** disagreement, aborts with the spec text on stderr.
+** disagreement, aborts with the spec text on stderr. Inputs that start
+** with "TC" are transform chains instead, checked against a numpy-style
+** reference written from LANGUAGE.md (diff_chain.c).
 */
 #include <math.h>
 #include <stdint.h>
@@ -26,6 +29,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "diff_chain.h"
 #include "fuzz.h"
 #include "lang.h"
 
@@ -90,6 +94,15 @@ typedef struct {
   int has_slice;      /* some dimension is sliced (convert is skipped) */
   int mperm[4];       /* layout M: the order of the dimensions */
   int msplit, mmod;   /* layout M: dimension split as d/mmod, d%mmod (-1 none) */
+  /* The layout as LANGUAGE.md defines it, for the reference: per
+  ** dimension the window [lo, hi) and the pad before it; per axis in
+  ** memory order its kind, dimension, divisor and modulus (0: all the
+  ** rest) and stride; the buffer's size in hardware elements. */
+  int64_t lo[4], hi[4], bef[4];
+  int nax;
+  int akind[40], adim[40]; /* akind: 0 digit, 1 unit, 2 byte plane */
+  int64_t adiv[40], amod[40], astr[40];
+  int64_t hwn;
 } gen_t;
 
 /* One memory-order item while it is generated. */
@@ -99,6 +112,8 @@ typedef struct {
   int suffix;         /* 0 none, 1 explicit stride, 2 align */
   int fixed;          /* the extent does not depend on the shape */
   int64_t align;
+  int kind, dim;      /* 0 digit of dim, 1 unit, 2 byte plane */
+  int64_t div, mod;   /* digit: (p / div) % mod, mod 0 = all the rest */
 } item_t;
 
 static const lay_dtype all_types[] = {LAY_DT_INT8,  LAY_DT_UINT8, LAY_DT_INT16,
@@ -234,18 +249,25 @@ static int generate(src_t *s, gen_t *g, sbuf *b) {
       snprintf(e, sizeof e, "x%d", d);
     }
     len = bef + (hi - lo) + aft;
+    g->lo[d] = lo;
+    g->hi[d] = hi;
+    g->bef[d] = bef;
     int split = kind == 1 || kind == 5 || (kind == 4 && rd(s, 2));
     if (kind == 2) { /* ceil */
       int64_t k = 1 + rd(s, 9);
       item_t *x = &it[n++];
       snprintf(x->text, sizeof x->text, "ceil(x%d, %lld)", d, (long long)k);
       x->extent = (len + k - 1) / k * k;
+      x->dim = d;
+      x->div = 1;
       continue;
     }
     if (!split) {
       item_t *x = &it[n++];
       snprintf(x->text, sizeof x->text, "%s", e);
       x->extent = len;
+      x->dim = d;
+      x->div = 1;
       continue;
     }
     /* Digits: moduli m[0] (lowest) .. m[nd-1], and the rest on top. */
@@ -261,6 +283,8 @@ static int generate(src_t *s, gen_t *g, sbuf *b) {
     snprintf(x->text, sizeof x->text, "%s%s%s/%lld", open, e, close,
              (long long)M);
     x->extent = P / M;
+    x->dim = d;
+    x->div = M;
     int64_t div = 1;
     for (int j = 0; j < nd; j++) {
       x = &it[n++];
@@ -272,6 +296,9 @@ static int generate(src_t *s, gen_t *g, sbuf *b) {
                  close, (long long)div, (long long)m[j]);
       x->extent = m[j];
       x->fixed = 1;
+      x->dim = d;
+      x->div = div;
+      x->mod = m[j];
       div *= m[j];
     }
   }
@@ -280,12 +307,14 @@ static int generate(src_t *s, gen_t *g, sbuf *b) {
     snprintf(x->text, sizeof x->text, "byte");
     x->extent = g->nplanes;
     x->fixed = 1;
+    x->kind = 2;
   }
   for (int u = (int)rd(s, 4) - 1; u > 0; u--) {
     item_t *x = &it[n++];
     snprintf(x->text, sizeof x->text, "1");
     x->extent = 1;
     x->fixed = 1;
+    x->kind = 1;
   }
   /* Memory order: a random permutation. */
   for (int i = n - 1; i > 0; i--) {
@@ -318,6 +347,15 @@ static int generate(src_t *s, gen_t *g, sbuf *b) {
   stride = strides[0];
   hwn = it[0].extent * stride;
   if (hwn > MAX_HW) return -1;
+  g->hwn = hwn;
+  g->nax = n;
+  for (int i = 0; i < n; i++) {
+    g->akind[i] = it[i].kind;
+    g->adim[i] = it[i].dim;
+    g->adiv[i] = it[i].div;
+    g->amod[i] = it[i].mod;
+    g->astr[i] = strides[i];
+  }
 
   put(b, "namespace fz\nlayout L (");
   for (int d = 0; d < g->rank; d++) put(b, "%sx%d", d ? ", " : "", d);
@@ -421,104 +459,27 @@ static void store(lay_dtype t, double v, unsigned char *p) {
   }
 }
 
-/* ---- The reference interpreter of the IR ------------------------------------ */
+/* ---- The reference, from LANGUAGE.md ---------------------------------------- */
 
-static int ev(const lg_iexpr *e, const int64_t *dims, int64_t *out) {
-  int64_t a = 0, b = 0;
-  switch (e->kind) {
-  case LG_IE_CONST: *out = e->v; return 0;
-  case LG_IE_DIM: *out = dims[e->dim]; return 0;
-  default: break;
-  }
-  if (ev(e->a, dims, &a) || ev(e->b, dims, &b)) return -1;
-  switch (e->kind) {
-  case LG_IE_ADD: return __builtin_add_overflow(a, b, out) ? -1 : 0;
-  case LG_IE_SUB: return __builtin_sub_overflow(a, b, out) ? -1 : 0;
-  case LG_IE_MUL: return __builtin_mul_overflow(a, b, out) ? -1 : 0;
-  case LG_IE_DIV:
-    if (b == 0) return -1;
-    *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-    return 0;
-  case LG_IE_MOD:
-    if (b == 0) return -1;
-    *out = a % b;
-    if (*out && ((*out < 0) != (b < 0))) *out += b;
-    return 0;
-  case LG_IE_CEIL:
-    if (b <= 0) return -1;
-    *out = (a + b - 1) / b * b;
-    return 0;
-  default: return -1;
-  }
-}
-
-static int64_t ev_or(const lg_iexpr *e, const int64_t *dims, int64_t dflt) {
-  int64_t v;
-  if (!e) return dflt;
-  FZ_CHECK(ev(e, dims, &v) == 0, "IR expression does not evaluate");
-  return v;
-}
-
-typedef struct {
-  int64_t lo[4], hi[4], bef[4];
-  int64_t ext[LG_MAX_AXES], str[LG_MAX_AXES];
-  int64_t size; /* hardware elements */
-} ref_t;
-
-static void ref_build(const lg_ir *ir, const int64_t *shape, ref_t *r) {
-  int64_t P[4];
-  for (int d = 0; d < ir->rank; d++) {
-    const lg_ir_dim *D = &ir->dim[d];
-    r->lo[d] = ev_or(D->lo, shape, 0);
-    r->hi[d] = ev_or(D->hi, shape, shape[d]);
-    r->bef[d] = ev_or(D->before, shape, 0);
-    int64_t aft = ev_or(D->after, shape, 0);
-    P[d] = r->bef[d] + (r->hi[d] - r->lo[d]) + aft;
-    int64_t M = 1;
-    for (int i = 0; i < ir->naxes; i++)
-      if (ir->axis[i].kind == LG_AX_DIGIT && ir->axis[i].dim == d &&
-          ir->axis[i].mod > 0)
-        M *= ir->axis[i].mod;
-    P[d] = (P[d] + M - 1) / M * M;
-  }
-  for (int i = 0; i < ir->naxes; i++) {
-    const lg_ir_axis *A = &ir->axis[i];
-    r->ext[i] = A->kind == LG_AX_UNIT    ? 1
-              : A->kind == LG_AX_PLANE ? ir->value.nplanes
-              : A->mod                 ? A->mod
-                                       : (P[A->dim] + A->div - 1) / A->div;
-  }
-  for (int i = ir->naxes - 1; i >= 0; i--) {
-    const lg_ir_axis *A = &ir->axis[i];
-    int64_t s = i == ir->naxes - 1 ? 1 : r->str[i + 1] * r->ext[i + 1];
-    if (A->stride) s = ev_or(A->stride, shape, 0);
-    if (A->align) {
-      int64_t al = ev_or(A->align, shape, 1);
-      s = (s + al - 1) / al * al;
-    }
-    r->str[i] = s;
-  }
-  r->size = r->ext[0] * r->str[0];
-}
-
-/* The hardware element offset of CPU coordinate x, plane 0; -1 outside
-** the window. *pstride receives the plane axis' stride. */
-static int64_t ref_offset(const lg_ir *ir, const ref_t *r, const int64_t *x,
-                          int64_t *pstride) {
+/* The hardware element offset of CPU coordinate x, plane 0, from the spec
+** as generated (not from the IR): padded coordinate p = x - lo + before;
+** each digit axis takes (p / div) % mod; the offset is the sum of digit *
+** stride. -1 outside the window. *pstride receives the plane axis'
+** stride. */
+static int64_t ref_offset(const gen_t *g, const int64_t *x, int64_t *pstride) {
   int64_t p[4];
-  for (int d = 0; d < ir->rank; d++) {
-    if (x[d] < r->lo[d] || x[d] >= r->hi[d]) return -1;
-    p[d] = x[d] - r->lo[d] + r->bef[d];
+  for (int d = 0; d < g->rank; d++) {
+    if (x[d] < g->lo[d] || x[d] >= g->hi[d]) return -1;
+    p[d] = x[d] - g->lo[d] + g->bef[d];
   }
   int64_t off = 0;
   *pstride = 0;
-  for (int i = 0; i < ir->naxes; i++) {
-    const lg_ir_axis *A = &ir->axis[i];
-    if (A->kind == LG_AX_PLANE) *pstride = r->str[i];
-    if (A->kind != LG_AX_DIGIT) continue;
-    int64_t dg = p[A->dim] / A->div;
-    if (A->mod) dg %= A->mod;
-    off += dg * r->str[i];
+  for (int i = 0; i < g->nax; i++) {
+    if (g->akind[i] == 2) *pstride = g->astr[i];
+    if (g->akind[i] != 0) continue;
+    int64_t dg = p[g->adim[i]] / g->adiv[i];
+    if (g->amod[i]) dg %= g->amod[i];
+    off += dg * g->astr[i];
   }
   return off;
 }
@@ -541,7 +502,11 @@ static void fail_spec(const sbuf *b, const int64_t *shape, int rank) {
   } while (0)
 
 
+long fz_layout_count;
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size >= 2 && data[0] == 'T' && data[1] == 'C') /* a transform chain */
+    return fz_chain_one(data + 2, size - 2);
   src_t s = {data, size, 0};
   gen_t g;
   sbuf b = {{0}, 0};
@@ -552,9 +517,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lay_status st = lay_ctx_load_string(ctx, "<diff>", b.text, b.len, &e);
   DCHECK(st == LAY_OK, "valid spec rejected: %d:%d: %s", e.line, e.col,
          e.message);
-  lg_ir *ir = NULL;
-  st = lg_instantiate(li_ctx_module(ctx), "fz.L", &ir, &e);
-  DCHECK(st == LAY_OK, "instantiate: %s", e.message);
   lay_dtype dt = g.typed ? LAY_DT_NONE : g.cpu;
   lay_plan *pk = NULL, *up = NULL;
   st = lay_plan_create(ctx, "fz.L", g.shape, g.rank, dt, LAY_PACK, &pk, &e);
@@ -562,8 +524,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   st = lay_plan_create(ctx, "fz.L", g.shape, g.rank, dt, LAY_UNPACK, &up, &e);
   DCHECK(st == LAY_OK, "unpack plan: %s", e.message);
 
-  ref_t r;
-  ref_build(ir, g.shape, &r);
+  struct { int64_t size; } r = {g.hwn};
   size_t ces = lay_dtype_size(g.cpu);
   size_t hes = g.nplanes ? 1 : lay_dtype_size(g.hw);
   int64_t n = 1;
@@ -631,7 +592,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       store(LAY_DT_FP32, xb, be);
     }
     int64_t ps;
-    int64_t off = ref_offset(ir, &r, xi, &ps);
+    int64_t off = ref_offset(&g, xi, &ps);
     if (off >= 0) {
       DCHECK(off < r.size, "reference offset %lld beyond %lld", (long long)off,
              (long long)r.size);
@@ -693,7 +654,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(xi, 0, sizeof xi);
   for (int64_t k = 0; k < n; k++) {
     int64_t ps;
-    if (ref_offset(ir, &r, xi, &ps) >= 0 && !(g.frac && g.vm >= V_QUANT))
+    if (ref_offset(&g, xi, &ps) >= 0 && !(g.frac && g.vm >= V_QUANT))
       DCHECK(memcmp(back + k * (int64_t)ces, wback + k * (int64_t)ces, ces) == 0,
              "unpack element %lld differs", (long long)k);
     for (int d = g.rank - 1; d >= 0 && ++xi[d] == g.shape[d]; d--) xi[d] = 0;
@@ -745,7 +706,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(hit);
   lay_plan_free(pk);
   lay_plan_free(up);
-  lg_ir_free(ir);
   lay_ctx_free(ctx);
+  fz_layout_count++;
   return 0;
 }

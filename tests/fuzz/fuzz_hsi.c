@@ -1,5 +1,5 @@
 /*
-** fuzz_hsi.c: AMD's flexmlrt-hsi.json import (interp/hsi.h) against
+** fuzz_hsi.c: AMD's flexmlrt-hsi.json import (interp/vendor/hsi*.c, lay.h) against
 ** arbitrary bytes. A report that parses is queried entry by entry, turned
 ** into spec text, compiled into a context (the generated text must never
 ** be a syntax error: it is lay's own output), and each small entry is

@@ -10,7 +10,23 @@
 # A crash is written to build-fuzz/artifacts/TARGET/; minimize it
 # (fuzz_TARGET -minimize_crash=1 FILE), put the reproducer into
 # tests/fuzz/corpus/TARGET/ (the replay tests then run it in every build).
+#   sh tests/fuzz/run.sh seeded [N [SEED]]
+# runs the differential target on N fixed-seed inputs instead (default
+# 200000, half transform chains against diff_chain.c's LANGUAGE.md
+# reference), built with ASan and UBSan in build-seeded/ (no clang needed);
+# CTest runs 4000 of them (fuzz.diff_seeded).
 set -eu
+if [ "${1:-}" = seeded ]; then
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  build=${LAY_SEEDED_BUILD:-$root/build-seeded}
+  mkdir -p "$build"
+  log=$build/seeded-build.log
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DLAY_SANITIZE=ON >"$log" 2>&1 || { cat "$log"; exit 1; }
+  cmake --build "$build" -j2 --target diff_seeded >>"$log" 2>&1 ||
+    { tail -40 "$log"; exit 1; }
+  exec "$build/tests/fuzz/diff_seeded" "${2:-200000}" "${3:-$(date +%s)}"
+fi
 secs=${1:-60}
 shift || true
 targets=${*:-spec hsi cli diff}

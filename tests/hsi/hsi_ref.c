@@ -23,6 +23,15 @@
 ** runs the annotation form NCHW [1,3,5,6] -> HCWNC4 with AMD's meaning of
 ** scale_factor and zero_point: quantize to an integer hw type (from fp32
 ** or an integer CPU type), dequantize from an integer CPU type to fp32.
+**   hsi_ref fmt CPU_FORMAT HW_FORMAT N C H W INPUT_FILE EXPECTED_FILE [SEED]
+** one uint8 tensor of the dims CPU_FORMAT names (N, C, H, W; a dim it
+** does not name is 1) in the buffer of HW_FORMAT, each format's index
+** formula written from AMD's docs and VART's code (vart_npu_tensor.hpp's
+** MemoryLayout comments, the vart_ml test script's reorder_tensor():
+** NC4HW4 [N, C/4, H, W, 4]; NHWC4 NHWC with C rounded up to 4s;
+** NHW16C4WC [N, H, W/16, C/4, 16, 4]; NHW, NHC = NHWC as [N, H*W, C];
+** NCH its transpose [N, C, H*W]; NWC [N, W, C] for H = 1; ...); padding
+** is zero. Prints the hw_shape as a JSON array.
 */
 #include <math.h>
 #include <stdint.h>
@@ -299,7 +308,8 @@ static int case_xq(int in_side, double scale, double zp, const char *type,
 }
 
 /* ann_q CPU HW SCALE ZP IN EXPECTED: NCHW [1,3,5,6] -> HCWNC4 [5,1,6,1,4]
-** with the value rule of scale_factor and zero_point. */
+** with the value rule of scale_factor and zero_point (equal 1-byte types:
+** a copy). */
 static int case_ann_q(const char *ct, const char *ht, double scale,
                       double zp, const char *in, const char *ex) {
   int64_t N = 1, C = 3, H = 5, W = 6, n = N * C * H * W, hwn = H * W * N * 4;
@@ -326,7 +336,11 @@ static int case_ann_q(const char *ct, const char *ht, double scale,
       for (int64_t w = 0; w < W; w++) {
         int64_t k = hcwnc(4, N, C, W, 0, c, h, w);
         double x = v[(c * H + h) * W + w];
-        if (hw_float) { /* dequantize */
+        if (!strcmp(ct, ht)) { /* equal types: copied, never rescaled
+                                   (AMD: the scale converts between
+                                   cpu_dtype and hw_dtype; VART's demo) */
+          y[k] = (unsigned char)(int)x;
+        } else if (hw_float) { /* dequantize */
           float f = (float)((x - zp) * scale);
           memcpy(y + 4 * k, &f, 4);
         } else {
@@ -337,11 +351,124 @@ static int case_ann_q(const char *ct, const char *ht, double scale,
   return 0;
 }
 
+/* ---- Format strings (fmt) -------------------------------------------------- */
+
+static int64_t up(int64_t x, int64_t b) { return (x + b - 1) / b; }
+
+/* The hw_shape of format f for N, C, H, W into s; its rank, 0 if unknown. */
+static int fmt_shape(const char *f, int64_t N, int64_t C, int64_t H,
+                     int64_t W, int64_t *s) {
+  int64_t b = !strcmp(f, "HCWNC4") ? 4 : !strcmp(f, "HCWNC8") ? 8
+            : !strcmp(f, "HCWNC16") ? 16 : 0;
+  if (b) { s[0] = H, s[1] = up(C, b), s[2] = W, s[3] = N, s[4] = b; return 5; }
+  if (!strcmp(f, "NCHW")) { s[0] = N, s[1] = C, s[2] = H, s[3] = W; return 4; }
+  if (!strcmp(f, "NHWC")) { s[0] = N, s[1] = H, s[2] = W, s[3] = C; return 4; }
+  if (!strcmp(f, "NHW")) { s[0] = N, s[1] = H, s[2] = W; return 3; }
+  if (!strcmp(f, "NHC")) { s[0] = N, s[1] = H * W, s[2] = C; return 3; }
+  if (!strcmp(f, "NCH")) { s[0] = N, s[1] = C, s[2] = H * W; return 3; }
+  if (!strcmp(f, "NWC")) { s[0] = N, s[1] = H * W, s[2] = C; return 3; }
+  if (!strcmp(f, "NC")) { s[0] = N, s[1] = C; return 2; }
+  if (!strcmp(f, "CHW")) { s[0] = C, s[1] = H, s[2] = W; return 3; }
+  if (!strcmp(f, "HWC")) { s[0] = H, s[1] = W, s[2] = C; return 3; }
+  if (!strcmp(f, "NC4HW4") || !strcmp(f, "NC8HW8")) {
+    b = f[2] - '0';
+    s[0] = N, s[1] = up(C, b), s[2] = H, s[3] = W, s[4] = b;
+    return 5;
+  }
+  if (!strcmp(f, "NHWC4") || !strcmp(f, "NHWC8")) {
+    b = f[4] - '0';
+    s[0] = N, s[1] = H, s[2] = W, s[3] = up(C, b) * b;
+    return 4;
+  }
+  if (!strcmp(f, "NHW16C4WC")) {
+    s[0] = N, s[1] = H, s[2] = up(W, 16), s[3] = up(C, 4), s[4] = 16, s[5] = 4;
+    return 6;
+  }
+  if (!strcmp(f, "NHW16WC4C")) {
+    s[0] = N, s[1] = H, s[2] = up(W, 16), s[3] = 16, s[4] = up(C, 4), s[5] = 4;
+    return 6;
+  }
+  if (!strcmp(f, "NH2HWC4C")) {
+    s[0] = N, s[1] = up(H, 2), s[2] = 2, s[3] = W, s[4] = up(C, 4), s[5] = 4;
+    return 6;
+  }
+  if (!strcmp(f, "NH2C4HWC")) {
+    s[0] = N, s[1] = up(H, 2), s[2] = up(C, 4), s[3] = 2, s[4] = W, s[5] = 4;
+    return 6;
+  }
+  return 0;
+}
+
+/* The hw coordinates of (n, c, h, w) in format f (shape s). */
+static void fmt_coord(const char *f, int64_t n, int64_t c, int64_t h,
+                      int64_t w, int64_t W, int64_t *k) {
+  if (!strncmp(f, "HCWNC", 5)) {
+    int64_t b = atoi(f + 5);
+    k[0] = h, k[1] = c / b, k[2] = w, k[3] = n, k[4] = c % b;
+  } else if (!strcmp(f, "NCHW")) { k[0] = n, k[1] = c, k[2] = h, k[3] = w; }
+  else if (!strcmp(f, "NHWC") || !strcmp(f, "NHWC4") || !strcmp(f, "NHWC8")) {
+    k[0] = n, k[1] = h, k[2] = w, k[3] = c;
+  } else if (!strcmp(f, "NHW")) { k[0] = n, k[1] = h, k[2] = w; }
+  else if (!strcmp(f, "NHC") || !strcmp(f, "NWC")) {
+    k[0] = n, k[1] = h * W + w, k[2] = c;
+  } else if (!strcmp(f, "NCH")) { k[0] = n, k[1] = c, k[2] = h * W + w; }
+  else if (!strcmp(f, "NC")) { k[0] = n, k[1] = c; }
+  else if (!strcmp(f, "CHW")) { k[0] = c, k[1] = h, k[2] = w; }
+  else if (!strcmp(f, "HWC")) { k[0] = h, k[1] = w, k[2] = c; }
+  else if (!strcmp(f, "NC4HW4") || !strcmp(f, "NC8HW8")) {
+    int64_t b = f[2] - '0';
+    k[0] = n, k[1] = c / b, k[2] = h, k[3] = w, k[4] = c % b;
+  } else if (!strcmp(f, "NHW16C4WC")) {
+    k[0] = n, k[1] = h, k[2] = w / 16, k[3] = c / 4, k[4] = w % 16, k[5] = c % 4;
+  } else if (!strcmp(f, "NHW16WC4C")) {
+    k[0] = n, k[1] = h, k[2] = w / 16, k[3] = w % 16, k[4] = c / 4, k[5] = c % 4;
+  } else if (!strcmp(f, "NH2HWC4C")) {
+    k[0] = n, k[1] = h / 2, k[2] = h % 2, k[3] = w, k[4] = c / 4, k[5] = c % 4;
+  } else { /* NH2C4HWC */
+    k[0] = n, k[1] = h / 2, k[2] = c / 4, k[3] = h % 2, k[4] = w, k[5] = c % 4;
+  }
+}
+
+static int case_fmt(const char *cf, const char *hf, int64_t N, int64_t C,
+                    int64_t H, int64_t W, const char *in, const char *ex) {
+  int64_t hs[8], k[8], ext[4] = {N, C, H, W};
+  int hr = fmt_shape(hf, N, C, H, W, hs);
+  if (!hr) return fprintf(stderr, "hsi_ref: unknown format %s\n", hf), 1;
+  int64_t hn = 1, n = N * C * H * W;
+  for (int i = 0; i < hr; i++) hn *= hs[i];
+  unsigned char *x = xmalloc((size_t)n), *y = xcalloc((size_t)hn, 1);
+  for (int64_t i = 0; i < n; i++) x[i] = (unsigned char)(1 + rnd() % 255);
+  for (int64_t e = 0; e < n; e++) {
+    /* The CPU element e: its coordinates by the letters of cf. */
+    int64_t v[4] = {0, 0, 0, 0}, r = e;
+    for (int i = (int)strlen(cf) - 1; i >= 0; i--) {
+      int d = (int)(strchr("NCHW", cf[i]) ? strchr("NCHW", cf[i]) - "NCHW" : 0);
+      if (cf[i] == 'A') d = 0;
+      if (cf[i] == 'B') d = 1;
+      v[d] = r % ext[d];
+      r /= ext[d];
+    }
+    fmt_coord(hf, v[0], v[1], v[2], v[3], W, k);
+    y[flat(hs, hr, k)] = x[e];
+  }
+  write_file(in, x, (size_t)n);
+  write_file(ex, y, (size_t)hn);
+  printf("[");
+  for (int i = 0; i < hr; i++) printf("%s%lld", i ? "," : "", (long long)hs[i]);
+  printf("]\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   atexit(free_kept);
   if (argc == 7 && (!strcmp(argv[1], "xq_in") || !strcmp(argv[1], "xq_out")))
     return case_xq(!strcmp(argv[1], "xq_in"), atof(argv[2]), atof(argv[3]),
                    argv[4], argv[5], argv[6]);
+  if (argc == 11 && !strcmp(argv[1], "fmt")) /* a SEED after: other data */
+    rng ^= (uint64_t)atoll(argv[10]) * 0x2545f4914f6cdd1dull;
+  if ((argc == 10 || argc == 11) && !strcmp(argv[1], "fmt"))
+    return case_fmt(argv[2], argv[3], atoll(argv[4]), atoll(argv[5]),
+                    atoll(argv[6]), atoll(argv[7]), argv[8], argv[9]);
   if (argc == 8 && !strcmp(argv[1], "ann_q"))
     return case_ann_q(argv[2], argv[3], atof(argv[4]), atof(argv[5]),
                       argv[6], argv[7]);

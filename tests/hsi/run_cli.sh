@@ -103,10 +103,161 @@ fp32  int8  0.1   -5
 fp32  uint8 0.003 3
 int8  uint8 1     128
 int8  int8  0.5   0
+int8  int8  0.25  0
+uint8 uint8 0.5   3
 uint8 int8  1     -128
 int8  fp32  0.1   -5
 uint8 fp32  0.25  3
 ANN
+
+# Every format string of AMD's tools and VART (hsi_format.c), against
+# hsi_ref's index formulas: pack CPU -> NPU, and unpack back to the input.
+# cpu_format  hw_format  N C H W
+while read -r cf hf dn dc dh dw; do
+  c="fmt-$cf-$hf"
+  hs=$("$REF" fmt "$cf" "$hf" "$dn" "$dc" "$dh" "$dw" "$W/$c.in" "$W/$c.want") ||
+    { bad "$c: reference"; continue; }
+  cs=
+  for l in $(echo "$cf" | sed 's/./& /g'); do
+    case $l in N) v=$dn ;; C) v=$dc ;; H) v=$dh ;; W) v=$dw ;; esac
+    cs="$cs${cs:+,}$v"
+  done
+  printf '{"inputs": [{"cpu_shape": [%s], "cpu_format": "%s", "cpu_dtype": "uint8", "hw_shape": %s, "hw_format": "%s", "hw_dtype": "uint8"}], "outputs": []}\n' \
+    "$cs" "$cf" "$hs" "$hf" >"$W/$c.json"
+  rm -f "$W/$c.got" "$W/$c.back"
+  "$TOOL" pack --hsi "$W/$c.json" --input 0 -i "$W/$c.in" -o "$W/$c.got" \
+    2>"$W/stderr" || { bad "$c: $(cat "$W/stderr")"; continue; }
+  cmp -s "$W/$c.got" "$W/$c.want" || bad "$c: bytes differ from the reference"
+  "$TOOL" unpack --hsi "$W/$c.json" --input 0 -i "$W/$c.want" \
+    -o "$W/$c.back" 2>"$W/stderr" || { bad "$c unpack: $(cat "$W/stderr")"; continue; }
+  cmp -s "$W/$c.back" "$W/$c.in" || bad "$c: unpack does not give the input"
+done <<'FMT'
+NCHW NCHW     2 3 4 5
+NCHW NHWC     2 3 4 5
+NHWC NCHW     2 3 4 5
+NCHW HCWNC4   1 6 3 5
+NHWC HCWNC8   1 5 3 4
+NCHW HCWNC16  1 17 2 3
+NHW  NHW      2 1 3 4
+NHWC NHC      2 3 4 5
+NCHW NHC      2 3 4 5
+NHC  NHC      2 3 4 1
+NHWC NCH      2 3 4 5
+NCH  NCH      2 3 4 1
+NCHW NC       3 7 1 1
+NC   NC       3 7 1 1
+NHWC NWC      2 3 1 5
+NWC  NWC      2 3 1 5
+CHW  CHW      1 3 4 5
+CHW  HWC      1 3 4 5
+HWC  CHW      1 3 4 5
+NCHW NC4HW4   2 6 3 5
+NHWC NC8HW8   1 9 2 3
+NHWC NHWC4    2 3 4 5
+NCHW NHWC8    1 9 2 3
+NHWC NHW16C4WC 2 5 3 18
+NCHW NHW16WC4C 1 5 2 17
+NHWC NH2HWC4C 1 5 3 4
+NHWC NH2C4HWC 2 6 4 3
+FMT
+
+# A chain whose slice keeps only padding (numpy allows it, LANGUAGE.md
+# "Transforms"): input 0 pads [a, b] to [a, b, 0, 0, 0] and keeps the last
+# three, all pad; input 1 beside it is a plain copy.
+printf '\001\002' >"$W/m57.in"
+printf '\000\000\000' >"$W/m57.want"
+"$TOOL" pack --hsi slice_only_pad.json --input 0 -i "$W/m57.in" \
+  -o "$W/m57.got0" 2>"$W/stderr" && cmp -s "$W/m57.want" "$W/m57.got0" ||
+  bad "slice_only_pad inputs[0]: $(cat "$W/stderr")"
+"$TOOL" pack --hsi slice_only_pad.json --input 1 -i "$W/m57.in" \
+  -o "$W/m57.got" 2>"$W/stderr" && cmp -s "$W/m57.in" "$W/m57.got" ||
+  bad "slice_only_pad inputs[1]: $(cat "$W/stderr")"
+
+# Device batching (seed 000: one NPU buffer per frame, N = 1 in hw_shape):
+# cpu [2,3,2,2] NCHW with hw_shape [2,1,2,1,4] HCWNC4 is two frames. The
+# reference: each frame packed on its own (hsi_ref, other data per seed).
+"$REF" fmt NCHW HCWNC4 1 3 2 2 "$W/f0.in" "$W/f0.want" 1 >/dev/null &&
+"$REF" fmt NCHW HCWNC4 1 3 2 2 "$W/f1.in" "$W/f1.want" 2 >/dev/null ||
+  bad "frames: reference"
+cat "$W/f0.in" "$W/f1.in" >"$W/f.in"
+cat "$W/f0.want" "$W/f1.want" >"$W/f.want"
+cmp -s "$W/f0.in" "$W/f1.in" && bad "frames: the two frames are equal"
+printf '{"inputs": [{"tensor_name": "img", "cpu_shape": [2, 3, 2, 2], "cpu_format": "NCHW", "cpu_dtype": "uint8", "hw_shape": [2, 1, 2, 1, 4], "hw_format": "HCWNC4", "hw_dtype": "uint8"}], "outputs": []}\n' >"$W/frames.json"
+# No --input: the report's only input. All frames, one after another.
+"$TOOL" pack --hsi "$W/frames.json" -i "$W/f.in" -o "$W/f.got" 2>"$W/stderr" &&
+  cmp -s "$W/f.got" "$W/f.want" || bad "frames pack: $(cat "$W/stderr")"
+"$TOOL" pack --hsi "$W/frames.json" --frame 1 -i "$W/f.in" -o "$W/f.got" \
+  2>"$W/stderr" && cmp -s "$W/f.got" "$W/f1.want" ||
+  bad "frames pack --frame 1: $(cat "$W/stderr")"
+"$TOOL" unpack --hsi "$W/frames.json" --input img -i "$W/f.want" \
+  -o "$W/f.got" 2>"$W/stderr" && cmp -s "$W/f.got" "$W/f.in" ||
+  bad "frames unpack: $(cat "$W/stderr")"
+"$TOOL" unpack --hsi "$W/frames.json" --input 0 --frame 1 -i "$W/f1.want" \
+  -o "$W/f.got" 2>"$W/stderr" && cmp -s "$W/f.got" "$W/f1.in" ||
+  bad "frames unpack --frame 1: $(cat "$W/stderr")"
+"$TOOL" pack --hsi "$W/frames.json" --frame 2 -i "$W/f.in" 2>"$W/stderr"
+[ "$(cat "$W/stderr")" = "lay: $W/frames.json: inputs[0] has 2 frames; --frame 2 is past them" ] ||
+  bad "--frame 2: $(cat "$W/stderr")"
+"$TOOL" unpack --hsi "$W/frames.json" -i "$W/f.in" 2>"$W/stderr"
+[ "$(cat "$W/stderr")" = "lay: $W/frames.json: 0 outputs; give --output K" ] ||
+  bad "unpack without --output: $(cat "$W/stderr")"
+"$TOOL" hsi "$W/frames.json" --check >"$W/stdout" 2>&1
+grep -q '^note: inputs\[0\].cpu_shape: N = 2 with a hw_shape of one frame: 2 frame buffers' "$W/stdout" ||
+  bad "frames --check: $(cat "$W/stdout")"
+
+# A compile cache folder: its vaiml_par_N/0/flexmlrt-hsi.json.
+mkdir -p "$W/cache/vaiml_par_0/0" "$W/cache2/vaiml_par_0/0" "$W/cache2/vaiml_par_1/0"
+cp "$W/frames.json" "$W/cache/vaiml_par_0/0/flexmlrt-hsi.json"
+"$TOOL" pack --hsi "$W/cache" -i "$W/f.in" -o "$W/f.got" 2>"$W/stderr" &&
+  cmp -s "$W/f.got" "$W/f.want" || bad "cache folder: $(cat "$W/stderr")"
+cp "$W/frames.json" "$W/cache2/vaiml_par_0/0/flexmlrt-hsi.json"
+cp "$W/frames.json" "$W/cache2/vaiml_par_1/0/flexmlrt-hsi.json"
+"$TOOL" hsi "$W/cache" --check >"$W/stdout" 2>"$W/stderr" &&
+  grep -q '^inputs\[0\]: ok' "$W/stdout" || bad "hsi on a cache folder: $(cat "$W/stderr")"
+"$TOOL" pack --hsi "$W/cache2" -i "$W/f.in" 2>"$W/stderr"
+[ "$(cat "$W/stderr")" = "lay: $W/cache2: 2 reports in the compile cache ($W/cache2/vaiml_par_0/0/flexmlrt-hsi.json, $W/cache2/vaiml_par_1/0/flexmlrt-hsi.json, ...); give one of them" ] ||
+  bad "two partitions: $(cat "$W/stderr")"
+
+# --all: every input from a folder, by tensor_name, .bin or .npy.
+mkdir -p "$W/all" "$W/allout"
+"$REF" fmt NCHW NHWC 1 3 2 2 "$W/all/a.bin" "$W/a.want" 3 >/dev/null &&
+"$REF" fmt NCHW NHWC 1 2 2 3 "$W/b.raw" "$W/b.want" 4 >/dev/null ||
+  bad "--all: reference"
+# numpy.save's format 1.0: magic, version, header length 118, the dict
+# padded with spaces to a 128-byte header, then the data.
+{ printf '\223NUMPY\001\000\166\000'
+  printf "%-117s\n" "{'descr': '|u1', 'fortran_order': False, 'shape': (1, 2, 2, 3), }"
+  cat "$W/b.raw"; } >"$W/all/b.npy"
+printf '{"inputs": [{"tensor_name": "a", "cpu_shape": [1, 3, 2, 2], "cpu_format": "NCHW", "cpu_dtype": "uint8", "hw_shape": [1, 2, 2, 3], "hw_format": "NHWC", "hw_dtype": "uint8"}, {"tensor_name": "b", "cpu_shape": [1, 2, 2, 3], "cpu_format": "NCHW", "cpu_dtype": "uint8", "hw_shape": [1, 2, 3, 2], "hw_format": "NHWC", "hw_dtype": "uint8"}], "outputs": []}\n' >"$W/all.json"
+"$TOOL" pack --hsi "$W/all.json" --all "$W/all" -o "$W/allout" 2>"$W/stderr" ||
+  bad "--all: $(cat "$W/stderr")"
+cmp -s "$W/allout/a.bin" "$W/a.want" || bad "--all: a.bin differs"
+cmp -s "$W/allout/b.bin" "$W/b.want" || bad "--all: b.bin (from b.npy) differs"
+
+# The mixed-precision report of AMD's docs (yolov8m): an output with
+# cpu_format NHW, hw_format NHW and a bf16 hw_dtype, beside an entry with a
+# format no tool writes. The bad entry is listed by --check; the others run.
+# bf16 -> fp32 widens exactly (the bf16 bits are the upper half of fp32).
+cat >"$W/yolo.json" <<'JSON'
+{"inputs": [
+  {"name": "images", "cpu_shape": [1, 3, 2, 2], "cpu_format": "NCHW", "cpu_dtype": "uint8",
+   "hw_shape": [2, 1, 2, 1, 4], "hw_format": "HCWNC4", "hw_dtype": "uint8"},
+  {"name": "bad", "cpu_shape": [1, 3, 2, 2], "cpu_format": "NCHW", "cpu_dtype": "fp32",
+   "hw_shape": [1, 3, 2, 2], "hw_format": "NCHW5", "hw_dtype": "bf16"}],
+ "outputs": [
+  {"name": "output0", "cpu_shape": [1, 2, 3], "cpu_format": "NHW", "cpu_dtype": "fp32",
+   "hw_shape": [1, 2, 3], "hw_format": "NHW", "hw_dtype": "bf16", "scale_factor": -1.0}]}
+JSON
+printf '\200\077\000\300\111\100\000\000\200\277\177\177' >"$W/y.in"
+printf '\000\000\200\077\000\000\000\300\000\000\111\100\000\000\000\000\000\000\200\277\000\000\177\177' >"$W/y.want"
+"$TOOL" unpack --hsi "$W/yolo.json" -i "$W/y.in" -o "$W/y.got" 2>"$W/stderr" &&
+  cmp -s "$W/y.got" "$W/y.want" || bad "yolo output0 (NHW bf16): $(cat "$W/stderr")"
+"$TOOL" hsi "$W/yolo.json" --check >"$W/y.check" 2>"$W/stderr"
+[ $? -eq 1 ] || bad "yolo --check: not exit 1"
+grep -q "^inconsistent: inputs\[1\].hw_format: unknown format 'NCHW5'" "$W/y.check" &&
+  grep -q '^inputs\[0\]: ok: cpu uint8 \[1,3,2,2\] -> hw uint8 \[2,1,2,1,4\]$' "$W/y.check" &&
+  grep -q '^outputs\[0\]: ok: cpu fp32 \[1,2,3\] -> hw bf16 \[1,2,3\]$' "$W/y.check" ||
+  bad "yolo --check: $(cat "$W/y.check")"
 
 # A wrong input size: one line, exit 1, no output.
 rm -f "$W/x.bin"
@@ -283,6 +434,8 @@ amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,1.5|lay: cannot export 'amd.hcwnc8': -
 amd.hcwnc8 --shape 1,3,4,4 --quantize x|lay: bad --quantize 'x': expected SCALE,ZERO_POINT[,TYPE]
 amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,0,int4|lay: bad --quantize '0.5,0,int4': expected SCALE,ZERO_POINT[,TYPE]
 t.padv -f user_layouts.lay --shape 6|lay: cannot export 't.padv': it pads with 7; rt_transformations pad with zeros
+t.padz -f user_layouts.lay --shape 6|lay: cannot export 't.padz': it pads with -0; rt_transformations pad with zeros
+t.slv -f user_layouts.lay --shape 2,4 --as output|lay: cannot export 't.slv': as an output it fills the elements the buffer does not hold with 5; rt_transformations pad with zeros
 XERR
 "$TOOL" export amd.hcwnc8 2>/dev/null
 [ $? -eq 2 ] || bad "export without --shape: not a usage error"

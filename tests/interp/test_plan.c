@@ -103,8 +103,19 @@ static void check_where_at(const char *name, const li_plan *p, const rlay *r) {
       }
       wpad = 0;
       for (int d = 0; d < r->rank; d++) {
-        want[d] = pc[d] - r->before[d] + r->lo[d];
-        if (want[d] < r->lo[d] || want[d] >= r->hi[d]) wpad = 1;
+        /* lay.h: a pad's coordinate lies outside the tensor, counted
+        ** from its edge (-1 the pad next to the window's start, size
+        ** the one after its end), even when a slice keeps only part */
+        int64_t w = r->hi[d] - r->lo[d];
+        if (pc[d] < r->before[d]) {
+          want[d] = pc[d] - r->before[d];
+          wpad = 1;
+        } else if (pc[d] >= r->before[d] + w) {
+          want[d] = r->size[d] + pc[d] - r->before[d] - w;
+          wpad = 1;
+        } else {
+          want[d] = pc[d] - r->before[d] + r->lo[d];
+        }
       }
     }
     int ispad = -1, plane = -1;
@@ -775,6 +786,34 @@ static void t_errors(void) {
   ir.axis[1].stride = C(3);
   int64_t s23[] = {3, 4};
   check_layout("explicit strides transposed", &ir, s23, LAY_DT_INT16);
+  /* strides that interleave (11 is below the span 22 of b) and still map
+  ** the 16 elements to 16 offsets: 11a + 3b, 11 = 2 mod 3 (issue 21) */
+  x->stride = C(11);
+  int64_t s28[] = {2, 8};
+  check_layout("interleaved strides, a bijection", &ir, s28, LAY_DT_INT8);
+  x->stride = C(12);
+  CHECK(li_plan_build(&ir, s28, 2, LAY_DT_INT8, LAY_PACK, &p, &err) == LAY_E_LAYOUT &&
+            !strcmp(err.message,
+                    "layout is not a bijection: (0,4) and (1,0) both map to offset 12"),
+        "interleaved overlap: %s", err.message);
+  /* too many interleaved grid points to enumerate: a clear limit error */
+  x->stride = C(4097);
+  int64_t s4k[] = {4096, 4096};
+  CHECK(li_plan_build(&ir, s4k, 2, LAY_DT_INT8, LAY_PACK, &p, &err) == LAY_E_LIMIT &&
+            strstr(err.message, "cannot decide whether the layout is a bijection") &&
+            strstr(err.message, "16777216 grid points"),
+        "interleaved limit: %s", err.message);
+  x->stride = C(1);
+  ir.axis[1].stride = NULL;
+  /* an open dtype meets the pad value at plan time: it must fit */
+  ir.value.pad_value = 70000;
+  CHECK(li_plan_build(&ir, s23, 2, LAY_DT_FP16, LAY_PACK, &p, &err) == LAY_E_ARG &&
+            !strcmp(err.message, "pad_value 70000 does not fit fp16"),
+        "pad_value fp16: %s", err.message);
+  CHECK(li_plan_build(&ir, s23, 2, LAY_DT_INT16, LAY_PACK, &p, &err) == LAY_E_ARG &&
+            !strcmp(err.message, "pad_value 70000 does not fit int16"),
+        "pad_value int16: %s", err.message);
+  ir.value.pad_value = 0;
   CHECK(p == NULL, "plan left on error");
 }
 

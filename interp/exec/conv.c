@@ -1,0 +1,224 @@
+/*
+** conv.c: the executor's value path. li_conv_block moves a block of rows
+** from one side to the other through stack tiles of TILE elements: the
+** source's elements gathered (byte planes combined into their element
+** bits), decoded to the CPU type by the source's value rule, encoded by
+** the destination's, and scattered (or split into planes), with the
+** destination's row pads written around each row. Casts, quantization and
+** byte planes all take this path (value.c converts the tiles).
+*/
+#include <stdint.h>
+#include <string.h>
+
+#include "kern.h"
+
+static uint32_t ld_bits(const uint8_t *p, size_t n) {
+  uint32_t u = 0;
+  memcpy(&u, p, n); /* little-endian host */
+  return u;
+}
+
+/* Gather m rows x k elements of esz bytes into a contiguous tile. */
+static void gather2(const uint8_t *s, int64_t sso, int64_t ssi, size_t esz,
+                    uint8_t *t, int64_t m, int64_t k) {
+  if (ssi == 1) {
+    for (int64_t r = 0; r < m; r++)
+      memcpy(t + r * k * (int64_t)esz, s + r * sso * (int64_t)esz, (size_t)k * esz);
+    return;
+  }
+#define G2(T)                                                              \
+  {                                                                        \
+    T *tt = (T *)(void *)t;                                                \
+    for (int64_t r = 0; r < m; r++)                                        \
+      for (int64_t i = 0; i < k; i++)                                      \
+        memcpy(&tt[r * k + i], s + (r * sso + i * ssi) * (int64_t)sizeof(T), sizeof(T)); \
+    return;                                                                \
+  }
+  switch (esz) {
+  case 1: G2(uint8_t)
+  case 2: G2(uint16_t)
+  case 4: G2(uint32_t)
+  default: G2(uint64_t)
+  }
+#undef G2
+}
+
+static void scatter2(const uint8_t *t, uint8_t *d, int64_t dso, int64_t dsi,
+                     size_t esz, int64_t m, int64_t k) {
+  if (dsi == 1) {
+    for (int64_t r = 0; r < m; r++)
+      memcpy(d + r * dso * (int64_t)esz, t + r * k * (int64_t)esz, (size_t)k * esz);
+    return;
+  }
+#define S2(T)                                                              \
+  {                                                                        \
+    const T *tt = (const T *)(const void *)t;                              \
+    for (int64_t r = 0; r < m; r++)                                        \
+      for (int64_t i = 0; i < k; i++)                                      \
+        memcpy(d + (r * dso + i * dsi) * (int64_t)sizeof(T), &tt[r * k + i], sizeof(T)); \
+    return;                                                                \
+  }
+  switch (esz) {
+  case 1: S2(uint8_t)
+  case 2: S2(uint16_t)
+  case 4: S2(uint32_t)
+  default: S2(uint64_t)
+  }
+#undef S2
+}
+
+/* Scatter with the row pads: rows of pre + k + post elements (dsi == 1)
+** assembled in a template row and stored whole. */
+static void scatter2p(const uint8_t *t, uint8_t *d, int64_t dso, int64_t dsi,
+                      size_t esz, int64_t m, int64_t k, int64_t pre,
+                      int64_t post, const uint8_t *pad) {
+  int64_t z = (int64_t)esz;
+  if (!pre && !post) {
+    if (dsi == 1 && k * z <= 256) {
+      for (int64_t r = 0; r < m; r++)
+        cpys(d + r * dso * z, t + r * k * z, (size_t)(k * z));
+      return;
+    }
+    scatter2(t, d, dso, dsi, esz, m, k);
+    return;
+  }
+  if (dsi == 1 && k * z <= 256) {
+    for (int64_t r = 0; r < m; r++) {
+      uint8_t *dr = d + r * dso * z;
+      if (esz == 1) {
+        padb(dr - pre, pre, pad[0]);
+        cpys(dr, t + r * k, (size_t)k);
+        padb(dr + k, post, pad[0]);
+      } else {
+        fill_n(dr - pre * z, 1, pre, pad, esz);
+        cpys(dr, t + r * k * z, (size_t)(k * z));
+        fill_n(dr + k * z, 1, post, pad, esz);
+      }
+    }
+    return;
+  }
+  scatter2(t, d, dso, dsi, esz, m, k);
+  for (int64_t r = 0; r < m; r++) {
+    uint8_t *dr = d + r * dso * z;
+    if (pre) fill_n(dr - pre * z, 1, pre, pad, esz);
+    if (post) fill_n(dr + k * z, 1, post, pad, esz);
+  }
+}
+
+/* One tile: m rows x k elements, m * k <= TILE. */
+static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
+                      int64_t sso, int64_t ssi, uint8_t *d, int64_t dso,
+                      int64_t dsi, int64_t m, int64_t k, const int32_t *ch,
+                      int64_t pre, int64_t post, const uint8_t *pad) {
+  uint8_t ta[TILE * 8], tb[TILE * 8];
+  size_t cs = li_dt_size(S->v.cpu);
+  int64_t n = m * k;
+  const uint8_t *cpu;
+  if (S->v.nplanes) { /* combine the planes into S's element bits */
+    int np = S->v.nplanes;
+    size_t hs = li_dt_size(S->v.hw);
+    uint8_t *bits = S->v.kind == LI_VR_ID ? tb : ta;
+    if (hs == 2 && np == 2) {
+      uint16_t *t16 = (uint16_t *)(void *)bits;
+      int64_t ps = S->pstride;
+      uint32_t m0 = S->v.mask[0], m1 = S->v.mask[1];
+      int h0 = S->v.shift[0], h1 = S->v.shift[1];
+      for (int64_t r = 0; r < m; r++) {
+        const uint8_t *e = s + r * sso;
+        for (int64_t i = 0; i < k; i++, e += ssi)
+          t16[r * k + i] = (uint16_t)(((e[0] & m0) << h0) | ((e[ps] & m1) << h1));
+      }
+    } else {
+      for (int64_t r = 0; r < m; r++)
+        for (int64_t i = 0; i < k; i++) {
+          const uint8_t *e = s + r * sso + i * ssi;
+          uint32_t u = 0;
+          for (int q = 0; q < np; q++)
+            u |= ((uint32_t)e[q * S->pstride] & S->v.mask[q]) << S->v.shift[q];
+          memcpy(bits + (r * k + i) * (int64_t)hs, &u, hs);
+        }
+    }
+    if (S->v.kind != LI_VR_ID) li_decode(&S->v, ta, tb, n, ch);
+    cpu = tb;
+  } else {
+    gather2(s, sso, ssi, S->esz, ta, m, k);
+    if (S->v.kind == LI_VR_ID) {
+      cpu = ta;
+    } else {
+      li_decode(&S->v, ta, tb, n, ch);
+      cpu = tb;
+    }
+  }
+  if (D->v.nplanes) { /* split D's element bits into the planes */
+    const uint8_t *bits = cpu;
+    size_t hs = cs;
+    if (D->v.kind != LI_VR_ID) {
+      uint8_t *t = cpu == ta ? tb : ta;
+      li_encode(&D->v, cpu, t, n, ch);
+      bits = t;
+      hs = li_dt_size(D->v.hw);
+    }
+    int np = D->v.nplanes;
+    if (np == 2 && hs == 2) {
+      int64_t ps = D->pstride;
+      uint32_t m0 = D->v.mask[0], m1 = D->v.mask[1];
+      int h0 = D->v.shift[0], h1 = D->v.shift[1];
+      const uint16_t *c16 = (const uint16_t *)(const void *)bits;
+      for (int64_t r = 0; r < m; r++) {
+        uint8_t *e = d + r * dso;
+        for (int64_t i = 0; i < k; i++, e += dsi) {
+          uint32_t u = c16[r * k + i];
+          e[0] = (uint8_t)((u >> h0) & m0);
+          e[ps] = (uint8_t)((u >> h1) & m1);
+        }
+      }
+    } else {
+      for (int64_t r = 0; r < m; r++)
+        for (int64_t i = 0; i < k; i++) {
+          uint32_t u = ld_bits(bits + (r * k + i) * (int64_t)hs, hs);
+          uint8_t *e = d + r * dso + i * dsi;
+          for (int q = 0; q < np; q++)
+            e[q * D->pstride] = (uint8_t)((u >> D->v.shift[q]) & D->v.mask[q]);
+        }
+    }
+    if (pre || post)
+      for (int64_t r = 0; r < m; r++) {
+        uint8_t *dr = d + r * dso;
+        for (int q = 0; q < np; q++) {
+          if (pre) fill_n(dr - pre + q * D->pstride, 1, pre, pad + q, 1);
+          if (post) fill_n(dr + k + q * D->pstride, 1, post, pad + q, 1);
+        }
+      }
+  } else if (D->v.kind == LI_VR_ID) {
+    scatter2p(cpu, d, dso, dsi, D->esz, m, k, pre, post, pad);
+  } else {
+    uint8_t *t = cpu == ta ? tb : ta;
+    li_encode(&D->v, cpu, t, n, ch);
+    scatter2p(t, d, dso, dsi, D->esz, m, k, pre, post, pad);
+  }
+}
+
+void li_conv_block(const li_side *S, const li_side *D, const uint8_t *src,
+                   int64_t sso, int64_t ssi, uint8_t *dst, int64_t dso,
+                   int64_t dsi, int64_t rows, int64_t k, int64_t cb,
+                   int64_t cso, int64_t csi, int64_t pre, int64_t post,
+                   const uint8_t *pad) {
+  int32_t ch[TILE];
+  int perch = S->v.axis >= 0 || D->v.axis >= 0;
+  int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  int64_t R = k <= TILE ? TILE / k : 1, kk = k <= TILE ? k : TILE;
+  for (int64_t r0 = 0; r0 < rows; r0 += R) {
+    int64_t m = rows - r0 < R ? rows - r0 : R;
+    for (int64_t i0 = 0; i0 < k; i0 += kk) {
+      int64_t w = k - i0 < kk ? k - i0 : kk;
+      if (perch)
+        for (int64_t r = 0; r < m; r++)
+          for (int64_t i = 0; i < w; i++)
+            ch[r * w + i] = (int32_t)(cb + (r0 + r) * cso + (i0 + i) * csi);
+      conv_tile(S, D, src + (r0 * sso + i0 * ssi) * se, sso, ssi,
+                dst + (r0 * dso + i0 * dsi) * de, dso, dsi, m, w,
+                perch ? ch : NULL, i0 == 0 ? pre : 0, i0 + w == k ? post : 0,
+                pad);
+    }
+  }
+}

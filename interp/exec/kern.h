@@ -1,0 +1,233 @@
+/*
+** kern.h: what the executor's files share (internal): the instruction-set
+** macros, the small copy and fill helpers every kernel inlines, and the
+** kernels that kern_rows.c and kern_ilv.c give exec.c's steps.
+**
+** Every SIMD path is chosen at run time from the plan's instruction-set
+** level (plan_int.h li_simd_level: the CPU, lowered by LAY_SIMD) and has
+** a portable C fallback; the bytes never depend on the path.
+*/
+#ifndef LI_KERN_H
+#define LI_KERN_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "plan_int.h"
+
+/* The short pad loops below must stay loops: GCC would turn them into a
+** memset call per row. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-loop-distribute-patterns")
+#endif
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
+    defined(__SSE2__)
+#include <immintrin.h>
+#define LI_HAVE_SSSE3_TARGET 1
+#define LI_HAVE_X86_TARGET 1
+#endif
+
+#define TILE 256 /* elements of the value path's stack tiles */
+
+/* SSE2 kernels compiled twice, for the baseline and (VEX-encoded) for
+** AVX2, the copy chosen when the program loads (GCC's target_clones). */
+#if defined(LI_HAVE_X86_TARGET) && defined(__GNUC__) && !defined(__clang__)
+#define LI_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LI_CLONES
+#endif
+
+/* ---- Copy and fill helpers ------------------------------------------------ */
+/* n bytes of v: overlapping word stores for short runs. */
+__attribute__((always_inline)) static inline void padb(uint8_t *d, int64_t n,
+                                                      uint8_t v) {
+  if (n <= 0) return;
+  if (n > 16) { memset(d, v, (size_t)n); return; }
+  uint64_t w = 0x0101010101010101ull * v;
+  if (n >= 8) { memcpy(d, &w, 8); memcpy(d + n - 8, &w, 8); return; }
+  if (n >= 4) { memcpy(d, &w, 4); memcpy(d + n - 4, &w, 4); return; }
+  if (n >= 2) { memcpy(d, &w, 2); memcpy(d + n - 2, &w, 2); return; }
+  d[0] = v;
+}
+
+#define COPY_T(T)                                                  \
+  static inline void copy_##T(const uint8_t *s, int64_t ss, uint8_t *d,   \
+                       int64_t ds, int64_t n) {                    \
+    for (int64_t i = 0; i < n; i++) {                              \
+      T v;                                                         \
+      memcpy(&v, s + i * ss * (int64_t)sizeof(T), sizeof(T));      \
+      memcpy(d + i * ds * (int64_t)sizeof(T), &v, sizeof(T));      \
+    }                                                              \
+  }
+COPY_T(uint8_t)
+COPY_T(uint16_t)
+COPY_T(uint32_t)
+COPY_T(uint64_t)
+
+static inline void copy_any(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds,
+                     int64_t n, size_t esz) {
+  switch (esz) {
+  case 1: copy_uint8_t(s, ss, d, ds, n); return;
+  case 2: copy_uint16_t(s, ss, d, ds, n); return;
+  case 4: copy_uint32_t(s, ss, d, ds, n); return;
+  case 8: copy_uint64_t(s, ss, d, ds, n); return;
+  default:
+    for (int64_t i = 0; i < n; i++)
+      memcpy(d + i * ds * (int64_t)esz, s + i * ss * (int64_t)esz, esz);
+  }
+}
+
+/* n elements of the pattern at stride ds (elements of esz bytes). */
+static inline void fill_n(uint8_t *d, int64_t ds, int64_t n, const uint8_t *pat,
+                   size_t esz) {
+  switch (esz) {
+  case 1: {
+    uint8_t v = pat[0];
+    if (ds == 1) { padb(d, n, v); return; }
+    for (int64_t i = 0; i < n; i++) d[i * ds] = v;
+    return;
+  }
+#define FILL_T(T)                                                         \
+  {                                                                       \
+    T v;                                                                  \
+    memcpy(&v, pat, sizeof v);                                            \
+    for (int64_t i = 0; i < n; i++)                                       \
+      memcpy(d + i * ds * (int64_t)sizeof v, &v, sizeof v);               \
+    return;                                                               \
+  }
+  case 2: FILL_T(uint16_t)
+  case 4: FILL_T(uint32_t)
+  case 8: FILL_T(uint64_t)
+#undef FILL_T
+  default:
+    for (int64_t i = 0; i < n; i++) memcpy(d + i * ds * (int64_t)esz, pat, esz);
+  }
+}
+
+/* n rows of B bytes, B a compile-time constant. */
+#define ROWS_B(B)                                                         \
+  static inline void rows_##B(const uint8_t *s, int64_t sso, uint8_t *d,         \
+                       int64_t dso, int64_t n) {                          \
+    for (int64_t r = 0; r < n; r++) memcpy(d + r * dso, s + r * sso, B);  \
+  }
+ROWS_B(4) ROWS_B(8) ROWS_B(16) ROWS_B(32) ROWS_B(64) ROWS_B(128)
+
+/* A copy of n <= 256 bytes, inlined (overlapping word moves). Up to 128
+** bytes, every load is issued before the first store: a store ahead of a
+** load whose address matches it modulo 4096 would hold the load up. */
+typedef struct v16 { uint64_t a, b; } v16;
+#define LD16(p) (memcpy(&t, (p), 16), t)
+static inline void cpys(uint8_t *d, const uint8_t *s, size_t n) {
+  if (n >= 16 && n <= 128) {
+    v16 t, a0, a1, a2, a3, b0, b1, b2, b3;
+    if (n <= 32) {
+      a0 = LD16(s); b0 = LD16(s + n - 16);
+      memcpy(d, &a0, 16); memcpy(d + n - 16, &b0, 16);
+    } else if (n <= 64) {
+      a0 = LD16(s); a1 = LD16(s + 16);
+      b0 = LD16(s + n - 32); b1 = LD16(s + n - 16);
+      memcpy(d, &a0, 16); memcpy(d + 16, &a1, 16);
+      memcpy(d + n - 32, &b0, 16); memcpy(d + n - 16, &b1, 16);
+    } else {
+      a0 = LD16(s); a1 = LD16(s + 16); a2 = LD16(s + 32); a3 = LD16(s + 48);
+      b0 = LD16(s + n - 64); b1 = LD16(s + n - 48);
+      b2 = LD16(s + n - 32); b3 = LD16(s + n - 16);
+      memcpy(d, &a0, 16); memcpy(d + 16, &a1, 16);
+      memcpy(d + 32, &a2, 16); memcpy(d + 48, &a3, 16);
+      memcpy(d + n - 64, &b0, 16); memcpy(d + n - 48, &b1, 16);
+      memcpy(d + n - 32, &b2, 16); memcpy(d + n - 16, &b3, 16);
+    }
+    return;
+  }
+  if (n >= 16) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) memcpy(d + i, s + i, 16);
+    if (i < n) memcpy(d + n - 16, s + n - 16, 16);
+    return;
+  }
+  if (n >= 8) { memcpy(d, s, 8); memcpy(d + n - 8, s + n - 8, 8); return; }
+  if (n >= 4) { memcpy(d, s, 4); memcpy(d + n - 4, s + n - 4, 4); return; }
+  for (size_t i = 0; i < n; i++) d[i] = s[i];
+}
+
+static inline void cpy(uint8_t *d, const uint8_t *s, size_t n) {
+  if (n > 64) memcpy(d, s, n); /* libc's wide moves win from here */
+  else cpys(d, s, n);
+}
+
+/* ---- Row and block kernels (kern_rows.c) ----------------------------------- */
+#if defined(LI_HAVE_X86_TARGET)
+/* n3 x n2 x n rows of 32*q bytes (q = 1..4), 32-byte moves. */
+__attribute__((target("avx2"))) void
+li_rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
+               int64_t dso2, int64_t dso, int64_t n2, int64_t n, int q,
+               int64_t n3, int64_t sso3, int64_t dso3);
+/* n rows of B >= 32 bytes with pre and post pad bytes around each. */
+__attribute__((target("avx2"))) void
+li_rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
+                int64_t n, int64_t B, int64_t pre, int64_t post, uint8_t pad,
+                const uint8_t *sbeg, const uint8_t *send);
+/* n2 x n rows of B < 32 bytes and post pad bytes, B + post == 32. */
+__attribute__((target("avx2"))) void
+li_rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,
+                  int64_t dso2, int64_t dso, int64_t n2, int64_t n, int B,
+                  int post, uint8_t pad, const uint8_t *send);
+#endif
+/* n rows of K elements of esz bytes into rows of W with pads (bk: K
+** unrolled, or 0). */
+void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
+                  int64_t ssi, uint8_t *d, int64_t dso, int64_t n, int K,
+                  int pre, int W, const uint8_t *pat);
+
+/* ---- Interleaves and deinterleaves (kern_ilv.c) ---------------------------- */
+/* n rows of W one-byte elements from K planes (pads around them). */
+void li_ilv_u8(const uint8_t *s, int64_t ssi, int K, int pre, int W,
+               uint8_t pad, uint8_t *d, int64_t n, int simd);
+/* W == 8 through row offsets: row r to d + off[r]. */
+void li_ilv8_off(const uint8_t *s, int64_t ssi, int K, int pre, uint8_t pad,
+                 uint8_t *d, const int64_t *off, int64_t n, int simd);
+/* The inverse of li_ilv8_off. */
+void li_deilv8_off(const uint8_t *s, const int64_t *off, int p0, int K,
+                   uint8_t *d, int64_t dps, int64_t n, int simd);
+/* The inverse of li_ilv_u8, from a tile of rows of W bytes. */
+void li_deilv_u8(const uint8_t *t, int W, int p0, int K, uint8_t *d,
+                 int64_t dps, int64_t n, int simd);
+#if defined(__SSE2__)
+/* cnt tiles of n2 runs of W <= 8 blocks of 8 bytes from 8 planes. The
+** two are LI_CLONES where they are defined; a declaration carrying the
+** attribute would make a second resolver in every file that includes it. */
+void li_ilv8x8(const uint8_t *s, int64_t ssi, int K, int pre, uint8_t pad,
+               uint8_t *d, int64_t dso2, int64_t n2, int W,
+               const uint8_t *send, int64_t cnt, int64_t sstep, int64_t dstep);
+/* The inverse of li_ilv8x8. */
+void li_deilv8x8(const uint8_t *s, int64_t sso, int64_t n2, int n, int p0,
+                 int K, uint8_t *d, int64_t dps, int64_t cnt, int64_t sstep,
+                 int64_t dstep, const uint8_t *send, int simd);
+#endif
+#if defined(LI_HAVE_X86_TARGET)
+/* Whole tiles of 32 <= n2 * n <= 64 pixels, 6 <= n <= 8; 0: not taken. */
+__attribute__((target("avx2"))) int
+li_tiles8x8(int inv, const uint8_t *s, int64_t ss, int64_t n2, int n,
+            uint8_t *d, int64_t ds, int64_t cnt, int64_t sstep, int64_t dstep);
+#endif
+/* n rows of K back-to-back bytes into rows of W with pads. */
+void li_expand_u8(const uint8_t *s, int K, int pre, int W, uint8_t pad,
+                  uint8_t *d, int64_t n, int simd);
+/* The split of 2-byte elements into 2 byte planes (kern_ilv.c). */
+typedef struct li_split_args {
+  int64_t sso, ssi, dso, ps;
+  int h0, h1;
+  uint32_t m0, m1;
+} li_split_args;
+void li_split2(const uint8_t *s, uint8_t *d, const li_split_args *a,
+               int64_t n, int K, int simd);
+/* fp32 quantized and interleaved 8 wide in one pass; 0: not taken. */
+int li_qilv8(const li_side *S, const li_side *D, const uint8_t *s,
+             int64_t ssi, int K, int pre, uint8_t pad, uint8_t *d, int64_t n,
+             int simd);
+
+#endif /* LI_KERN_H */

@@ -1,0 +1,254 @@
+/*
+** kern_rows.c: the executor's row and block kernels. AVX2 row copies
+** (32-byte moves, every load of a row before its first store), rows with
+** their pads written in the same pass (TIDL's borders, crouton's d%32
+** blended into one store), and the n x k block copies with row pads,
+** unrolled for k = 2, 3, 4, 8, 16, 32 and 1-, 2- and 4-byte elements.
+*/
+#include <stdint.h>
+#include <string.h>
+
+#include "kern.h"
+
+/* AVX2 row copies: n3 x n2 x n rows of B = 32*q bytes (q = 1..4); 32-byte
+** moves, every load of a row before its first store. */
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"))) void
+li_rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
+            int64_t dso2, int64_t dso, int64_t n2, int64_t n, int q,
+            int64_t n3, int64_t sso3, int64_t dso3) {
+#define L32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define S32(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+  for (int64_t c = 0; c < n3; c++) {
+    for (int64_t a = 0; a < n2; a++) {
+      const uint8_t *sr = s + c * sso3 + a * sso2;
+      uint8_t *dr = d + c * dso3 + a * dso2;
+      if (q == 1 && n == 8) {
+        /* blocks of 8 rows (crouton's w%8): unrolled, all loads before the
+        ** stores, addresses as pointer steps (k * sso and k * dso as
+        ** offsets made T4 about 20% slower: GCC keeps them on the stack) */
+        __m256i x[8];
+        for (int k = 0; k < 8; k++, sr += sso) x[k] = L32(sr);
+        if (dso == 32)
+          for (int k = 0; k < 8; k++) S32(dr + 32 * k, x[k]);
+        else
+          for (int k = 0; k < 8; k++, dr += dso) S32(dr, x[k]);
+      } else if (q == 1) {
+        for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) S32(dr, L32(sr));
+      } else if (q == 2) {
+        for (int64_t r = 0; r < n; r++, sr += sso, dr += dso) {
+          __m256i x = L32(sr), y = L32(sr + 32);
+          S32(dr, x); S32(dr + 32, y);
+        }
+      } else {
+        for (int64_t r = 0; r < n; r++, sr += sso, dr += dso)
+          for (int k = 0; k < q; k++) S32(dr + 32 * k, L32(sr + 32 * k));
+      }
+    }
+  }
+}
+
+/* The byte lanes lo <= i < hi (0 <= lo <= hi <= 32) of a blend mask. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+lanes(int lo, int hi) {
+  const __m256i idx = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                       12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+  return _mm256_and_si256(_mm256_cmpgt_epi8(idx, _mm256_set1_epi8((char)(lo - 1))),
+                          _mm256_cmpgt_epi8(_mm256_set1_epi8((char)hi), idx));
+}
+
+/* Rows of B >= 32 bytes with pads before (pre bytes) and after (post),
+** TIDL's borders. The cost is in the stores: single pad-byte stores between
+** a row's vector stores made the row cost about 1.5x what it does as whole
+** vectors, so each row and its pads go out as 32-byte stores in address
+** order. */
+
+/* A row and its pads the plain way, for the rows rowspad_whole cannot take:
+** 32-byte moves (the last one overlapping), then the pads. */
+__attribute__((target("avx2"), always_inline)) static inline void
+rowspad_plain(const uint8_t *s, uint8_t *d, int64_t B, int64_t pre,
+              int64_t post, uint8_t pad) {
+  for (int64_t x = 0; x < B - 32; x += 32) S32(d + x, L32(s + x));
+  S32(d + B - 32, L32(s + B - 32));
+  padb(d - pre, pre, pad);
+  padb(d + B, post, pad);
+}
+
+/* A row and its pads (at most 32 bytes each), pre + B + post bytes from
+** d - pre: the first store is read from s - pre with its first pre bytes
+** replaced by the pad, the last ends at the post pad's end with its last
+** post bytes replaced; those between are plain loads (any of their bytes
+** past the row is a post pad byte that the last store writes again). The
+** reads reach pre bytes before the row and post bytes after it. */
+__attribute__((target("avx2"), always_inline)) static inline void
+rowspad_whole(const uint8_t *s, uint8_t *d, int64_t B, int pre, int post,
+              __m256i padv, __m256i head, __m256i tail) {
+  const int64_t T = pre + B + post;
+  const uint8_t *sp = s - pre;
+  uint8_t *dp = d - pre;
+  S32(dp, _mm256_blendv_epi8(L32(sp), padv, head));
+  for (int64_t x = 32; x < T - 32; x += 32) S32(dp + x, L32(sp + x));
+  S32(dp + T - 32, _mm256_blendv_epi8(L32(sp + T - 32), padv, tail));
+}
+
+/* n rows, whole where the reads stay inside the source buffer [sbeg, send)
+** (all but the buffer's first and last rows, at most). */
+__attribute__((target("avx2"), always_inline)) static inline void
+rowspad_loop(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
+             int64_t n, int64_t B, int pre, int post, uint8_t pad,
+             const uint8_t *sbeg, const uint8_t *send) {
+  const __m256i padv = _mm256_set1_epi8((char)pad);
+  const __m256i head = lanes(0, pre), tail = lanes(32 - post, 32);
+  for (int64_t r = 0; r < n; r++, s += sso, d += dso) {
+    if (s - sbeg >= pre && send - s >= B + post)
+      rowspad_whole(s, d, B, pre, post, padv, head, tail);
+    else
+      rowspad_plain(s, d, B, pre, post, pad);
+  }
+}
+
+/* Pads over 32 bytes go the plain way; one-byte pads on both sides
+** (TIDL's usual border) run as constants. */
+__attribute__((target("avx2"))) void
+li_rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
+             int64_t n, int64_t B, int64_t pre, int64_t post, uint8_t pad,
+             const uint8_t *sbeg, const uint8_t *send) {
+  if (pre > 32 || post > 32)
+    for (int64_t r = 0; r < n; r++, s += sso, d += dso)
+      rowspad_plain(s, d, B, pre, post, pad);
+  else if (pre == 1 && post == 1)
+    rowspad_loop(s, sso, d, dso, n, B, 1, 1, pad, sbeg, send);
+  else
+    rowspad_loop(s, sso, d, dso, n, B, (int)pre, (int)post, pad, sbeg, send);
+}
+
+/* n2 x n rows of B < 32 bytes followed by post pad bytes, B + post == 32: one
+** 32-byte load, a blend with the pad and one store per row (the load reads
+** up to 32 - B bytes past the row: only while that stays before send, the
+** end of the source buffer; the rows after that take the plain path). */
+__attribute__((target("avx2"))) void
+li_rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,
+               int64_t dso2, int64_t dso, int64_t n2, int64_t n, int B,
+               int post, uint8_t pad, const uint8_t *send) {
+  const __m256i padv = _mm256_set1_epi8((char)pad);
+  const __m256i take_pad = lanes(B, 32); /* bytes B..31 are the pad's */
+  for (int64_t a = 0; a < n2; a++, s0 += sso2, d0 += dso2) {
+    const uint8_t *s = s0;
+    uint8_t *d = d0;
+    int64_t r = 0;
+    for (; r < n && s + 32 <= send; r++, s += sso, d += dso)
+      S32(d, _mm256_blendv_epi8(L32(s), padv, take_pad));
+    for (; r < n; r++, s += sso, d += dso) {
+      cpys(d, s, (size_t)B);
+      padb(d + B, post, pad);
+    }
+  }
+#undef L32
+#undef S32
+}
+#endif
+
+/* n rows of K elements: row r reads s + r*sso + i*ssi, writes a row of W
+** elements at d + r*dso - pre: pads, the K elements, pads (W <= 64). */
+#define BLOCK_T(T, K)                                                       \
+  static void block_##T##_##K(const uint8_t *s, int64_t sso, int64_t ssi,   \
+                              uint8_t *d, int64_t dso, int64_t n, int pre,  \
+                              int W, const uint8_t *pat) {                  \
+    const int64_t z = (int64_t)sizeof(T);                                   \
+    int post = W - K - pre;                                                 \
+    T pv;                                                                   \
+    memcpy(&pv, pat ? pat : (const uint8_t *)"\0\0\0\0\0\0\0", sizeof(T)); \
+    if (W == K && (K * z) % 8 == 0) { /* whole words, built in registers */ \
+      for (int64_t r = 0; r < n; r++) {                                     \
+        for (int c = 0; c < K * z / 8; c++) {                               \
+          uint64_t u = 0;                                                   \
+          for (int i = 0; i < 8 / z; i++) {                                 \
+            T v;                                                            \
+            memcpy(&v, s + (c * (8 / z) + i) * ssi * z, sizeof(T));         \
+            u |= (uint64_t)v << (8 * z * i);                                \
+          }                                                                 \
+          memcpy(d + c * 8, &u, 8);                                         \
+        }                                                                   \
+        s += sso * z;                                                       \
+        d += dso * z;                                                       \
+      }                                                                     \
+      return;                                                               \
+    }                                                                       \
+    for (int64_t r = 0; r < n; r++) {                                       \
+      if (sizeof(T) == 1) padb(d - pre, pre, pat ? pat[0] : 0);             \
+      else                                                                  \
+        for (int i = 0; i < pre; i++) memcpy(d - (pre - i) * z, &pv, sizeof(T)); \
+      for (int i = 0; i < K; i++) {                                         \
+        T v;                                                                \
+        memcpy(&v, s + i * ssi * z, sizeof(T));                             \
+        memcpy(d + i * z, &v, sizeof(T));                                   \
+      }                                                                     \
+      if (sizeof(T) == 1) padb(d + K * z, post, pat ? pat[0] : 0);          \
+      else                                                                  \
+        for (int i = 0; i < post; i++) memcpy(d + (K + i) * z, &pv, sizeof(T)); \
+      s += sso * z;                                                         \
+      d += dso * z;                                                         \
+    }                                                                       \
+  }
+#define BLOCKN_T(T)                                                         \
+  static void blockn_##T(const uint8_t *s, int64_t sso, int64_t ssi,        \
+                         uint8_t *d, int64_t dso, int64_t n, int K, int pre, \
+                         int W, const uint8_t *pat) {                       \
+    const int64_t z = (int64_t)sizeof(T);                                   \
+    int post = W - K - pre;                                                 \
+    T pv;                                                                   \
+    memcpy(&pv, pat, sizeof(T));                                            \
+    for (int64_t r = 0; r < n; r++) {                                       \
+      if (sizeof(T) == 1) padb(d - pre, pre, pat ? pat[0] : 0);             \
+      else                                                                  \
+        for (int i = 0; i < pre; i++) memcpy(d - (pre - i) * z, &pv, sizeof(T)); \
+      for (int i = 0; i < K; i++) {                                         \
+        T v;                                                                \
+        memcpy(&v, s + i * ssi * z, sizeof(T));                             \
+        memcpy(d + i * z, &v, sizeof(T));                                   \
+      }                                                                     \
+      if (sizeof(T) == 1) padb(d + K * z, post, pat ? pat[0] : 0);          \
+      else                                                                  \
+        for (int i = 0; i < post; i++) memcpy(d + (K + i) * z, &pv, sizeof(T)); \
+      s += sso * z;                                                         \
+      d += dso * z;                                                         \
+    }                                                                       \
+  }
+#define BLOCKS(T) \
+  BLOCK_T(T, 2) BLOCK_T(T, 3) BLOCK_T(T, 4) BLOCK_T(T, 8) BLOCK_T(T, 16) \
+  BLOCK_T(T, 32) BLOCKN_T(T)
+BLOCKS(uint8_t)
+BLOCKS(uint16_t)
+BLOCKS(uint32_t)
+
+typedef void (*block_fn)(const uint8_t *, int64_t, int64_t, uint8_t *, int64_t,
+                         int64_t, int, int, const uint8_t *);
+
+static block_fn block_for(size_t esz, int k) {
+#define PICK(T)                                   \
+  switch (k) {                                    \
+  case 2: return block_##T##_2;                   \
+  case 3: return block_##T##_3;                   \
+  case 4: return block_##T##_4;                   \
+  case 8: return block_##T##_8;                   \
+  case 16: return block_##T##_16;                 \
+  case 32: return block_##T##_32;                 \
+  default: return NULL;                           \
+  }
+  if (esz == 1) PICK(uint8_t)
+  if (esz == 2) PICK(uint16_t)
+  if (esz == 4) PICK(uint32_t)
+#undef PICK
+  return NULL;
+}
+
+void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
+                      int64_t ssi, uint8_t *d, int64_t dso, int64_t n, int K,
+                      int pre, int W, const uint8_t *pat) {
+  block_fn f = bk ? block_for(esz, bk) : NULL;
+  if (f) { f(s, sso, ssi, d, dso, n, pre, W, pat); return; }
+  if (esz == 1) blockn_uint8_t(s, sso, ssi, d, dso, n, K, pre, W, pat);
+  else if (esz == 2) blockn_uint16_t(s, sso, ssi, d, dso, n, K, pre, W, pat);
+  else blockn_uint32_t(s, sso, ssi, d, dso, n, K, pre, W, pat);
+}

@@ -1,0 +1,63 @@
+/*
+** kernels.h: the registry of the executor's kernels, one X-macro table.
+**
+** A kernel runs the innermost loops of a box (plan_int.h li_box) for one
+** step of the odometer over the box's outer loops. Each row of the table:
+**
+**   X(ID, name, loops, what)
+**     ID     the enum value LI_K_ID (plan_int.h li_kern) and the step
+**            function step_ID that runs it (exec.c)
+**     name   what lay_plan_describe (`lay info`) and the plan log print
+**     loops  the innermost loops it takes: min(loops, the box's loops)
+**     what   one line on what it does
+**
+** From this table come the li_kern enum, the names (li_kern_name), the
+** loop count (li_kern_loops) and li_exec_box's dispatch switch. The
+** planner chooses a kernel for each box (plan/loops.c li_choose_kernel)
+** and gives a kernel only to boxes with enough loops for it; ROWS takes 3
+** loops where the box has them, else 2, and CONV 2, else 1. The order of
+** the rows is the order of the enum values, which nothing depends on.
+*/
+#ifndef LI_KERNELS_H
+#define LI_KERNELS_H
+
+#define LI_KERNELS(X)                                                        \
+  X(MEMCPY, "memcpy", 1, "a contiguous run on both sides")                   \
+  X(COPY, "strided copy", 1, "a strided element copy")                       \
+  X(ILV, "interleave", 2,                                                    \
+    "1-byte planes interleaved into blocks of bk (2/4/8) bytes")             \
+  X(ILV2, "interleave through a tile", 3,                                    \
+    "ILV over two loops: a tile's rows to their destination rows (bk 8) "    \
+    "or through a stack tile")                                               \
+  X(DEILV2, "deinterleave through a tile", 3,                                \
+    "blocks of bk bytes into planes, read as a tile's rows (bk 8) or "       \
+    "through a stack tile")                                                  \
+  X(EXPAND, "expand", 2,                                                     \
+    "1-byte rows of k back to back into rows of bk with pads (RGB->RGBX)")   \
+  X(CONV_ILV, "convert + interleave", 2,                                     \
+    "each plane's run converted, then interleaved (1-byte destination)")     \
+  X(ROWS, "row copy", 3,                                                     \
+    "rows of bk contiguous bytes over 2 or 3 loops, their pads with them")   \
+  X(BLOCK, "block copy", 2,                                                  \
+    "an n x k block, destination stride 1 inside (k unrolled for "           \
+    "2/3/4/8/16/32, else bk 0), row pads")                                   \
+  X(CONV, "convert", 2, "a value conversion through stack tiles (1 or 2 loops)") \
+  X(TABLE, "table gather", 1, "a gather table's runs (plan_int.h li_gather)") \
+  X(MEMSET, "memset", 1, "a fill: contiguous, one byte value")               \
+  X(FILL, "fill", 1, "a fill: strided, or a multi-byte pattern")             \
+  X(PADCONV, "converted pad per channel", 1,                                 \
+    "a fill with the source's pad converted per channel")                    \
+  X(SPLIT2, "split into 2 byte planes", 2,                                   \
+    "2-byte elements split into 2 byte planes, k <= 16 a row (16x16 "        \
+    "transposes)")                                                           \
+  X(TR, "transpose", 2,                                                     \
+    "the two innermost loops, one contiguous in the source, the other in "   \
+    "the destination, as one 2-D transposition (tr.c li_tr2d)")              \
+  X(TRG, "gather tile", 1,                                                  \
+    "a transposition whose destination side is a table of T source rows "    \
+    "(pads among them) and groups of destination offsets (li_trg)")          \
+  X(DIMTAB, "element copy through offset pairs", 1,                          \
+    "the innermost loop is a table loop: one element per (source, "          \
+    "destination) offset pair")
+
+#endif /* LI_KERNELS_H */

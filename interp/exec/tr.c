@@ -1,0 +1,453 @@
+/*
+** tr.c: the executor's general two-dimensional transposition, the core of
+** moving data between any two layouts (after HPTT: a plan of loops around
+** a few SIMD micro-kernels, one per element size).
+**
+** li_tr2d writes B = A^T, where A is `rows` x `cols` elements whose rows
+** are contiguous (row i at a + i * lda elements) and B is `cols` x `rows`
+** with contiguous rows (row j at b + j * ldb). Every box of a plan whose
+** source runs along one loop and whose destination runs along another is
+** such a transposition, repeated over its other loops.
+**
+** The micro-kernel transposes a square tile of T x T elements, T = 16 /
+** element size (16x16 bytes, 8x8 2-byte, 4x4 4-byte, 2x2 8-byte
+** elements), held in T 16-byte registers: log2(T) rounds of the perfect
+** shuffle, each interleaving register i with register i + T/2 at the
+** element's width (unpacklo/unpackhi), leave register j holding row j of
+** the transposed tile. The same network runs in portable C.
+**
+** Under AVX2 the same network runs on 32-byte registers: T rows of 2T
+** elements, whose two 16-byte lanes are two tiles side by side.
+**
+** The walk: the rows of A are taken in macro blocks that fit in L1; inside
+** one, column block by column block (T rows of B, each written as a
+** sequential stream), tile by tile down the block. Edges never go element
+** by element:
+**   - a last tile that would run past the end of A's rows or columns is
+**     shifted back to end at the last one (it rewrites a few elements with
+**     the same values: the copy is idempotent);
+**   - when A's rows are m = 2, 4 or 8 elements back to back (interleaved
+**     channels, m < T), T rows are m registers loaded whole and the same
+**     network sorts them into m columns (the narrow tile); the `cols` <= m
+**     of them that exist are stored;
+**   - otherwise, when A has fewer than T columns (3 channels against 16
+**     pixels), each tile still loads T elements per row, and stores only
+**     the `cols` rows of B that exist;
+**   - a tile whose loads would leave the source buffer [lo, hi), or whose
+**     B rows are shorter than T (A has fewer than T rows), goes through a
+**     staging tile: its rows copied in as whole runs, transposed, its rows
+**     copied out as whole runs.
+*/
+#include <string.h>
+
+#include "plan_int.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define TR_SSE2 1
+#endif
+
+/* SSE2 kernels compiled for the baseline and, VEX-encoded, for AVX2; the
+** copy is chosen when the program loads (GCC's target_clones). */
+#if defined(TR_SSE2) && defined(__GNUC__) && !defined(__clang__) && \
+    (defined(__x86_64__) || defined(__i386__))
+#define TR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TR_CLONES
+#endif
+
+#define TR_BYTES 16         /* bytes of one tile row */
+/* The network must be unrolled whole so that the tile stays in registers. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TR_UNROLL _Pragma("GCC unroll 16")
+#elif defined(__clang__)
+#define TR_UNROLL _Pragma("unroll")
+#else
+#define TR_UNROLL
+#endif
+#define TR_L1 (16u << 10)   /* bytes of A one macro block may span */
+
+/* ---- Micro-kernels ---------------------------------------------------------
+** tile_E(a, lda, b, ldb, nb): the T x T tile at a (rows lda bytes apart)
+** transposed into b (rows ldb bytes apart); only B's first nb rows are
+** stored. */
+
+#if defined(TR_SSE2)
+/* One round of the perfect shuffle at element width W (8, 16, 32, 64). */
+#define TR_ROUND(W, r, n)                                              \
+  do {                                                                 \
+    __m128i o_[16];                                                    \
+    TR_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                             \
+      o_[2 * i_] = _mm_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);        \
+      o_[2 * i_ + 1] = _mm_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]);    \
+    }                                                                  \
+    TR_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+  } while (0)
+
+#define TR_TILE(NAME, W, N, ROUNDS)                                          \
+  TR_CLONES static void NAME(const uint8_t *a, size_t lda, uint8_t *b,       \
+                             size_t ldb, int nb) {                           \
+    __m128i r[N];                                                            \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                  \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);          \
+    if (nb == (N)) {                                                         \
+      TR_UNROLL for (int j = 0; j < (N); j++)                                \
+        _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb), r[j]);    \
+    } else {                                                                 \
+      for (int j = 0; j < nb; j++)                                           \
+        _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb), r[j]);    \
+    }                                                                        \
+  }
+
+TR_TILE(tile_1, 8, 16, 4)
+TR_TILE(tile_2, 16, 8, 3)
+TR_TILE(tile_4, 32, 4, 2)
+TR_TILE(tile_8, 64, 2, 1)
+
+/* The wide tile (AVX2): T rows of 2T elements, one 32-byte register a
+** row. The unpacks work within each 16-byte lane, so the network
+** transposes the two halves side by side: register j's low lane is B's row
+** j, its high lane B's row T + j. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define TR_AVX2 1
+#define TR_ROUND256(W, r, n)                                           \
+  do {                                                                 \
+    __m256i o_[16];                                                    \
+    TR_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
+      o_[2 * i_] = _mm256_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);     \
+      o_[2 * i_ + 1] = _mm256_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]); \
+    }                                                                  \
+    TR_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+  } while (0)
+
+#define TR_WIDE(NAME, W, N, ROUNDS)                                          \
+  __attribute__((target("avx2"))) static void NAME(                          \
+      const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
+    __m256i r[N];                                                            \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                  \
+      r[i] = _mm256_loadu_si256((const __m256i *)(const void *)(a + (size_t)i * lda)); \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);       \
+    TR_UNROLL for (int j = 0; j < (N); j++) {                                \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb),             \
+                       _mm256_castsi256_si128(r[j]));                        \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)((N) + j) * ldb),     \
+                       _mm256_extracti128_si256(r[j], 1));                   \
+    }                                                                        \
+  }
+
+TR_WIDE(wide_1, 8, 16, 4)
+TR_WIDE(wide_2, 16, 8, 3)
+TR_WIDE(wide_4, 32, 4, 2)
+TR_WIDE(wide_8, 64, 2, 1)
+#endif
+
+typedef void (*wide_fn)(const uint8_t *, size_t, uint8_t *, size_t);
+
+/* The narrow tile: T rows of A of M < T elements each, back to back (lda
+** = M), are M registers; the same rounds leave register j holding column
+** j of the T rows. nb <= M rows of B are stored. */
+#define TR_NARROW(NAME, W, M, ROUNDS)                                        \
+  TR_CLONES static void NAME(const uint8_t *a, uint8_t *b, size_t ldb,       \
+                             int nb) {                                       \
+    __m128i r[M];                                                            \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                  \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i));   \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);          \
+    for (int j = 0; j < nb; j++)                                             \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb), r[j]);      \
+  }
+
+TR_NARROW(narrow_1x2, 8, 2, 4)
+TR_NARROW(narrow_1x4, 8, 4, 4)
+TR_NARROW(narrow_1x8, 8, 8, 4)
+TR_NARROW(narrow_2x2, 16, 2, 3)
+TR_NARROW(narrow_2x4, 16, 4, 3)
+TR_NARROW(narrow_4x2, 32, 2, 2)
+
+typedef void (*narrow_fn)(const uint8_t *, uint8_t *, size_t, int);
+
+#if defined(TR_AVX2)
+/* The narrow tile twice over (AVX2): the low lanes take the first T rows,
+** the high lanes the next T, so every column comes out as 2T elements of
+** one register. */
+#define TR_NARROW2(NAME, W, M, ROUNDS)                                       \
+  __attribute__((target("avx2"))) static void NAME(                          \
+      const uint8_t *a, uint8_t *b, size_t ldb, int nb) {                    \
+    __m256i r[M];                                                            \
+    TR_UNROLL for (int i = 0; i < (M); i++) {                                \
+      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i)); \
+      __m128i hi_ = _mm_loadu_si128(                                         \
+          (const __m128i *)(const void *)(a + 16 * ((M) + i)));              \
+      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);   \
+    }                                                                        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);       \
+    for (int j = 0; j < nb; j++)                                             \
+      _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb), r[j]);   \
+  }
+
+TR_NARROW2(narrow2_1x2, 8, 2, 4)
+TR_NARROW2(narrow2_1x4, 8, 4, 4)
+TR_NARROW2(narrow2_1x8, 8, 8, 4)
+TR_NARROW2(narrow2_2x2, 16, 2, 3)
+TR_NARROW2(narrow2_2x4, 16, 4, 3)
+TR_NARROW2(narrow2_4x2, 32, 2, 2)
+#endif
+
+/* The narrow kernel for rows of m elements of esz bytes (twice: 2T rows a
+** call), or NULL. */
+static narrow_fn narrow_for(size_t esz, int64_t m, int twice) {
+  if (m != 2 && m != 4 && m != 8) return NULL;
+  int k = (int)(esz << 4 | (size_t)m);
+#if defined(TR_AVX2)
+  if (twice) switch (k) {
+    case 0x12: return narrow2_1x2;
+    case 0x14: return narrow2_1x4;
+    case 0x18: return narrow2_1x8;
+    case 0x22: return narrow2_2x2;
+    case 0x24: return narrow2_2x4;
+    case 0x42: return narrow2_4x2;
+    default: return NULL;
+    }
+#else
+  (void)twice;
+#endif
+  switch (k) {
+  case 0x12: return narrow_1x2;
+  case 0x14: return narrow_1x4;
+  case 0x18: return narrow_1x8;
+  case 0x22: return narrow_2x2;
+  case 0x24: return narrow_2x4;
+  case 0x42: return narrow_4x2;
+  default: return NULL;
+  }
+}
+#endif
+
+/* The portable tile: the same result element by element. */
+static void tile_c(size_t esz, const uint8_t *a, size_t lda, uint8_t *b,
+                   size_t ldb, int nb) {
+  int n = (int)(TR_BYTES / esz);
+  for (int j = 0; j < nb; j++)
+    for (int i = 0; i < n; i++)
+      memcpy(b + (size_t)j * ldb + (size_t)i * esz,
+             a + (size_t)i * lda + (size_t)j * esz, esz);
+}
+
+typedef void (*tile_fn)(const uint8_t *, size_t, uint8_t *, size_t, int);
+
+/* ---- The walk ------------------------------------------------------------- */
+
+typedef struct walk {
+  size_t esz;          /* element bytes */
+  int T;               /* tile side in elements */
+  tile_fn tile;        /* the SIMD micro-kernel, NULL: portable */
+  void (*wide)(const uint8_t *, size_t, uint8_t *, size_t); /* T x 2T
+                          tiles (AVX2), NULL when absent */
+  const uint8_t *lo, *hi; /* loads stay inside [lo, hi) */
+  size_t lda, ldb;     /* row pitches in bytes */
+} walk;
+
+static void run_tile(const walk *w, const uint8_t *a, uint8_t *b, int nb) {
+  if (w->tile) w->tile(a, w->lda, b, w->ldb, nb);
+  else tile_c(w->esz, a, w->lda, b, w->ldb, nb);
+}
+
+/* A tile of nr rows (of A) x nc columns through a staging tile: rows
+** copied in as runs of nc elements, transposed, and nc rows of B copied
+** out as runs of nr elements. */
+static void staged(const walk *w, const uint8_t *a, uint8_t *b, int nr,
+                   int nc) {
+  uint8_t in[TR_BYTES * TR_BYTES], out[TR_BYTES * TR_BYTES];
+  size_t es = w->esz;
+  memset(in, 0, sizeof in);
+  for (int i = 0; i < nr; i++)
+    memcpy(in + (size_t)i * TR_BYTES, a + (size_t)i * w->lda, (size_t)nc * es);
+  walk s = *w;
+  s.lda = s.ldb = TR_BYTES;
+  run_tile(&s, in, out, w->T);
+  for (int j = 0; j < nc; j++)
+    memcpy(b + (size_t)j * w->ldb, out + (size_t)j * TR_BYTES, (size_t)nr * es);
+}
+
+/* One tile at A's (r, c) with nc valid columns: whole when its loads stay
+** inside the source buffer, else staged. */
+static void one_tile(const walk *w, const uint8_t *a, uint8_t *b, int nc) {
+  const uint8_t *end = a + (size_t)(w->T - 1) * w->lda + TR_BYTES;
+  if (a >= w->lo && end <= w->hi) run_tile(w, a, b, nc);
+  else staged(w, a, b, w->T, nc);
+}
+
+/* A T x 2T tile at A's (r, c): whole when its loads stay inside the
+** source buffer, else as two T x T tiles. */
+static void wide_tile(const walk *w, const uint8_t *a, uint8_t *b) {
+  const uint8_t *end = a + (size_t)(w->T - 1) * w->lda + 2 * TR_BYTES;
+  if (a >= w->lo && end <= w->hi) {
+    w->wide(a, w->lda, b, w->ldb);
+  } else {
+    one_tile(w, a, b, w->T);
+    one_tile(w, a + TR_BYTES, b + (size_t)w->T * w->ldb, w->T);
+  }
+}
+
+/* Rows r0..r1 of A (r1 - r0 >= T), every column block. */
+static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
+                        int64_t r0, int64_t r1, int64_t cols) {
+  int64_t T = w->T, c = 0;
+  if (w->wide) /* column blocks of 2T while they fit */
+    for (; c + 2 * T <= cols; c += 2 * T)
+      for (int64_t r = r0; r < r1; r += T) {
+        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+        wide_tile(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
+                  b + (size_t)c * w->ldb + (size_t)rr * w->esz);
+      }
+  for (; c < cols; c += T) {
+    int64_t c0 = c, nc = T;
+    if (cols < T) nc = cols;
+    else if (c0 + T > cols) c0 = cols - T; /* shifted back */
+    for (int64_t r = r0; r < r1; r += T) {
+      int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+      one_tile(w, a + (size_t)rr * w->lda + (size_t)c0 * w->esz,
+               b + (size_t)c0 * w->ldb + (size_t)rr * w->esz, (int)nc);
+    }
+  }
+}
+
+void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
+             const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
+             int64_t rows, int64_t cols) {
+  if (rows <= 0 || cols <= 0) return;
+  walk w = {esz, (int)(TR_BYTES / esz), NULL, NULL, lo, hi, (size_t)lda * esz,
+            (size_t)ldb * esz};
+#if defined(TR_SSE2)
+  if (simd >= LI_SIMD_SSE)
+    w.tile = esz == 1 ? tile_1 : esz == 2 ? tile_2 : esz == 4 ? tile_4 : tile_8;
+#if defined(TR_AVX2)
+  if (simd >= LI_SIMD_AVX2)
+    w.wide = esz == 1 ? wide_1 : esz == 2 ? wide_2 : esz == 4 ? wide_4 : wide_8;
+#endif
+#else
+  (void)simd;
+#endif
+  int64_t T = w.T;
+#if defined(TR_SSE2)
+  /* Rows of fewer than T elements back to back (interleaved channels):
+  ** T rows are m registers. */
+  int twice = simd >= LI_SIMD_AVX2 && rows >= 2 * T;
+  narrow_fn nf = simd >= LI_SIMD_SSE && rows >= T && cols <= lda
+                     ? narrow_for(esz, lda, twice) : NULL;
+  if (nf) {
+    int64_t step = twice ? 2 * T : T;
+    for (int64_t r = 0; r < rows; r += step) {
+      int64_t rr = r + step > rows ? rows - step : r; /* shifted back */
+      const uint8_t *ar = a + (size_t)rr * w.lda;
+      uint8_t *br = b + (size_t)rr * esz;
+      if (ar + (size_t)step * w.lda <= hi) {
+        nf(ar, br, w.ldb, (int)cols);
+      } else {
+        for (int64_t h = 0; h < step; h += T)
+          staged(&w, ar + (size_t)h * w.lda, br + (size_t)h * esz, w.T,
+                 (int)cols);
+      }
+    }
+    return;
+  }
+#endif
+  if (rows < T) { /* B's rows are shorter than a tile: all staged */
+    for (int64_t c = 0; c < cols; c += T) {
+      int nc = (int)(cols - c < T ? cols - c : T);
+      staged(&w, a + (size_t)c * esz, b + (size_t)c * w.ldb, (int)rows, nc);
+    }
+    return;
+  }
+  /* Macro blocks of rows spanning at most TR_L1 bytes of A, a multiple of
+  ** T rows; the last one takes the rest (at least T rows). */
+  size_t pitch = w.lda > 64 ? w.lda : 64;
+  int64_t mb = (int64_t)(TR_L1 / pitch) / T * T;
+  if (mb < T) mb = T;
+  for (int64_t r = 0; r < rows; r += mb) {
+    int64_t r1 = r + mb > rows || rows - (r + mb) < T ? rows : r + mb;
+    macro_block(&w, a, b, r, r1, cols);
+    if (r1 == rows) break;
+  }
+}
+
+/* ---- Gather tiles ------------------------------------------------------------
+** li_trg_run: the transposition where A's rows are not one loop but a
+** small table (a combination of the destination's innermost loops, some of
+** them pad positions) and B's rows are written as groups of g contiguous
+** elements (see plan_int.h li_trg). The tile is loaded row by row from the
+** table (a pad row is the pad element repeated), transposed by the same
+** network, and each B row stored group by group. */
+
+/* Store B row j (register bytes `v`) as t->ng groups of gb bytes. */
+static inline void trg_store(const li_trg *t, size_t gb, const uint8_t *v,
+                             uint8_t *d, size_t esz) {
+  for (int k = 0; k < t->ng; k++) {
+    uint8_t *q = d + (size_t)t->grp[k] * esz;
+    const uint8_t *x = v + (size_t)k * gb;
+    switch (gb) { /* constant sizes: plain moves */
+    case 16: memcpy(q, x, 16); break;
+    case 8: memcpy(q, x, 8); break;
+    case 4: memcpy(q, x, 4); break;
+    case 2: memcpy(q, x, 2); break;
+    default: memcpy(q, x, gb); break;
+    }
+  }
+}
+
+#if defined(TR_SSE2)
+#define TRG_TILE(NAME, W, N, ROUNDS)                                          \
+  TR_CLONES static void NAME(const li_trg *t, const uint8_t *s, uint8_t *d,   \
+                             int64_t dsc, size_t gb) {                        \
+    __m128i r[N];                                                             \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                   \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(                 \
+          t->row[i] < 0 ? t->pad : s + t->row[i] * (int64_t)(16 / (N))));     \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
+    uint8_t v[16];                                                            \
+    for (int j = 0; j < (N); j++) {                                           \
+      _mm_storeu_si128((__m128i *)(void *)v, r[j]);                           \
+      trg_store(t, gb, v, d + j * dsc * (int64_t)(16 / (N)), 16 / (N));       \
+    }                                                                         \
+  }
+TRG_TILE(trg_1, 8, 16, 4)
+TRG_TILE(trg_2, 16, 8, 3)
+TRG_TILE(trg_4, 32, 4, 2)
+TRG_TILE(trg_8, 64, 2, 1)
+#endif
+
+/* The portable gather tile: the same bytes element by element. */
+static void trg_c(const li_trg *t, size_t esz, const uint8_t *s, uint8_t *d,
+                  int64_t dsc, int64_t ncol) {
+  int T = (int)(TR_BYTES / esz);
+  for (int64_t j = 0; j < ncol; j++)
+    for (int i = 0; i < T; i++) {
+      int k = i / t->g, e = i % t->g;
+      if (k >= t->ng) continue;
+      const uint8_t *x = t->row[i] < 0 ? t->pad
+                                       : s + (t->row[i] + j) * (int64_t)esz;
+      memcpy(d + ((t->grp[k] + e) + j * dsc) * (int64_t)esz, x, esz);
+    }
+}
+
+void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
+                int64_t cols, uint8_t *d, int64_t dsc) {
+  int64_t T = (int64_t)(TR_BYTES / esz);
+#if defined(TR_SSE2)
+  void (*f)(const li_trg *, const uint8_t *, uint8_t *, int64_t, size_t) =
+      esz == 1 ? trg_1 : esz == 2 ? trg_2 : esz == 4 ? trg_4 : trg_8;
+  if (simd >= LI_SIMD_SSE && cols >= T && t->ng * t->g == (int)T) {
+    size_t gb = (size_t)t->g * esz;
+    for (int64_t c = 0; c < cols; c += T) {
+      int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
+      f(t, s + c0 * (int64_t)esz, d + c0 * dsc * (int64_t)esz, dsc, gb);
+    }
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  trg_c(t, esz, s, d, dsc, cols);
+}

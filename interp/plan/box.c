@@ -1,0 +1,821 @@
+/*
+** box.c: the planner's boxes. Every dimension's digits on the two sides
+** are refined into one common mixed radix (or, where they have none, a
+** table of offset pairs); the valid interval of each dimension is cut
+** into O(#digits) pieces whose digits are plain ranges, and the product
+** of the pieces over the dimensions gives the data boxes, each an affine
+** loop nest. The destination's pads (its padded box outside the window),
+** the elements the source does not provide (its window is smaller) and
+** the holes between strided axes become fill boxes, disjoint, so no byte
+** is written twice. Each box's loops are then ordered, coalesced and
+** given a kernel (loops.c). Sides with a gather table take one table box,
+** or (converts) table loops over offset pairs.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner.h"
+
+/* A piece of one dimension: the refined digits' ranges. */
+typedef struct piece {
+  int64_t start[LI_MAXR], cnt[LI_MAXR];
+} piece;
+
+/* Refinement of one dimension: common units and, per refined digit, the
+** element strides on each side. */
+typedef struct refdim {
+  int k;                         /* refined digits */
+  int64_t unit[LI_MAXR];         /* ascending */
+  int64_t rad[LI_MAXR];          /* radix (0 for the top digit) */
+  int64_t ss[LI_MAXR], ds[LI_MAXR];
+  int64_t sconst, dconst;        /* element offsets from the pad shifts */
+  int64_t off;                   /* q = x + off */
+  int64_t tab;                   /* a table dimension (no common radix):
+                                    li_loop.tab of its one digit, else 0 */
+  int npieces;
+  piece *pieces;
+} refdim;
+
+typedef struct builder {
+  li_plan *p;
+  lay_error *err;
+  li_plog *lg; /* the plan log, NULL */
+  int cap;
+  int lcap;
+  int raw;     /* emitting holes */
+  int rowi;    /* data: index of the fused row loop in emit's input, -1 */
+  int64_t pre, post; /* its pads */
+} builder;
+
+static int add_piece(refdim *r, const piece *pc) {
+  piece *np = realloc(r->pieces, sizeof *np * (size_t)(r->npieces + 1));
+  if (!np) return -1;
+  r->pieces = np;
+  np[r->npieces++] = *pc;
+  return 0;
+}
+
+/* Digit values of q in the refined radix. */
+static void digits_of(const refdim *r, int64_t q, int64_t *dg) {
+  for (int i = 0; i < r->k; i++) {
+    int64_t v = q / r->unit[i];
+    dg[i] = r->rad[i] ? v % r->rad[i] : v;
+  }
+}
+
+/* Emit pieces for [A, B) where digits above level k agree. */
+static int decomp(refdim *r, int64_t A, int64_t B, int k) {
+  int64_t u = r->unit[k], a = A / u, b = (B - 1) / u;
+  piece pc;
+  int64_t dg[LI_MAXR];
+  if ((A % u == 0 && B % u == 0) || k == 0) {
+    digits_of(r, A, dg);
+    for (int i = 0; i < r->k; i++) {
+      if (i > k) { pc.start[i] = dg[i]; pc.cnt[i] = 1; }
+      else if (i == k) { pc.start[i] = dg[i]; pc.cnt[i] = b - a + 1; }
+      else { pc.start[i] = 0; pc.cnt[i] = r->rad[i]; }
+    }
+    return add_piece(r, &pc);
+  }
+  if (a == b) return decomp(r, A, B, k - 1);
+  int64_t tail = -1;
+  if (A % u) {
+    if (decomp(r, A, (a + 1) * u, k - 1)) return -1;
+    a++;
+  }
+  if (B % u) { tail = b * u; b--; }
+  if (a <= b) {
+    digits_of(r, a * u, dg);
+    for (int i = 0; i < r->k; i++) {
+      if (i > k) { pc.start[i] = dg[i]; pc.cnt[i] = 1; }
+      else if (i == k) { pc.start[i] = dg[i]; pc.cnt[i] = b - a + 1; }
+      else { pc.start[i] = 0; pc.cnt[i] = r->rad[i]; }
+    }
+    if (add_piece(r, &pc)) return -1;
+  }
+  if (tail >= 0) return decomp(r, tail, B, k - 1);
+  return 0;
+}
+
+/* Decompose [A, B) (in q) into pieces. */
+static int cut(refdim *r, int64_t A, int64_t B) {
+  if (A >= B) return 0;
+  return decomp(r, A, B, r->k - 1);
+}
+
+/* Strides of refined digits for one side's dim: element stride of each
+** refined digit, and the constant from a shift `delta` (q_side = q + delta,
+** delta a multiple of the side's top unit). Returns -1 when a unit is not
+** in the chain. */
+static int side_strides(const li_side *s, int dim, const refdim *r,
+                        int64_t delta, int64_t *st, int64_t *cst) {
+  const li_sdim *d = &s->dim[dim];
+  *cst = 0;
+  for (int i = 0; i < r->k; i++) st[i] = 0;
+  if (d->nd == 0) return 0;
+  for (int i = 0; i < r->k; i++) {
+    int j = -1;
+    for (int m = 0; m < d->nd; m++)
+      if (s->ax[d->dig[m]].div <= r->unit[i]) j = m;
+    if (j < 0) return -1;
+    const li_sax *a = &s->ax[d->dig[j]];
+    st[i] = (r->unit[i] / a->div) * a->stride;
+  }
+  const li_sax *top = &s->ax[d->dig[d->nd - 1]];
+  *cst = delta / top->div * top->stride;
+  return 0;
+}
+
+static int64_t top_unit(const li_side *s, int dim) {
+  const li_sdim *d = &s->dim[dim];
+  return d->nd ? s->ax[d->dig[d->nd - 1]].div : 1;
+}
+
+/* Build the refined radix of S's dim i and D's dim j; 0 ok, 1 unsupported. */
+static int refine(const li_side *S, int i, const li_side *D, int j,
+                  refdim *r) {
+  int64_t u[LI_MAXR];
+  int n = 0;
+  memset(r, 0, sizeof *r);
+  const li_side *sd[2] = {S, D};
+  int di[2] = {i, j};
+  u[n++] = 1;
+  for (int s = 0; s < 2; s++) {
+    const li_sdim *d = &sd[s]->dim[di[s]];
+    for (int m = 0; m < d->nd; m++) {
+      int64_t v = sd[s]->ax[d->dig[m]].div;
+      int k;
+      for (k = 0; k < n && u[k] != v; k++) {}
+      if (k == n) u[n++] = v;
+    }
+  }
+  for (int a = 1; a < n; a++)
+    for (int b = a; b > 0 && u[b] < u[b - 1]; b--) {
+      int64_t t = u[b]; u[b] = u[b - 1]; u[b - 1] = t;
+    }
+  for (int a = 0; a + 1 < n; a++)
+    if (u[a + 1] % u[a]) return 1;
+  r->k = n;
+  for (int a = 0; a < n; a++) {
+    r->unit[a] = u[a];
+    r->rad[a] = a + 1 < n ? u[a + 1] / u[a] : 0;
+  }
+  /* reference side: the one the other's shift is aligned to */
+  int64_t offS = S->dim[i].off, offD = D->dim[j].off, delta = offD - offS;
+  if (delta % top_unit(D, j) == 0) {
+    r->off = offS;
+    if (side_strides(S, i, r, 0, r->ss, &r->sconst) ||
+        side_strides(D, j, r, delta, r->ds, &r->dconst))
+      return 1;
+  } else if (delta % top_unit(S, i) == 0) {
+    r->off = offD;
+    if (side_strides(S, i, r, -delta, r->ss, &r->sconst) ||
+        side_strides(D, j, r, 0, r->ds, &r->dconst))
+      return 1;
+  } else {
+    return 1;
+  }
+  return 0;
+}
+
+/* One dim of a single side (fills): the side's own radix. */
+static void refine_one(const li_side *D, int j, refdim *r) {
+  const li_sdim *d = &D->dim[j];
+  memset(r, 0, sizeof *r);
+  if (d->nd == 0) {
+    r->k = 1;
+    r->unit[0] = 1;
+    r->rad[0] = 0;
+  } else {
+    r->k = d->nd;
+    for (int m = 0; m < d->nd; m++) {
+      const li_sax *a = &D->ax[d->dig[m]];
+      r->unit[m] = a->div;
+      r->rad[m] = m + 1 < d->nd ? a->mod : 0;
+      r->ds[m] = a->stride;
+    }
+  }
+  r->off = d->off;
+}
+
+/* The element offset that coordinate x of dim i contributes on side s. */
+static int64_t dim_offset(const li_side *s, int i, int64_t x) {
+  const li_sdim *d = &s->dim[i];
+  int64_t q = x + d->off, e = 0;
+  for (int m = 0; m < d->nd; m++) {
+    const li_sax *a = &s->ax[d->dig[m]];
+    int64_t v = q / a->div;
+    e += (a->mod > 0 ? v % a->mod : v) * a->stride;
+  }
+  return e;
+}
+
+/* A dimension whose digits on the two sides have no common radix (c%3
+** against c%4, or pads that shift one side off the other's digits):
+** one table digit over its valid coordinates [lo, hi), each coordinate's
+** offsets on both sides appended to p->tabs, relative to coordinate lo
+** (whose offsets go into the constants). */
+static lay_status tab_dim(li_plan *p, const li_side *S, int i,
+                          const li_side *D, int j, int64_t lo, int64_t hi,
+                          refdim *r, lay_error *err) {
+  memset(r, 0, sizeof *r);
+  r->k = 1;
+  r->unit[0] = 1;
+  int64_t n = hi > lo ? hi - lo : 0, bytes;
+  if (mul64(n, 2 * (int64_t)sizeof(int64_t), &bytes) ||
+      add64(bytes, p->ntabs * (int64_t)sizeof(int64_t), &bytes) ||
+      (size_t)bytes > LI_MAX_TABLE_BYTES)
+    return fail(err, LAY_E_LIMIT, "the plan's index tables exceed %zu bytes",
+                (size_t)LI_MAX_TABLE_BYTES);
+  int64_t *t = realloc(p->tabs, (size_t)bytes ? (size_t)bytes : 1);
+  if (!t) return nomem(err);
+  p->tabs = t;
+  t += p->ntabs;
+  r->sconst = n ? dim_offset(S, i, lo) : 0;
+  r->dconst = n ? dim_offset(D, j, lo) : 0;
+  for (int64_t x = 0; x < n; x++) {
+    t[2 * x] = dim_offset(S, i, lo + x) - r->sconst;
+    t[2 * x + 1] = dim_offset(D, j, lo + x) - r->dconst;
+  }
+  r->tab = p->ntabs + 1;
+  p->ntabs += 2 * n;
+  return LAY_OK;
+}
+
+/* Add a box from loops L[0..n) (any order; n <= LI_MAX_LOOPS): order,
+** coalesce, choose the kernel (loops.c). */
+static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
+                       int64_t cb, int fill, int pat) {
+  li_plan *p = bd->p;
+  int m = 0;
+  int64_t pre = fill ? 0 : bd->pre, post = fill ? 0 : bd->post;
+  for (int i = 0; i < n; i++)
+    if (L[i].ext > 1 || (i == bd->rowi && (pre || post))) L[m++] = L[i];
+  n = m;
+  if (bd->lg) li_plog_loops(&bd->lg->cut, p->nbox, fill, pat, bd->raw, sb, db, L, n);
+  li_order_loops(L, n);
+  n = li_coalesce(L, n, pre || post);
+  if (p->nbox == bd->cap) {
+    int nc = bd->cap ? bd->cap * 2 : 16;
+    li_box *nb = realloc(p->box, sizeof *nb * (size_t)nc);
+    if (!nb) return nomem(bd->err);
+    p->box = nb;
+    bd->cap = nc;
+  }
+  if (p->nloops + n > bd->lcap) {
+    int nc = bd->lcap * 2 + n + 16;
+    li_loop *nl = realloc(p->loops, sizeof *nl * (size_t)nc);
+    if (!nl) return nomem(bd->err);
+    p->loops = nl;
+    bd->lcap = nc;
+  }
+  li_box *b = &p->box[p->nbox++];
+  memset(b, 0, sizeof *b);
+  b->fill = fill;
+  b->pat = pat;
+  b->raw = bd->raw; /* 1 only for the holes, emitted last */
+  b->nl = n;
+  b->l0 = p->nloops;
+  b->sb = sb;
+  b->db = db;
+  b->cb = cb;
+  b->pre = pre;
+  b->post = post;
+  li_choose_kernel(p, b, L); /* may reorder L's outer loops, or take some
+                                into a gather tile (b->nl fewer) */
+  n = b->nl;
+  memcpy(p->loops + p->nloops, L, sizeof *L * (size_t)n);
+  p->nloops += n;
+  if (bd->lg) li_plog_loops(&bd->lg->coal, p->nbox - 1, fill, pat, bd->raw, sb, db, L, n);
+  return LAY_OK;
+}
+
+/* Product of pieces over dims: data boxes. */
+static lay_status data_boxes(builder *bd, refdim *R, int rank, int chdim,
+                             int rowdim, int64_t K, int64_t offD) {
+  int idx[LG_MAX_RANK] = {0};
+  int64_t total = 1;
+  for (int i = 0; i < rank; i++) {
+    if (R[i].npieces == 0) return LAY_OK;
+    total *= R[i].npieces;
+    if (total + bd->p->nbox > LI_MAX_BOXES)
+      return fail(bd->err, LAY_E_LIMIT, "the plan needs more than %d boxes",
+                  LI_MAX_BOXES);
+  }
+  for (;;) {
+    li_loop L[LG_MAX_RANK * LI_MAXR];
+    int n = 0;
+    int64_t sb = 0, db = 0, cb = 0;
+    for (int i = 0; i < rank; i++) {
+      const refdim *r = &R[i];
+      const piece *pc = &r->pieces[idx[i]];
+      int64_t q0 = 0;
+      sb += r->sconst;
+      db += r->dconst;
+      for (int k = 0; k < r->k; k++) {
+        sb += pc->start[k] * r->ss[k];
+        db += pc->start[k] * r->ds[k];
+        q0 += pc->start[k] * r->unit[k];
+        if (i == rowdim && k == 0) bd->rowi = n;
+        if (pc->cnt[k] > 1 || (i == rowdim && k == 0)) {
+          L[n].ext = pc->cnt[k];
+          L[n].ss = r->ss[k];
+          L[n].ds = r->ds[k];
+          L[n].cs = i == chdim ? r->unit[k] : 0;
+          L[n].tab = r->tab;
+          n++;
+        }
+      }
+      if (i == chdim) cb = q0 - r->off;
+      if (i == rowdim) {
+        int64_t pd = (q0 + offD - r->off) % K;
+        bd->pre = pd;
+        bd->post = K - pd - pc->cnt[0];
+      }
+    }
+    lay_status st = emit(bd, L, n, sb, db, cb, 0, 0);
+    if (st) return st;
+    int i;
+    for (i = rank - 1; i >= 0; i--) {
+      if (++idx[i] < R[i].npieces) break;
+      idx[i] = 0;
+    }
+    if (i < 0) return LAY_OK;
+  }
+}
+
+/* Fill boxes on D: for every dim i, pieces "valid" (V), "outside" (O) and
+** "all" (F) of D's own digits; emits V0 x .. x V(i-1) x Oi x F(i+1) x ..
+** for every i. */
+static lay_status fill_boxes(builder *bd, refdim *V, refdim *O, refdim *F,
+                             int rank, int pat, int chdim) {
+  for (int i = 0; i < rank; i++) {
+    refdim *sel[LG_MAX_RANK];
+    int skip = 0;
+    for (int k = 0; k < rank; k++) {
+      sel[k] = k < i ? &V[k] : k == i ? &O[k] : &F[k];
+      if (sel[k]->npieces == 0) skip = 1;
+    }
+    if (skip) continue;
+    int64_t total = 1;
+    for (int k = 0; k < rank; k++) {
+      total *= sel[k]->npieces;
+      if (total + bd->p->nbox > LI_MAX_BOXES)
+        return fail(bd->err, LAY_E_LIMIT, "the plan needs more than %d boxes",
+                    LI_MAX_BOXES);
+    }
+    int idx[LG_MAX_RANK] = {0};
+    for (;;) {
+      li_loop L[LG_MAX_RANK * LI_MAXR];
+      int n = 0;
+      int64_t db = 0, cb = 0;
+      for (int k = 0; k < rank; k++) {
+        const refdim *r = sel[k];
+        const piece *pc = &r->pieces[idx[k]];
+        int64_t q0 = 0;
+        for (int m = 0; m < r->k; m++) {
+          db += pc->start[m] * r->ds[m];
+          q0 += pc->start[m] * r->unit[m];
+          if (pc->cnt[m] > 1) {
+            L[n].ext = pc->cnt[m];
+            L[n].ss = L[n].tab = 0;
+            L[n].ds = r->ds[m];
+            L[n].cs = k == chdim ? r->unit[m] : 0;
+            n++;
+          }
+        }
+        if (k == chdim) cb = q0 - r->off;
+      }
+      lay_status st = emit(bd, L, n, 0, db, cb, 1, pat);
+      if (st) return st;
+      int k;
+      for (k = rank - 1; k >= 0; k--) {
+        if (++idx[k] < sel[k]->npieces) break;
+        idx[k] = 0;
+      }
+      if (k < 0) break;
+    }
+  }
+  return LAY_OK;
+}
+
+/* Holes between strided axes and after the last offset. */
+static lay_status hole_boxes(builder *bd, const li_side *D, int pat) {
+  bd->raw = 1;
+  int ord[LG_MAX_AXES], no = li_sorted_axes(D, ord);
+  int64_t span = 1;
+  for (int k = 0; k < no; k++) {
+    const li_sax *a = &D->ax[ord[k]];
+    int64_t gap = a->stride - span;
+    if (gap > 0) {
+      li_loop L[LG_MAX_AXES + 2];
+      int n = 0;
+      for (int m = k + 1; m < no; m++) {
+        L[n].ext = D->ax[ord[m]].ext;
+        L[n].ds = D->ax[ord[m]].stride;
+        L[n].ss = L[n].cs = L[n].tab = 0;
+        n++;
+      }
+      L[n].ext = a->ext - 1;
+      L[n].ds = a->stride;
+      L[n].ss = L[n].cs = L[n].tab = 0;
+      n++;
+      L[n].ext = gap;
+      L[n].ds = 1;
+      L[n].ss = L[n].cs = L[n].tab = 0;
+      n++;
+      lay_status st = emit(bd, L, n, 0, span, 0, 1, pat);
+      if (st) return st;
+    }
+    span += a->stride * (a->ext - 1);
+  }
+  if (D->nelem > span) {
+    li_loop L[1] = {{D->nelem - span, 0, 1, 0, 0}};
+    return emit(bd, L, 1, 0, span, 0, 1, pat);
+  }
+  return LAY_OK;
+}
+
+/* ---- Plan assembly ------------------------------------------------------ */
+static void free_refs(refdim *r, int n) {
+  for (int i = 0; i < n; i++) {
+    free(r[i].pieces);
+    r[i].pieces = NULL;
+  }
+}
+
+/* A side's pad element as stored: the pad value in the side's hardware
+** type, and with byte planes that value split into its planes like any
+** element (lang/ir.h: plane k is (u >> shift) & mask of its bits u). */
+static void pad_element(const li_side *x, uint8_t *out) {
+  if (!x->v.nplanes) {
+    li_st(x->v.hw, out, x->v.pad, LG_R_HALF_EVEN, 1);
+    return;
+  }
+  uint8_t el[8] = {0};
+  li_st(x->v.hw, el, x->v.pad, LG_R_HALF_EVEN, 1);
+  uint32_t u = 0;
+  for (size_t i = 0; i < li_dt_size(x->v.hw) && i < 4; i++)
+    u |= (uint32_t)el[i] << (8 * i);
+  for (int k = 0; k < x->v.nplanes; k++)
+    out[k] = (uint8_t)((u >> x->v.shift[k]) & x->v.mask[k]);
+}
+
+/* Pad patterns: 0 = D's pad, 1 = S's pad converted to D. */
+static void make_pats(li_plan *p) {
+  li_side *S = &p->s, *D = &p->d;
+  memset(p->pats, 0, sizeof(*p->pats) * 3);
+  /* D's own pad element */
+  pad_element(D, p->pats[0]);
+  /* S's pad element, as S stores it, converted */
+  uint8_t sel[LI_PAT_MAX] = {0}, tmp[LI_PAT_MAX * 4] = {0};
+  li_side s1 = *S, d1 = *D;
+  s1.pstride = 1;
+  d1.pstride = 1;
+  pad_element(S, sel);
+  li_conv_block(&s1, &d1, sel, 0, 1, tmp, 0, 1, 1, 1, 0, 0, 0, 0, 0, NULL);
+  memcpy(p->pats[1], tmp, LI_PAT_MAX);
+  memcpy(p->pats[2], sel, LI_PAT_MAX); /* S's pad element as stored */
+}
+
+/* D's pads (its padded box outside its window) as fill boxes: V = D's
+** window, O = outside it, F = all, per dimension (dmap[i]: D's dim for
+** index i); on the fused row dimension (rowdim, rows of K) at row
+** granularity. V, O and F hold rank refdims each, freed by the caller. */
+static lay_status pad_boxes(builder *bd, const li_side *D, const int *dmap,
+                            int rank, int rowdim, int64_t K, refdim *V,
+                            refdim *O, refdim *F) {
+  for (int i = 0; i < rank; i++) {
+    int j = dmap[i];
+    const li_sdim *b = &D->dim[j];
+    int64_t A = b->before, B = b->before + b->hi - b->lo;
+    if (i == rowdim) {
+      A -= A % K;
+      if (B % K) B += K - B % K;
+      if (B > b->ext) B = b->ext;
+    }
+    refine_one(D, j, &V[i]);
+    refine_one(D, j, &O[i]);
+    refine_one(D, j, &F[i]);
+    if (cut(&V[i], A, B) || cut(&O[i], 0, A) || cut(&O[i], B, b->ext) ||
+        cut(&F[i], 0, b->ext))
+      return nomem(bd->err);
+  }
+  return fill_boxes(bd, V, O, F, rank, 0, -1);
+}
+
+/* The plan log's "refine" step: each dimension's common digits, or its
+** table, and the fused row dimension. */
+static void log_refine(li_plog *lg, const li_plan *p, const int *dmap,
+                       const refdim *R, int rowdim, int64_t K) {
+  lg_strbuf *b = &lg->step;
+  for (int i = 0; i < p->s.rank; i++) {
+    const refdim *r = &R[i];
+    lg_sb_printf(b, "dim %s (destination dim %d): ", p->dname[i], dmap[i]);
+    if (r->tab) {
+      lg_sb_printf(b, "no common radix: a table of %lld offset pairs",
+                   (long long)r->pieces[0].cnt[0]);
+    } else {
+      lg_sb_printf(b, "%d digit%s", r->k, r->k == 1 ? "" : "s");
+      for (int k = 0; k < r->k; k++) {
+        lg_sb_printf(b, "%s unit %lld", k ? "," : "", (long long)r->unit[k]);
+        if (r->rad[k]) lg_sb_printf(b, " radix %lld", (long long)r->rad[k]);
+        lg_sb_printf(b, " (src %lld, dst %lld)", (long long)r->ss[k],
+                     (long long)r->ds[k]);
+      }
+    }
+    lg_sb_printf(b, "; %d piece%s\n", r->npieces, r->npieces == 1 ? "" : "s");
+  }
+  if (rowdim >= 0)
+    lg_sb_printf(b, "fused row padding: dim %s, rows of %lld\n",
+                 p->dname[rowdim], (long long)K);
+  else
+    lg_sb_printf(b, "no fused row padding\n");
+  li_plog_step(lg, "refine");
+}
+
+/* Build the boxes of p (sides filled in). dmap[i] = D's dim for S's dim i. */
+static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
+                              lay_error *err) {
+  builder bd = {p, err, lg, 0, 0, 0, -1, 0, 0};
+  li_side *S = &p->s, *D = &p->d;
+  int rank = S->rank;
+  lay_status st = LAY_OK;
+  refdim *R = calloc((size_t)rank * 4, sizeof *R);
+  if (!R) return nomem(err);
+  refdim *V = R + rank, *O = R + 2 * rank, *F = R + 3 * rank;
+  p->npat = 3;
+  p->pats = calloc(3, sizeof *p->pats);
+  if (!p->pats) { free(R); return nomem(err); }
+  make_pats(p);
+  int chdim = -1;
+  if (S->v.axis >= 0) chdim = S->v.axis;
+  if (D->v.axis >= 0) {
+    int c = -1;
+    for (int i = 0; i < rank; i++)
+      if (dmap[i] == D->v.axis) c = i;
+    if (chdim >= 0 && chdim != c) {
+      free(R);
+      return fail(err, LAY_E_LAYOUT,
+                  "both layouts quantize per channel along different "
+                  "dimensions");
+    }
+    chdim = c;
+  }
+  /* data: a common radix per dimension, or else a table dimension */
+  for (int i = 0; i < rank && !st; i++) {
+    const li_sdim *a = &S->dim[i], *b = &D->dim[dmap[i]];
+    int64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
+    if (refine(S, i, D, dmap[i], &R[i]) &&
+        (st = tab_dim(p, S, i, D, dmap[i], lo, hi, &R[i], err)))
+      break;
+    if (cut(&R[i], lo + R[i].off, hi + R[i].off)) st = nomem(err);
+  }
+  /* Fused row padding: D's innermost axis (stride 1, the lowest digit of
+  ** its dim, K values) is written whole by the data boxes, pads included,
+  ** when every row meets at most one data piece, S covers D's window and
+  ** no dimension needs a table loop. */
+  int rowdim = -1;
+  int64_t K = 0;
+  if (!st && !D->v.nplanes) {
+    int ok = 1, jr = -1;
+    for (int i = 0; i < rank; i++) {
+      const li_sdim *a = &S->dim[i], *b = &D->dim[dmap[i]];
+      if (a->lo > b->lo || a->hi < b->hi) ok = 0;
+      if (R[i].tab) ok = 0; /* the table loop is the innermost */
+    }
+    for (int j = 0; j < D->naxes; j++)
+      if (D->ax[j].ext > 1 && D->ax[j].stride == 1) jr = j;
+    if (ok && jr >= 0 && D->ax[jr].kind == LG_AX_DIGIT && D->ax[jr].div == 1) {
+      K = D->ax[jr].ext;
+      for (int i = 0; i < rank; i++)
+        if (dmap[i] == D->ax[jr].dim && !R[i].tab &&
+            (R[i].k == 1 || (R[i].rad[0] == K && D->ax[jr].mod == K)))
+          rowdim = i;
+    }
+  }
+  if (!st && lg) log_refine(lg, p, dmap, R, rowdim, K);
+  if (!st)
+    st = data_boxes(&bd, R, rank, chdim, rowdim, K,
+                    rowdim >= 0 ? D->dim[dmap[rowdim]].off : 0);
+  bd.rowi = -1;
+  bd.pre = bd.post = 0;
+  if (!st) st = pad_boxes(&bd, D, dmap, rank, rowdim, K, V, O, F);
+  /* elements inside D's window that S does not provide */
+  if (!st) {
+    free_refs(V, rank);
+    free_refs(O, rank);
+    free_refs(F, rank);
+    int any = 0;
+    for (int i = 0; i < rank && !st; i++) {
+      int j = dmap[i];
+      const li_sdim *a = &S->dim[i], *b = &D->dim[j];
+      int64_t lo = a->lo > b->lo ? a->lo : b->lo,
+              hi = a->hi < b->hi ? a->hi : b->hi;
+      refine_one(D, j, &V[i]);
+      refine_one(D, j, &O[i]);
+      refine_one(D, j, &F[i]);
+      int64_t off = b->off;
+      if (lo < hi) {
+        if (cut(&V[i], lo + off, hi + off)) st = nomem(err);
+      }
+      if (b->lo < lo) {
+        any = 1;
+        if (cut(&O[i], b->lo + off, (lo < b->hi ? lo : b->hi) + off)) st = nomem(err);
+      }
+      if (hi < b->hi) {
+        any = 1;
+        int64_t s0 = hi > b->lo ? hi : b->lo;
+        if (cut(&O[i], s0 + off, b->hi + off)) st = nomem(err);
+      }
+      if (cut(&F[i], b->lo + off, b->hi + off)) st = nomem(err);
+    }
+    if (!st && any) st = fill_boxes(&bd, V, O, F, rank, 1, chdim);
+  }
+  if (!st) st = hole_boxes(&bd, D, 0);
+  free_refs(R, rank * 4);
+  free(R);
+  return st;
+}
+
+/* The table fallback: one box, kernel TABLE. */
+static lay_status table_box(li_plan *p, li_plog *lg, lay_error *err) {
+  builder bd = {p, err, lg, 0, 0, 0, -1, 0, 0};
+  p->npat = 3;
+  p->pats = calloc(3, sizeof *p->pats);
+  if (!p->pats) return nomem(err);
+  make_pats(p);
+  const li_side *T = p->s.table ? &p->s : &p->d;
+  li_loop L[1] = {{T->table->n, 1, 1, 0, 0}};
+  lay_status st = emit(&bd, L, 1, 0, 0, 0, 0, 0);
+  if (!st) p->box[0].kern = LI_K_TABLE;
+  /* unpack: CPU elements no table entry names keep the pad (filled first,
+  ** so the plan runs on one thread then) */
+  if (!st && p->d.is_cpu && !T->table->full) {
+    li_loop M[1] = {{p->d.nelem, 0, 1, 0, 0}};
+    st = emit(&bd, M, 1, 0, 0, 0, 1, 1);
+    if (!st) { /* run the fill first */
+      li_box t = p->box[0];
+      p->box[0] = p->box[1];
+      p->box[1] = t;
+    }
+  }
+  return st;
+}
+
+/* The place of every CPU element on side X, indexed by the element's
+** row-major index on the source side S (rank dims, sizes sz): X's element
+** offset, or -1 where X does not hold it (outside its window, or in no
+** entry of its gather table). map[i]: X's dim for S's dim i. */
+static void element_places(const li_side *X, const int *map, const int64_t *sz,
+                           int rank, int64_t n, int64_t *out) {
+  int64_t x[LG_MAX_RANK], y[LG_MAX_RANK];
+  for (int64_t c = 0; c < n; c++) out[c] = -1;
+  if (X->table) { /* each hardware element names its CPU element */
+    for (int64_t e = 0, len; e < X->table->n; e += len) {
+      int64_t cx = li_gather_run(X->table, e, &len);
+      for (int64_t k = 0; cx >= 0 && k < len; k++) {
+        int64_t r = cx + k, c = 0;
+        for (int j = rank - 1; j >= 0; j--) {
+          y[j] = r % X->dim[j].size;
+          r /= X->dim[j].size;
+        }
+        for (int i = 0; i < rank; i++) c = c * sz[i] + y[map[i]];
+        out[c] = e + k;
+      }
+    }
+    return;
+  }
+  for (int64_t c = 0; c < n; c++) {
+    int64_t r = c, off = 0;
+    for (int i = rank - 1; i >= 0; i--) {
+      x[i] = r % sz[i];
+      r /= sz[i];
+    }
+    int in = 1;
+    for (int i = 0; i < rank && in; i++) {
+      const li_sdim *d = &X->dim[map[i]];
+      if (x[i] < d->lo || x[i] >= d->hi) in = 0;
+      else off += dim_offset(X, map[i], x[i]);
+    }
+    if (in) out[c] = off;
+  }
+}
+
+/* One table-loop box over the offset pairs (so[c], dof[c]) of the CPU
+** elements c with a destination place: those the source holds too, copied;
+** or (fill) those it does not, given pattern pat. */
+static lay_status pairs_box(builder *bd, const int64_t *so, const int64_t *dof,
+                            int64_t n, int fill, int pat) {
+  li_plan *p = bd->p;
+  int64_t cnt = 0, first = -1, bytes;
+  for (int64_t c = 0; c < n; c++)
+    if (dof[c] >= 0 && (so[c] >= 0) == !fill) {
+      if (first < 0) first = c;
+      cnt++;
+    }
+  if (!cnt) return LAY_OK;
+  if (mul64(cnt, 2 * (int64_t)sizeof(int64_t), &bytes) ||
+      add64(bytes, p->ntabs * (int64_t)sizeof(int64_t), &bytes) ||
+      (size_t)bytes > LI_MAX_TABLE_BYTES)
+    return fail(bd->err, LAY_E_LIMIT, "the plan's index tables exceed %zu bytes",
+                (size_t)LI_MAX_TABLE_BYTES);
+  int64_t *t = realloc(p->tabs, (size_t)bytes);
+  if (!t) return nomem(bd->err);
+  p->tabs = t;
+  t += p->ntabs;
+  int64_t s0 = fill ? 0 : so[first], d0 = dof[first], k = 0;
+  for (int64_t c = first; c < n; c++)
+    if (dof[c] >= 0 && (so[c] >= 0) == !fill) {
+      t[2 * k] = fill ? 0 : so[c] - s0;
+      t[2 * k + 1] = dof[c] - d0;
+      k++;
+    }
+  li_loop L[1] = {{cnt, 0, 0, 0, p->ntabs + 1}};
+  p->ntabs += 2 * cnt;
+  return emit(bd, L, 1, s0, d0, 0, fill, pat);
+}
+
+/* A convert with a gather-table side (a transform chain with no affine
+** structure): one table loop over the offset pairs of the CPU elements
+** both sides hold; the destination's window elements the source lacks get
+** the source's pad (a table loop writing pattern 1); the destination's
+** pads and holes the usual fill boxes. Still one plan, no buffer between. */
+static lay_status table_convert(li_plan *p, const int *dmap, li_plog *lg,
+                                lay_error *err) {
+  li_side *S = &p->s, *D = &p->d;
+  int rank = S->rank;
+  if (S->v.axis >= 0 || D->v.axis >= 0)
+    return fail(err, LAY_E_LAYOUT,
+                "a convert through a gather table cannot quantize per channel");
+  int64_t sz[LG_MAX_RANK], n = 1, bytes;
+  for (int i = 0; i < rank; i++) {
+    sz[i] = S->dim[i].size;
+    if (mul64(n, sz[i], &n)) return OVF(err);
+  }
+  if (mul64(n, 2 * (int64_t)sizeof(int64_t), &bytes) ||
+      (size_t)bytes > LI_MAX_TABLE_BYTES)
+    return fail(err, LAY_E_LIMIT, "the plan's index tables exceed %zu bytes",
+                (size_t)LI_MAX_TABLE_BYTES);
+  int64_t *so = malloc((size_t)bytes), *dof = so ? so + n : NULL;
+  refdim *R = calloc((size_t)rank * 3, sizeof *R);
+  p->npat = 3;
+  p->pats = calloc(3, sizeof *p->pats);
+  if (!so || !R || !p->pats) {
+    free(so);
+    free(R);
+    return nomem(err);
+  }
+  make_pats(p);
+  int ident[LG_MAX_RANK];
+  for (int i = 0; i < LG_MAX_RANK; i++) ident[i] = i;
+  element_places(S, ident, sz, rank, n, so);
+  element_places(D, dmap, sz, rank, n, dof);
+  builder bd = {p, err, lg, 0, 0, 0, -1, 0, 0};
+  lay_status st = pairs_box(&bd, so, dof, n, 0, 0);
+  if (!st) st = pairs_box(&bd, so, dof, n, 1, 1);
+  free(so);
+  if (!st && !D->table) {
+    st = pad_boxes(&bd, D, ident, rank, -1, 0, R, R + rank, R + 2 * rank);
+    if (!st) st = hole_boxes(&bd, D, 0);
+  } else if (!st) { /* the table's pad entries */
+    int64_t npad = 0;
+    for (int64_t e = 0, len; e < D->table->n; e += len)
+      if (li_gather_run(D->table, e, &len) < 0) npad += len;
+    int64_t *no = npad ? malloc(2 * (size_t)npad * sizeof *no) : NULL;
+    if (npad && !no) st = nomem(err);
+    for (int64_t e = 0, len, k = 0; no && e < D->table->n; e += len)
+      if (li_gather_run(D->table, e, &len) < 0)
+        for (int64_t i = 0; i < len; i++, k++) {
+          no[k] = -1;        /* no source */
+          no[npad + k] = e + i;
+        }
+    if (no) st = pairs_box(&bd, no, no + npad, npad, 1, 0);
+    free(no);
+  }
+  free_refs(R, rank * 3);
+  free(R);
+  return st;
+}
+
+/* ---- The entry ------------------------------------------------------------- */
+lay_status li_plan_boxes(li_plan *p, const int *dmap, li_plog *lg,
+                         lay_error *err) {
+  lay_status st;
+  if (p->s.table || p->d.table) {
+    if (lg) {
+      lg_sb_printf(&lg->step, "no digits to refine: the %s side is a gather "
+                   "table\n", p->s.table ? "source" : "destination");
+      li_plog_step(lg, "refine");
+    }
+    if (p->dir == LAY_CONVERT) st = table_convert(p, dmap, lg, err);
+    else st = table_box(p, lg, err);
+  } else {
+    st = build_boxes(p, dmap, lg, err);
+  }
+  if (!st && lg) {
+    li_plog_take(lg, &lg->cut, "boxes");
+    li_plog_take(lg, &lg->coal, "coalesce");
+  }
+  return st;
+}

@@ -1,0 +1,299 @@
+/*
+** loops.c: a box's loops, once the box builder (box.c) has cut them:
+** ordered (li_order_loops), coalesced (li_coalesce, CuTe's coalesce) and
+** given a kernel of the registry (li_choose_kernel, exec/kernels.h).
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner.h"
+
+static int cmp_loop(const void *a, const void *b) {
+  const li_loop *x = a, *y = b;
+  if (!x->tab != !y->tab) return x->tab ? 1 : -1; /* table loops inside */
+  if (x->ds != y->ds) return x->ds > y->ds ? -1 : 1;
+  if (x->ss != y->ss) return x->ss > y->ss ? -1 : 1;
+  return 0;
+}
+
+/* LI_K_DEILV2 needs every source stride but the plane loop's to be a
+** multiple of the block width W, so that sb % W is the first plane. */
+static int deilv_ok(const li_loop *L, int n, int64_t sb, int64_t W) {
+  for (int i = 0; i < n; i++)
+    if (i != n - 3 && L[i].ss % W) return 0;
+  return sb % W + L[n - 3].ext <= W;
+}
+
+#define LI_MAX_TAKE 8  /* loops one gather tile may take */
+#define LI_MAX_TRG 4096 /* gather tiles of one plan */
+
+/* The general transposition (exec/tr.c): the box's destination runs along
+** its innermost loop and its source along another one, j. Moves loop j
+** just outside the innermost (the others keep their order) and returns 1;
+** 0 when there is no such loop or the element size has no kernel. */
+static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
+  const li_loop *in = &L[n - 1];
+  if (n < 2 || in->ds != 1 || in->ss == 1 || in->tab || b->pre || b->post ||
+      (esz != 1 && esz != 2 && esz != 4 && esz != 8))
+    return 0;
+  int j = -1;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0) return 0;
+  li_loop t = L[j];
+  for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
+  L[n - 2] = t;
+  b->kern = LI_K_TR;
+  return 1;
+}
+
+/* The gather tile (kernel TRG, exec/tr.c li_trg_run): the box's source
+** runs along a loop j of at least T elements (T = 16 / element size), and
+** its destination's innermost loops, with their row pads, make up exactly
+** T positions (a loop may be split to reach T). Those loops leave the box
+** for a table of T source rows (pad positions read the pad element) and
+** the destination offsets of T elements, in groups of g contiguous ones;
+** j becomes the box's only inner loop. Returns 1 when taken (the box's
+** loops rewritten in L, *n updated), 0 otherwise. */
+static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
+                       size_t esz) {
+  int m = *n, T = (int)(16 / esz);
+  if (m < 2 || (esz != 1 && esz != 2 && esz != 4 && esz != 8) ||
+      p->d.v.nplanes || p->s.v.nplanes || L[m - 1].ds != 1 || L[m - 1].ss == 1)
+    return 0;
+  int j = -1;
+  for (int i = m - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0 || L[j].ext < T) return 0;
+  /* The loops by destination stride, smallest first (the innermost, with
+  ** its pads, first of all; j left out), until their positions make T. */
+  int ord[LI_MAX_LOOPS], no = 0;
+  for (int i = m - 1; i >= 0; i--)
+    if (i != j) {
+      int c = no++;
+      for (; c > 0 && L[ord[c - 1]].ds > L[i].ds && ord[c - 1] != m - 1; c--)
+        ord[c] = ord[c - 1];
+      ord[c] = i;
+    }
+  int take[LI_MAX_TAKE], nt = 0;
+  int64_t prod = 1, q = 0; /* q: the split factor of the last one (0: whole) */
+  for (int oi = 0; oi < no && prod < T; oi++) {
+    int i = ord[oi];
+    if (L[i].tab || nt == LI_MAX_TAKE) return 0;
+    int64_t e = L[i].ext + (i == m - 1 ? b->pre + b->post : 0);
+    if (prod * e <= T) {
+      take[nt++] = i;
+      prod *= e;
+    } else if (i != m - 1 && L[i].ext % (T / prod) == 0) {
+      take[nt++] = i;
+      q = T / prod;
+      prod = T;
+    } else {
+      return 0;
+    }
+  }
+  if (prod != T || p->ntrg >= LI_MAX_TRG) return 0;
+  li_trg t;
+  memset(&t, 0, sizeof t);
+  for (int k = 0; k < T; k++) { /* mixed radix over take[], innermost first */
+    int64_t r = k, so = 0, dof = 0;
+    int pad = 0;
+    for (int a = 0; a < nt; a++) {
+      const li_loop *l = &L[take[a]];
+      int64_t e = a == nt - 1 && q ? q
+                  : l->ext + (take[a] == m - 1 ? b->pre + b->post : 0);
+      int64_t x = r % e;
+      r /= e;
+      if (take[a] == m - 1) {
+        if (x < b->pre || x >= b->pre + l->ext) pad = 1;
+        x -= b->pre;
+      }
+      so += x * l->ss;
+      dof += x * l->ds;
+    }
+    t.row[k] = pad ? -1 : so;
+    t.grp[k] = dof; /* per element for now */
+  }
+  int g = T;
+  for (; g > 1; g /= 2) { /* runs of g contiguous destination elements */
+    int ok = 1;
+    for (int k = 0; k < T && ok; k++)
+      if (t.grp[k] != t.grp[k - k % g] + k % g) ok = 0;
+    if (ok) break;
+  }
+  t.g = g;
+  t.ng = T / g;
+  for (int k = 0; k < t.ng; k++) t.grp[k] = t.grp[k * g];
+  for (int k = t.ng; k < 16; k++) t.grp[k] = 0;
+  for (int k = 0; k < 16; k++) t.pad[k] = p->pats[0][(size_t)k % esz];
+  li_trg *nt2 = realloc(p->trg, sizeof *nt2 * (size_t)(p->ntrg + 1));
+  if (!nt2) return 0;
+  p->trg = nt2;
+  p->trg[p->ntrg] = t;
+  b->bk = p->ntrg++;
+  /* The box keeps its other loops (a split one keeps its outer part) and
+  ** j, innermost. */
+  li_loop keep[LI_MAX_TAKE * 2 + LG_MAX_AXES * 2];
+  int nk = 0;
+  for (int i = 0; i < m; i++) {
+    if (i == j) continue;
+    int a = 0;
+    while (a < nt && take[a] != i) a++;
+    if (a < nt && !(a == nt - 1 && q)) continue; /* taken whole */
+    keep[nk] = L[i];
+    if (a < nt) { /* split: its outer part stays */
+      keep[nk].ext /= q;
+      keep[nk].ss *= q;
+      keep[nk].ds *= q;
+      keep[nk].cs *= q;
+    }
+    nk++;
+  }
+  keep[nk++] = L[j];
+  memcpy(L, keep, sizeof *L * (size_t)nk);
+  *n = nk;
+  b->kern = LI_K_TRG;
+  b->pre = b->post = 0; /* pad rows of the tile */
+  return 1;
+}
+
+void li_order_loops(li_loop *L, int n) {
+  qsort(L, (size_t)n, sizeof *L, cmp_loop);
+}
+
+/* Can the inner loop b fold into the outer loop a? */
+static int chained(const li_loop *a, const li_loop *b) {
+  return !a->tab && !b->tab && a->ss == b->ss * b->ext &&
+         a->ds == b->ds * b->ext && a->cs == b->cs * b->ext;
+}
+
+int li_coalesce(li_loop *L, int n, int rows) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    const int row = rows && i == n - 1; /* the row loop stays */
+    if (L[i].ext == 1 && !row) continue;
+    if (m > 0 && !row && chained(&L[m - 1], &L[i])) {
+      li_loop *o = &L[m - 1];
+      o->ext *= L[i].ext;
+      o->ss = L[i].ss;
+      o->ds = L[i].ds;
+      o->cs = L[i].cs;
+      continue;
+    }
+    L[m++] = L[i];
+  }
+  if (m == 0) {
+    L[0].ext = 1;
+    L[0].ss = L[0].ds = L[0].cs = L[0].tab = 0;
+    m = 1;
+  }
+  return m;
+}
+
+void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
+  int n = b->nl;
+  const int fill = b->fill, pat = b->pat;
+  const int64_t pre = b->pre, post = b->post, sb = b->sb;
+  const li_loop *in = &L[n - 1];
+  const size_t esz = p->d.esz;
+  if (in->tab) { /* offset pairs: copies, or (fill) the pattern at each */
+    b->kern = LI_K_DIMTAB;
+  } else if (fill) {
+    int same = 1;
+    for (size_t k = 1; k < esz; k++)
+      if (p->pats[pat][k] != p->pats[pat][0]) same = 0;
+    b->kern = (in->ds == 1 && same && (!p->d.v.nplanes || b->raw))
+                  ? LI_K_MEMSET : LI_K_FILL;
+    if (pat == 1 && (p->s.v.axis >= 0 || p->d.v.axis >= 0))
+      b->kern = LI_K_PADCONV; /* the source's pad, converted per channel */
+  } else if (p->slow) {
+    b->kern = LI_K_CONV;
+    /* planes of one source run each, converted then interleaved */
+    if (n >= 2 && in->ds == 1 && esz == 1 && L[n - 2].ss == 1 &&
+        !p->s.v.nplanes && !p->d.v.nplanes && L[n - 2].cs == 0 &&
+        (L[n - 2].ds == 2 || L[n - 2].ds == 4 || L[n - 2].ds == 8) &&
+        L[n - 2].ds == pre + in->ext + post && L[n - 2].ext >= 16) {
+      b->kern = LI_K_CONV_ILV;
+      b->bk = (int)L[n - 2].ds;
+    }
+    /* 2-byte elements split bit-wise into two byte planes, rows of up to
+    ** 16 contiguous destination bytes (Kneron's 1W16C8BHL) */
+    if (n >= 2 && in->ds == 1 && in->ext <= 16 && !pre && !post &&
+        p->s.v.kind == LI_VR_ID && !p->s.v.nplanes && p->s.esz == 2 &&
+        p->d.v.kind == LI_VR_ID && p->d.v.nplanes == 2 && esz == 1 &&
+        li_dt_size(p->d.v.cpu) == 2 && p->d.v.shift[0] < 16 &&
+        p->d.v.shift[1] < 16 && p->d.v.shift[0] >= 0 && p->d.v.shift[1] >= 0) {
+      b->kern = LI_K_SPLIT2;
+      b->bk = (int)in->ext;
+    }
+  } else if (n >= 2 && in->ds == 1 && esz == 1 && L[n - 2].ss == 1 &&
+             (L[n - 2].ds == 2 || L[n - 2].ds == 4 || L[n - 2].ds == 8) &&
+             L[n - 2].ds == pre + in->ext + post && L[n - 2].ext >= 16) {
+    b->kern = LI_K_ILV;
+    b->bk = (int)L[n - 2].ds;
+  } else if (n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&
+             (pre || post) && L[n - 2].ss == in->ext &&
+             L[n - 2].ds == pre + in->ext + post &&
+             (L[n - 2].ds == 4 || L[n - 2].ds == 8 || L[n - 2].ds == 16)) {
+    b->kern = LI_K_EXPAND;
+    b->bk = (int)L[n - 2].ds;
+  } else if (in->ss == 1 && in->ds == 1 && n >= 2 &&
+             in->ext * (int64_t)esz <= 4096 &&
+             (in->ext * (int64_t)esz >= 16 || (!pre && !post))) {
+    b->kern = LI_K_ROWS; /* rows of contiguous bytes, pads around each */
+    b->bk = (int)(in->ext * (int64_t)esz);
+  } else if (in->ss == 1 && in->ds == 1 && !pre && !post) {
+    b->kern = LI_K_MEMCPY;
+  } else if (n >= 3 && esz == 1 && !pre && !post && in->ds == 1 &&
+             (in->ss == 2 || in->ss == 4 || in->ss == 8) &&
+             L[n - 2].ds == in->ext && L[n - 3].ss == 1 &&
+             L[n - 3].ext <= in->ss && L[n - 3].ext * 2 > in->ss &&
+             L[n - 2].ext * in->ext * in->ss <= 4096 &&
+             L[n - 2].ext * in->ext >= 16 && deilv_ok(L, n, sb, in->ss)) {
+    /* the inverse of LI_K_ILV2: blocks of ss elements (the plane loop
+    ** L[n-3] picks k of them) copied into a tile, split into planes */
+    b->kern = LI_K_DEILV2;
+    b->bk = (int)in->ss;
+  } else if (n >= 2 && in->ds == 1 && (esz == 1 || esz == 2 || esz == 4) &&
+             pre + in->ext + post <= 64) {
+    b->kern = LI_K_BLOCK;
+    b->bk = (in->ext == 2 || in->ext == 3 || in->ext == 4 || in->ext == 8 ||
+             in->ext == 16 || in->ext == 32) ? (int)in->ext : 0;
+    /* the block reads scattered sources: walk the outer loops in source
+    ** order (the block's own rows stay innermost) */
+    for (int a = 1; a < n - 2; a++)
+      for (int c = a; c > 0 && L[c].ss > L[c - 1].ss; c--) {
+        li_loop t = L[c]; L[c] = L[c - 1]; L[c - 1] = t;
+      }
+    int64_t W = pre + in->ext + post;
+    if (n >= 3 && esz == 1 && L[n - 2].ss == 1 && L[n - 2].ds == W &&
+        L[n - 3].ss == L[n - 2].ext && (W == 2 || W == 4 || W == 8) &&
+        L[n - 3].ext * L[n - 2].ext * W <= 4096 &&
+        L[n - 3].ext * L[n - 2].ext >= 16) {
+      /* source rows run on across the two loops: interleave them all into
+      ** a tile, then copy the tile's rows out (HCWNC8 on 7x7 planes) */
+      b->kern = LI_K_ILV2;
+      b->bk = (int)W;
+    } else if (pre + in->ext + post < 16 / (int64_t)esz &&
+               take_gather(p, b, L, &n, esz)) {
+      b->nl = n;
+    } else if (take_transpose(b, L, n, esz)) {
+      b->bk = 0;
+    }
+  } else if (in->ss == 1 && in->ds == 1) {
+    b->kern = LI_K_MEMCPY;
+  } else if (!pre && !post && in->ext < 16 / (int64_t)esz &&
+             take_gather(p, b, L, &n, esz)) {
+    b->nl = n;
+  } else if (take_transpose(b, L, n, esz)) {
+    /* the loops reordered in place */
+  } else {
+    b->kern = LI_K_COPY;
+  }
+}

@@ -1,0 +1,113 @@
+/*
+** padval.c: one element value through the value rule at compile time (see
+** padval.h): the pad values of transform chains, and the range checks of
+** pad values. The arithmetic is the executor's (interp/exec/value.c), so
+** a pad stores the bytes a CPU element of the same value would.
+*/
+#include <math.h>
+#include <stdint.h>
+
+#include "padval.h"
+
+/* Significand bits (with the implicit one) and the frexp() exponent of the
+** smallest normal number, per float type. */
+static int float_format(lay_dtype t, int *bits, int *emin, double *max) {
+  switch (t) {
+  case LAY_DT_FP32: *bits = 24; *emin = -125; *max = 0x1.fffffep127; return 1;
+  case LAY_DT_FP16: *bits = 11; *emin = -13; *max = 65504.0; return 1;
+  case LAY_DT_BF16: *bits = 8; *emin = -125; *max = 0x1.fep127; return 1;
+  default: return 0;
+  }
+}
+
+static void int_limits(lay_dtype t, double *lo, double *hi) {
+  switch (t) {
+  case LAY_DT_INT8: *lo = -128; *hi = 127; break;
+  case LAY_DT_UINT8: *lo = 0; *hi = 255; break;
+  case LAY_DT_INT16: *lo = -32768; *hi = 32767; break;
+  case LAY_DT_UINT16: *lo = 0; *hi = 65535; break;
+  default: *lo = -2147483648.0; *hi = 2147483647.0; break;
+  }
+}
+
+/* Round half to even to an integer (|t| < 2^52 has a fraction). */
+static double half_even(double t) {
+  if (fabs(t) < 0x1p52) {
+    double m = copysign(0x1p52, t);
+    return (t + m) - m;
+  }
+  return t;
+}
+
+static double rnd(double t, lg_round mode) {
+  if (mode == LG_R_HALF_AWAY) return round(t);
+  if (mode == LG_R_TRUNC) return trunc(t);
+  return half_even(t);
+}
+
+/* v rounded to nearest even in float type t (inf past the largest). */
+static double round_float(lay_dtype t, double v, int bits, int emin,
+                          double max) {
+  (void)t;
+  if (v == 0 || !isfinite(v)) return v;
+  int e;
+  (void)frexp(v, &e);
+  if (e < emin) e = emin;
+  double r = ldexp(half_even(ldexp(v, bits - e)), e - bits);
+  return fabs(r) > max ? copysign(INFINITY, v) : r;
+}
+
+int lg_value_of(lay_dtype t, double v, double *out) {
+  int bits, emin;
+  double max, lo, hi;
+  *out = v;
+  if (t == LAY_DT_NONE) return 0;
+  if (float_format(t, &bits, &emin, &max)) {
+    if (isnan(v)) return 0;
+    *out = round_float(t, v, bits, emin, max);
+    return isfinite(*out) ? 0 : -1;
+  }
+  int_limits(t, &lo, &hi);
+  return v == floor(v) && v >= lo && v <= hi ? 0 : -1;
+}
+
+/* An integral double stored in integer type t: saturated, or wrapped
+** (two's complement, as the executor's truncating store). */
+static double to_int(lay_dtype t, double q, int saturate) {
+  double lo, hi;
+  int_limits(t, &lo, &hi);
+  if (q != q || q == 0) return 0; /* an integer has no -0 */
+  if (saturate) return q < lo ? lo : q > hi ? hi : q;
+  double span = hi - lo + 1;
+  if (!(fabs(q) < 0x1p63)) return 0;
+  double m = fmod(q - lo, span);
+  if (m < 0) m += span;
+  return m + lo;
+}
+
+/* x converted to type t as the executor stores a double (li_st). */
+static double store(lay_dtype t, double x, lg_round mode, int saturate) {
+  int bits, emin;
+  double max;
+  if (t == LAY_DT_NONE) return x;
+  if (float_format(t, &bits, &emin, &max))
+    return isnan(x) ? x : round_float(t, x, bits, emin, max);
+  return to_int(t, rnd(x, mode), saturate);
+}
+
+double lg_value_apply(const lg_ir_value *r, int ch, double x) {
+  lay_dtype hw = r->hw != LAY_DT_NONE ? r->hw : r->cpu;
+  if (ch < 0 || ch >= r->n) ch = 0;
+  switch (r->kind) {
+  case LG_V_CAST: return store(hw, x, r->round, r->saturate);
+  case LG_V_AFFINE:
+    if (r->dequant)
+      return store(hw, (x - r->zp[ch]) * r->den[ch] / r->num[ch] +
+                           r->xoff[ch], r->round, r->saturate);
+    return store(hw,
+                 rnd((x - r->xoff[ch]) * r->num[ch] / r->den[ch], r->round) +
+                     r->zp[ch],
+                 r->round, r->saturate);
+  default: return x;
+  }
+}

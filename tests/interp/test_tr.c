@@ -1,0 +1,89 @@
+/*
+** test_tr.c: the general transposition li_tr2d (interp/exec/tr.c) against
+** its definition, B[j][i] = A[i][j], element by element: every element
+** size, shapes around the tile side (1..3 tiles, edges, fewer rows or
+** columns than a tile), rows of 2, 4 or 8 interleaved elements of which
+** only some are read, pitches wider than the rows, the source buffer
+** allocated to its last byte (the loads must stay inside it: run under
+** ASan by tests/run.sh) and guard bytes around every row of B (nothing
+** outside B's elements may be written). Each case at every SIMD level.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_int.h"
+
+static unsigned rng = 12345;
+static unsigned next(void) {
+  rng = rng * 1103515245u + 12345u;
+  return rng >> 8;
+}
+
+/* 0 when li_tr2d matches the definition for this case. */
+static int one_case(size_t esz, int simd, int64_t rows, int64_t cols,
+                    int64_t lda, int64_t ldb) {
+  size_t abytes = (size_t)((rows - 1) * lda + cols) * esz;
+  uint8_t *a = malloc(abytes);
+  size_t bbytes = (size_t)((cols - 1) * ldb + rows) * esz + 64;
+  uint8_t *b = malloc(bbytes), *want = malloc(bbytes);
+  if (!a || !b || !want) return 1;
+  for (size_t i = 0; i < abytes; i++) a[i] = (uint8_t)next();
+  memset(b, 0xA5, bbytes);
+  memset(want, 0xA5, bbytes);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < cols; j++)
+      memcpy(want + (size_t)(j * ldb + i) * esz,
+             a + (size_t)(i * lda + j) * esz, esz);
+  li_tr2d(esz, simd, a, a + abytes, a, lda, b, ldb, rows, cols);
+  int bad = memcmp(b, want, bbytes) != 0;
+  if (bad) {
+    size_t k = 0;
+    while (b[k] == want[k]) k++;
+    fprintf(stderr,
+            "FAIL esz %zu simd %d rows %lld cols %lld lda %lld ldb %lld: "
+            "byte %zu is %02x, expected %02x\n",
+            esz, simd, (long long)rows, (long long)cols, (long long)lda,
+            (long long)ldb, k, b[k], want[k]);
+  }
+  free(a);
+  free(b);
+  free(want);
+  return bad;
+}
+
+int main(void) {
+  int fails = 0, cases = 0;
+  static const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31,
+                                  32, 33, 47, 64, 100};
+  int ns = (int)(sizeof sizes / sizeof *sizes);
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX2; simd++)
+    for (size_t esz = 1; esz <= 8; esz *= 2)
+      for (int i = 0; i < ns; i++)
+        for (int j = 0; j < ns; j++) {
+          int64_t r = sizes[i], c = sizes[j];
+          fails += one_case(esz, simd, r, c, c, r);
+          fails += one_case(esz, simd, r, c, c + 3, r + 5);
+          cases += 2;
+        }
+  /* Interleaved channels (rows of m = 2, 4, 8 elements back to back, only
+  ** `cols` <= m of them read): the narrow tile and its edges. */
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX2; simd++)
+    for (size_t esz = 1; esz <= 8; esz *= 2)
+      for (int64_t m = 2; m <= 8; m *= 2)
+        for (int64_t c = 1; c <= m; c++)
+          for (int i = 0; i < ns; i++) {
+            fails += one_case(esz, simd, sizes[i], c, m, sizes[i]);
+            fails += one_case(esz, simd, sizes[i] + 40, c, m, sizes[i] + 41);
+            cases += 2;
+          }
+  /* Large, L1-blocked walks with the last macro block short. */
+  for (size_t esz = 1; esz <= 8; esz *= 2) {
+    fails += one_case(esz, li_simd_level(), 3000, 3, 4, 3000);
+    fails += one_case(esz, li_simd_level(), 3136, 64, 64, 3136);
+    fails += one_case(esz, li_simd_level(), 64, 3137, 3137, 70);
+    cases += 3;
+  }
+  printf("%d passed, %d failed\n", cases - fails, fails);
+  return fails != 0;
+}

@@ -206,17 +206,17 @@ static const own_command own_commands[] = {
      "Example:\n"
      "  lay repl my_layouts.lay\n"},
     {"hsi", "hsi FILE [--check]",
-     "Print the tensors of an AMD flexmlrt-hsi.json report: for each input\n"
-     "and output, its CPU and NPU shapes, types and the layout lay derives.\n"
+     "Print an AMD flexmlrt-hsi.json report (or the report of a compile\n"
+     "cache folder) as lay specs.\n"
      "Options:\n"
-     "  --check        check every entry's fields against each other\n"
+     "  --check        report its inconsistencies\n"
      "Examples:\n"
      "  lay hsi flexmlrt-hsi.json\n"
      "  lay hsi flexmlrt-hsi.json --check\n"
      "See also: lay pack|unpack --hsi FILE --input K|--output K.\n"},
     {"kneron", "kneron FILE",
-     "Print what lay derives from a Kneron PLUS kp.TensorDescriptor (its\n"
-     "Python print): the layout, shapes and quantization.\n"
+     "Print the layout a Kneron PLUS kp.TensorDescriptor describes, as lay\n"
+     "specs.\n"
      "Options: none.\n"
      "Example:\n"
      "  lay kneron descriptor.txt\n"

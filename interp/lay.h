@@ -533,6 +533,55 @@ LAY_API const lay_tidl_issue *lay_tidl_issue_get(const lay_tidl_io *t, int i);
 LAY_API const lay_tidl_issue *lay_tidl_tensor_issue(const lay_tidl_io *t,
                                                    int output, int index);
 
+/* ---- Looking a definition up; converting with renamed dimensions --------
+** (for `lay list`, `lay describe` and `lay convert --map`) */
+
+#define LAY_INFO_MAX_PARAMS 16 /* parameters lay_def_info lists */
+
+/* What a definition says before any shape is known. Strings are copies;
+** src points into the context's copy of the definition's file (valid
+** while the context lives). */
+typedef struct lay_def_info {
+  char name[128];          /* the qualified name found ("amd.hcwnc4") */
+  int is_transform;        /* 1 for a transform, 0 for a layout */
+  int rank;                /* CPU-side dimensions; 0 when unknown (an
+                              alias of a template without defaults) */
+  char dims[LAY_MAX_RANK][32]; /* their names, in CPU-side order */
+  lay_dtype dtype;         /* the CPU type; LAY_DT_NONE when open */
+  lay_dtype hw_dtype;      /* the stored type; LAY_DT_NONE when unknown */
+  int nparams;             /* parameters (at most LAY_INFO_MAX_PARAMS) */
+  char params[LAY_INFO_MAX_PARAMS][32];   /* their names */
+  char defaults[LAY_INFO_MAX_PARAMS][64]; /* the default as written; ""
+                                             when it has none */
+  char file[256];          /* the file it comes from ("stdlib/amd.lay") */
+  int line;                /* 1-based line of the definition's keyword */
+  const char *src;         /* that file's text */
+  size_t src_len;
+  size_t start, end;       /* the definition's bytes in src: from its
+                              keyword to the end of its last token */
+} lay_def_info;
+
+/* Fill *out for the definition `name` (a layout or transform name,
+** looked up as lay_plan_create does, without arguments). LAY_E_NAME when
+** there is none. */
+LAY_API lay_status lay_ctx_def_info(lay_ctx *ctx, const char *name,
+                                    lay_def_info *out, lay_error *err);
+
+/* lay_plan_convert with the target's dimensions renamed first: `map` is
+** "T=S,T=S,..." where T names a dimension of `to` and S the dimension of
+** `from` it is ("b=n,d=c" converts core.nchw into qnn.crouton, whose
+** dimensions are (b, h, w, d)); renames apply all at once, so names may
+** swap. A dimension the map does not name keeps its name; dimensions are
+** then matched by name. NULL or "" is lay_plan_convert. When a dimension
+** of either side has no partner, the message names both sides'
+** dimensions: "dimension 'n' of the source is not in the target: the
+** source has (n, c, h, w), the target (b, h, w, d)". */
+LAY_API lay_status lay_plan_convert_map(lay_ctx *ctx, const char *from,
+                                        const char *to, const char *map,
+                                        const int64_t *shape, int rank,
+                                        lay_dtype dtype, lay_plan **out,
+                                        lay_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,7 @@
 #include "ctx.h"
 #include "diag.h"
 #include "lang.h"
+#include "lower.h"
 #include "lay.h"
 #include "plan.h"
 #include "plan_int.h"
@@ -423,6 +424,270 @@ const char *lay_plan_plane_name(const lay_plan *p, int plane) {
 }
 
 int lay_plan_plane_count(const lay_plan *p) { return p ? p->nplanes : 0; }
+
+/* ---- Looking a definition up; converting with renamed dimensions ------------ */
+
+#define LG_MAX_NAME_COPY 32 /* bytes of a renamed dimension, with its NUL */
+
+/* One past the last byte of expression e (0 for NULL). */
+static size_t expr_end(const lg_expr *e) { return e ? e->end : 0; }
+
+/* Copy s[0..n) into a buffer of cap bytes, cut when longer. */
+static void copy_cut(char *dst, size_t cap, const char *s, size_t n) {
+  if (n >= cap) n = cap - 1;
+  memcpy(dst, s, n);
+  dst[n] = '\0';
+}
+
+/* The definition's extent: from the start of its keyword's line to the end
+** of its last expression's line, with closing brackets on the lines right
+** after it. */
+static void def_extent(const lg_def *d, uint32_t pos, size_t last,
+                       size_t *start, size_t *end) {
+  const char *s = d->src;
+  size_t a = pos;
+  while (a > 0 && s[a - 1] != '\n') a--;
+  size_t b = last > pos ? last : pos;
+  for (;;) {
+    while (b < d->src_len && s[b] != '\n') b++;
+    size_t c = b + (b < d->src_len);
+    while (c < d->src_len && (s[c] == ' ' || s[c] == '\t')) c++;
+    if (c < d->src_len && (s[c] == '}' || s[c] == ']' || s[c] == '>' ||
+                           s[c] == ')')) {
+      b = c;
+      continue;
+    }
+    break;
+  }
+  *start = a;
+  *end = b;
+}
+
+lay_status lay_ctx_def_info(lay_ctx *ctx, const char *name,
+                            lay_def_info *out, lay_error *err) {
+  clearerr_(err);
+  if (!ctx || !name || !out) {
+    lg_error_plain(err, LAY_E_ARG, NULL, "no context, name or output");
+    return LAY_E_ARG;
+  }
+  memset(out, 0, sizeof *out);
+  const lg_def *d = lg_module_find(ctx->m, name, NULL);
+  if (!d) {
+    lg_error_plain(err, LAY_E_NAME, NULL, "unknown layout '%s'", name);
+    return LAY_E_NAME;
+  }
+  snprintf(out->name, sizeof out->name, "%s", d->qname);
+  snprintf(out->file, sizeof out->file, "%s", d->file ? d->file : "");
+  out->src = d->src;
+  out->src_len = d->src_len;
+  uint32_t pos;
+  size_t last = 0;
+  if (d->transform) {
+    const lg_transform *t = d->transform;
+    out->is_transform = 1;
+    pos = t->pos;
+    for (int i = 0; i < t->shape.n; i++)
+      if (expr_end(t->shape.v[i]) > last) last = expr_end(t->shape.v[i]);
+    for (int i = 0; i < t->ops.n; i++)
+      if (expr_end(t->ops.v[i]) > last) last = expr_end(t->ops.v[i]);
+    if (t->dtype) out->dtype = lay_dtype_parse(t->dtype->u.str.s);
+  } else {
+    const lg_layout *l = d->layout;
+    pos = l->pos;
+    for (int i = 0; i < l->params.n && out->nparams < LAY_INFO_MAX_PARAMS;
+         i++) {
+      const lg_expr *p = l->params.v[i];
+      int k = out->nparams++;
+      if (p->kind == LG_X_NAMED) {
+        copy_cut(out->params[k], sizeof out->params[k], p->u.named.name.s,
+                 p->u.named.name.n);
+        /* The default as written: from after the '=' to the ',' or ')'
+        ** that ends it (its expression's span leaves out brackets). */
+        const lg_expr *v = p->u.named.value;
+        if (v && v->pos <= d->src_len) {
+          size_t a = p->pos, b;
+          while (a < d->src_len && d->src[a] != '=') a++;
+          a++;
+          while (a < d->src_len && (d->src[a] == ' ' || d->src[a] == '\n'))
+            a++;
+          int depth = 0;
+          for (b = a; b < d->src_len; b++) {
+            char c = d->src[b];
+            if (c == '(' || c == '[') depth++;
+            else if ((c == ')' || c == ']') && depth-- == 0) break;
+            else if (c == ',' && !depth) break;
+          }
+          while (b > a && (d->src[b - 1] == ' ' || d->src[b - 1] == '\n'))
+            b--;
+          copy_cut(out->defaults[k], sizeof out->defaults[k], d->src + a,
+                   b - a);
+        }
+      } else if (p->kind == LG_X_NAME) {
+        copy_cut(out->params[k], sizeof out->params[k], p->u.str.s,
+                 p->u.str.n);
+      }
+    }
+    for (int i = 0; i < l->dims.n && i < LAY_MAX_RANK; i++)
+      if (l->dims.v[i]->kind == LG_X_NAME)
+        copy_cut(out->dims[i], sizeof out->dims[i], l->dims.v[i]->u.str.s,
+                 l->dims.v[i]->u.str.n);
+    out->rank = l->dims.n <= LAY_MAX_RANK ? l->dims.n : 0;
+    if (l->dtype) out->dtype = lay_dtype_parse(l->dtype->u.str.s);
+    last = expr_end(l->alias);
+    if (expr_end(l->chunked) > last) last = expr_end(l->chunked);
+    for (int i = 0; i < l->n_items; i++) {
+      const lg_item *it = &l->items[i];
+      size_t e = expr_end(it->e);
+      if (expr_end(it->stride) > e) e = expr_end(it->stride);
+      if (expr_end(it->align) > e) e = expr_end(it->align);
+      if (e > last) last = e;
+    }
+    for (int i = 0; i < l->n_clauses; i++)
+      if (expr_end(l->clauses[i].value) > last)
+        last = expr_end(l->clauses[i].value);
+  }
+  /* Facts the definition leaves to its template (an alias) or its
+  ** arguments: from an instance with the defaults, when there is one. */
+  lg_ir *ir = NULL;
+  lay_error e2;
+  if (!lg_instantiate(ctx->m, d->qname, &ir, &e2) && ir) {
+    if (!out->rank && ir->rank <= LAY_MAX_RANK) {
+      out->rank = ir->rank;
+      for (int i = 0; i < ir->rank; i++)
+        snprintf(out->dims[i], sizeof out->dims[i], "%s",
+                 ir->dim[i].name ? ir->dim[i].name : "?");
+    }
+    if (out->dtype == LAY_DT_NONE) out->dtype = ir->value.cpu;
+    out->hw_dtype = ir->value.hw != LAY_DT_NONE ? ir->value.hw : ir->value.cpu;
+    if (ir->value.nplanes) out->hw_dtype = LAY_DT_UINT8;
+  }
+  lg_ir_free(ir);
+  if (pos > d->src_len) pos = (uint32_t)d->src_len;
+  def_extent(d, pos, last, &out->start, &out->end);
+  int col;
+  lg_linecol(d->src, d->src_len, pos, &out->line, &col);
+  return LAY_OK;
+}
+
+/* Rename b's dimensions by map "T=S,..." (all at once). The names live in
+** b's arena-free buffer `names`. LAY_OK, or LAY_E_ARG with the message. */
+static lay_status apply_map(lg_ir *b, const char *map,
+                            char names[][LG_MAX_NAME_COPY], lay_error *err) {
+  const char *newname[LG_MAX_RANK] = {0};
+  const char *s = map;
+  while (*s) {
+    while (*s == ' ' || *s == ',') s++;
+    if (!*s) break;
+    const char *t = s;
+    while (*s && *s != '=' && *s != ',' && *s != ' ') s++;
+    size_t tn = (size_t)(s - t);
+    while (*s == ' ') s++;
+    if (*s != '=' || !tn) {
+      lg_error_plain(err, LAY_E_ARG, NULL,
+                     "bad map '%s': expected TARGET=SOURCE pairs like b=n,d=c",
+                     map);
+      return LAY_E_ARG;
+    }
+    s++;
+    while (*s == ' ') s++;
+    const char *v = s;
+    while (*s && *s != ',' && *s != ' ') s++;
+    size_t vn = (size_t)(s - v);
+    int j = -1;
+    for (int k = 0; k < b->rank; k++)
+      if (b->dim[k].name && strlen(b->dim[k].name) == tn &&
+          !strncmp(b->dim[k].name, t, tn))
+        j = k;
+    if (j < 0 || !vn || vn >= LG_MAX_NAME_COPY) {
+      char tgt[256] = "";
+      size_t n = 0;
+      for (int k = 0; k < b->rank && n < sizeof tgt; k++)
+        n += (size_t)snprintf(tgt + n, sizeof tgt - n, "%s%s", k ? ", " : "",
+                              b->dim[k].name ? b->dim[k].name : "?");
+      lg_error_plain(err, LAY_E_ARG, NULL,
+                     !vn ? "bad map '%s': '%.*s' has no source dimension"
+                         : "bad map '%s': the target has no dimension "
+                           "'%.*s' (it has %s)",
+                     map, (int)tn, t, tgt);
+      return LAY_E_ARG;
+    }
+    if (newname[j]) {
+      lg_error_plain(err, LAY_E_ARG, NULL,
+                     "bad map '%s': '%.*s' is mapped twice", map, (int)tn, t);
+      return LAY_E_ARG;
+    }
+    copy_cut(names[j], LG_MAX_NAME_COPY, v, vn);
+    newname[j] = names[j];
+  }
+  for (int k = 0; k < b->rank; k++)
+    if (newname[k]) b->dim[k].name = newname[k];
+  return LAY_OK;
+}
+
+/* "(n, c, h, w)" of an IR into buf. */
+static void dims_text(const lg_ir *ir, char *buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "(");
+  for (int k = 0; k < ir->rank && n < cap; k++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? ", " : "",
+                          ir->dim[k].name ? ir->dim[k].name : "?");
+  if (n < cap) snprintf(buf + n, cap - n, ")");
+}
+
+/* Every dimension of a has one partner of b by name, else the message
+** naming both sides' dimensions. */
+static lay_status match_dims(const lg_ir *a, const lg_ir *b, lay_error *err) {
+  if (a->rank != b->rank) return LAY_OK; /* the planner says it */
+  for (int side = 0; side < 2; side++) {
+    const lg_ir *x = side ? b : a, *y = side ? a : b;
+    for (int i = 0; i < x->rank; i++) {
+      int found = 0;
+      for (int j = 0; j < y->rank; j++)
+        found += x->dim[i].name && y->dim[j].name &&
+                 !strcmp(x->dim[i].name, y->dim[j].name);
+      if (found == 1) continue;
+      char da[256], db[256];
+      dims_text(a, da, sizeof da);
+      dims_text(b, db, sizeof db);
+      lg_error_plain(err, LAY_E_NAME, NULL,
+                     "dimension '%s' of the %s is %s the %s: the source has "
+                     "%s, the target %s",
+                     x->dim[i].name ? x->dim[i].name : "?",
+                     side ? "target" : "source",
+                     found ? "more than once in" : "not in",
+                     side ? "source" : "target", da, db);
+      return LAY_E_NAME;
+    }
+  }
+  return LAY_OK;
+}
+
+lay_status lay_plan_convert_map(lay_ctx *ctx, const char *from,
+                                const char *to, const char *map,
+                                const int64_t *shape, int rank,
+                                lay_dtype dtype, lay_plan **out,
+                                lay_error *err) {
+  clearerr_(err);
+  lay_status st = check_args(ctx, from, shape, rank, out, err);
+  if (st) return st;
+  if (!to) {
+    lg_error_plain(err, LAY_E_ARG, NULL, "no destination format");
+    return LAY_E_ARG;
+  }
+  lg_ir *a = NULL, *b = NULL;
+  char names[LG_MAX_RANK][LG_MAX_NAME_COPY];
+  st = lg_instantiate(ctx->m, from, &a, err);
+  if (!st) st = lg_instantiate(ctx->m, to, &b, err);
+  if (!st && map && *map) st = apply_map(b, map, names, err);
+  if (!st && rank == a->rank) st = match_dims(a, b, err);
+  if (!st) {
+    li_plan *p = NULL;
+    st = li_plan_convert_log(&ctx->log, a, b, shape, rank, dtype, &p, err);
+    if (!st) st = wrap(p, LAY_CONVERT, b, out, err);
+  }
+  lg_ir_free(a);
+  lg_ir_free(b);
+  return st;
+}
 
 /* ---- Dimension names (added by the Python/.npy work, issue 18) ---------- */
 

@@ -268,14 +268,34 @@ static void coord_label(const cell *c, int rank, int planes, char *out,
 }
 
 
-int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
-                 char *msg, size_t cap) {
-  cli_draw_opts def = {0};
-  if (!o) o = &def;
-  size_t es = lay_dtype_size(lay_plan_dst_dtype(p));
-  if (!es) es = 1;
-  size_t row_bytes = o->row_bytes ? o->row_bytes : 16;
-  const char *tn = lay_dtype_name(lay_plan_dst_dtype(p));
+/* A picture being made: the rows drawn, their cells and the geometry. */
+typedef struct picture {
+  const lay_plan *p;
+  size_t es;          /* bytes per cell */
+  size_t rc;          /* cells per row */
+  size_t bytes;       /* the layout buffer's size */
+  uint64_t ncell, nrows;
+  int summary;        /* only head rows, a band, then tail rows */
+  uint64_t r0;        /* the first drawn row (--from) */
+  uint64_t head, tail;
+  int64_t shape[LAY_MAX_RANK];
+  int rank;
+  char names[LAY_MAX_RANK][32];
+  cell *cells;        /* the drawn cells, in memory order */
+  uint64_t *idx;      /* their cell index in the buffer */
+  size_t n;
+  int planes;         /* a byte-plane layout: labels say the plane */
+  int cdim;           /* the colour dimension */
+  uint64_t chunk, run;
+  int any_pad, any_hole;
+  int cw, top, gap_h; /* cell width, top of the first row, band height */
+} picture;
+
+/* Check the row width and count the rows; 0, or 1 with the message. */
+static int pic_rows(picture *g, size_t row_bytes, const cli_draw_opts *o,
+                    char *msg, size_t cap) {
+  const char *tn = lay_dtype_name(lay_plan_dst_dtype(g->p));
+  size_t es = g->es;
   if (row_bytes < es)
     return fail_msg(msg, cap, "a row of %zu byte%s is narrower than one "
                     "element (%s: %zu bytes)", row_bytes,
@@ -283,263 +303,328 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
   if (row_bytes % es)
     return fail_msg(msg, cap, "a row of %zu bytes does not hold whole "
                     "elements (%s: %zu bytes each)", row_bytes, tn, es);
-  size_t rc = row_bytes / es; /* cells per row */
-  if (rc > CLI_DRAW_MAX_CELLS)
+  g->rc = row_bytes / es;
+  if (g->rc > CLI_DRAW_MAX_CELLS)
     return fail_msg(msg, cap, "a row of %zu bytes holds %zu cells, too many "
-                    "to read: at most %d (%zu bytes of %s)", row_bytes, rc,
+                    "to read: at most %d (%zu bytes of %s)", row_bytes, g->rc,
                     CLI_DRAW_MAX_CELLS, (size_t)CLI_DRAW_MAX_CELLS * es, tn);
-  size_t bytes = lay_plan_dst_bytes(p);
-  uint64_t ncell = bytes / es;
-  if (!ncell) return fail_msg(msg, cap, "the layout buffer is empty");
-  uint64_t nrows = (ncell + rc - 1) / rc;
-  uint64_t max_rows = MAX_CELLS / rc < 4 ? 4 : MAX_CELLS / rc;
-  int summary = nrows > max_rows;
-  uint64_t head = summary ? max_rows * 3 / 4 : nrows;
-  uint64_t tail = summary ? (max_rows / 8 ? max_rows / 8 : 1) : 0;
-  int64_t shape[LAY_MAX_RANK];
-  int rank = lay_plan_cpu_shape(p, shape, LAY_MAX_RANK);
-  if (rank < 1 || rank > LAY_MAX_RANK)
+  g->bytes = lay_plan_dst_bytes(g->p);
+  g->ncell = g->bytes / es;
+  if (!g->ncell) return fail_msg(msg, cap, "the layout buffer is empty");
+  g->nrows = (g->ncell + g->rc - 1) / g->rc;
+  uint64_t max_rows = MAX_CELLS / g->rc < 4 ? 4 : MAX_CELLS / g->rc;
+  g->summary = g->nrows > max_rows;
+  g->head = g->summary ? max_rows * 3 / 4 : g->nrows;
+  g->tail = g->summary ? (max_rows / 8 ? max_rows / 8 : 1) : 0;
+  /* A summary's head ends at a chunk boundary: whole tiles, not a cut. */
+  uint64_t chunk = chunk_cells(g->p);
+  if (g->summary && chunk >= g->rc && chunk % g->rc == 0 &&
+      chunk / g->rc <= g->head)
+    g->head -= g->head % (chunk / g->rc);
+  if (o->has_range) { /* --from/--to: the rows holding those bytes */
+    uint64_t to = o->to > g->bytes ? g->bytes : o->to;
+    if (o->from >= g->bytes || o->from >= to)
+      return fail_msg(msg, cap, "--from %llu --to %llu: the buffer has "
+                      "bytes 0 to %zu", (unsigned long long)o->from,
+                      (unsigned long long)o->to, g->bytes - 1);
+    uint64_t rb = g->rc * es;
+    g->r0 = o->from / rb;
+    g->head = (to + rb - 1) / rb - g->r0;
+    g->tail = 0;
+    g->summary = 0;
+    if (g->head > max_rows)
+      return fail_msg(msg, cap, "--from %llu --to %llu spans %llu rows, at "
+                      "most %llu are drawn: a narrower range",
+                      (unsigned long long)o->from, (unsigned long long)o->to,
+                      (unsigned long long)g->head,
+                      (unsigned long long)max_rows);
+  }
+  g->rank = lay_plan_cpu_shape(g->p, g->shape, LAY_MAX_RANK);
+  if (g->rank < 1 || g->rank > LAY_MAX_RANK)
     return fail_msg(msg, cap, "the plan has no CPU-side shape");
+  return 0;
+}
 
-  /* Walk the drawn cells. */
-  size_t ndrawn = (size_t)((head + tail) * rc);
-  cell *cells = calloc(ndrawn ? ndrawn : 1, sizeof *cells);
-  uint64_t *idx = calloc(ndrawn ? ndrawn : 1, sizeof *idx);
-  if (!cells || !idx) {
-    free(cells);
-    free(idx);
-    return fail_msg(msg, cap, "out of memory");
-  }
-  size_t n = 0;
-  int planes = 0;
-  for (uint64_t r = 0; r < nrows; r++) {
-    if (r >= head && r < nrows - tail) continue;
-    for (uint64_t c = 0; c < rc; c++) {
-      uint64_t i = r * rc + c;
-      if (i >= ncell) break;
-      cell *ce = &cells[n];
-      idx[n++] = i;
-      if (lay_plan_at(p, i * es, ce->coord, LAY_MAX_RANK, &ce->pad, &ce->plane,
-                      NULL) != LAY_OK)
+/* Find what each drawn cell holds; 0, or 1 when out of memory. */
+static int pic_walk(picture *g, char *msg, size_t cap) {
+  size_t ndrawn = (size_t)((g->head + g->tail) * g->rc);
+  g->cells = calloc(ndrawn ? ndrawn : 1, sizeof *g->cells);
+  g->idx = calloc(ndrawn ? ndrawn : 1, sizeof *g->idx);
+  if (!g->cells || !g->idx) return fail_msg(msg, cap, "out of memory");
+  /* Only the rows drawn: a huge buffer costs no more than a small one. */
+  for (uint64_t k = 0; k < g->head + g->tail; k++) {
+    uint64_t r = k < g->head ? g->r0 + k : g->nrows - g->tail + (k - g->head);
+    for (uint64_t c = 0; c < g->rc; c++) {
+      uint64_t i = r * g->rc + c;
+      if (i >= g->ncell) break;
+      cell *ce = &g->cells[g->n];
+      g->idx[g->n++] = i;
+      if (lay_plan_at(g->p, i * g->es, ce->coord, LAY_MAX_RANK, &ce->pad,
+                      &ce->plane, NULL) != LAY_OK)
         ce->pad = -1;
-      if (ce->plane > 0) planes = 1;
+      if (ce->plane > 0) g->planes = 1;
+      if (ce->pad == 1) g->any_pad = 1;
+      if (ce->pad == 2) g->any_hole = 1;
     }
   }
+  return 0;
+}
 
-  /* Colour dimension and names. */
-  char names[LAY_MAX_RANK][32];
-  dim_names(p, rank, shape, es, names);
-  int cdim = -1;
-  if (o->color_dim && *o->color_dim) {
-    int64_t v;
-    if (cli_parse_list(o->color_dim, &v, 1, 0) == 1) {
-      if (v >= rank) {
-        free(cells);
-        free(idx);
-        return fail_msg(msg, cap,
-                        "--color %lld: the layout has %d dimensions",
-                        (long long)v, rank);
-      }
-      cdim = (int)v;
-    } else {
-      for (int j = 0; j < rank; j++)
-        if (!strcmp(names[j], o->color_dim)) cdim = j;
-      if (cdim < 0) {
-        char list[256] = "";
-        size_t ln = 0;
-        for (int j = 0; j < rank && ln < sizeof list; j++)
-          ln += (size_t)snprintf(list + ln, sizeof list - ln, "%s%s",
-                                 j ? ", " : "", names[j]);
-        free(cells);
-        free(idx);
-        return fail_msg(msg, cap,
-                        "--color %s: no such dimension (the layout's "
-                        "dimensions are %s, or give an index 0..%d)",
-                        o->color_dim, list, rank - 1);
-      }
-    }
-  } else {
-    cdim = auto_color(cells, n, rank, rc);
+/* The colour dimension: --color's name or index, else automatic; 0, or 1
+** with the message. */
+static int pic_color(picture *g, const char *want, char *msg, size_t cap) {
+  int rank = g->rank;
+  dim_names(g->p, rank, g->shape, g->es, g->names);
+  if (!want || !*want) {
+    g->cdim = auto_color(g->cells, g->n, rank, g->rc);
+    return 0;
   }
-  uint64_t chunk = chunk_cells(p);
-  uint64_t run = run_cells(p);
-  if (run == chunk || run >= ncell) run = 0;
-  int any_pad = 0, any_hole = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (cells[i].pad == 1) any_pad = 1;
-    if (cells[i].pad == 2) any_hole = 1;
+  int64_t v;
+  if (cli_parse_list(want, &v, 1, 0) == 1) {
+    if (v >= rank)
+      return fail_msg(msg, cap, "--color %lld: the layout has %d dimensions",
+                      (long long)v, rank);
+    g->cdim = (int)v;
+    return 0;
   }
+  g->cdim = -1;
+  for (int j = 0; j < rank; j++)
+    if (!strcmp(g->names[j], want)) g->cdim = j;
+  if (g->cdim >= 0) return 0;
+  char list[256] = "";
+  size_t ln = 0;
+  for (int j = 0; j < rank && ln < sizeof list; j++)
+    ln += (size_t)snprintf(list + ln, sizeof list - ln, "%s%s",
+                           j ? ", " : "", g->names[j]);
+  return fail_msg(msg, cap,
+                  "--color %s: no such dimension (the layout's dimensions "
+                  "are %s, or give an index 0..%d)", want, list, rank - 1);
+}
 
-  /* Geometry: the cell width fits the longest label. */
+/* The cell width fits the longest label. */
+static void pic_geometry(picture *g) {
   size_t maxlab = 4;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < g->n; i++) {
     char lab[160];
-    coord_label(&cells[i], rank, planes, lab, sizeof lab);
+    coord_label(&g->cells[i], g->rank, g->planes, lab, sizeof lab);
     if (strlen(lab) > maxlab) maxlab = strlen(lab);
   }
-  int cw = (int)((double)maxlab * 6.4 + 10);
-  if (cw < 30) cw = 30;
-  int top = 88;
-  int gap_h = summary ? 30 : 0;
-  uint64_t drawn_rows = head + tail;
-  int width = LEFT + (int)rc * cw + 20;
-  if (width < 560) width = 560;
-  int height = top + (int)drawn_rows * CELL_H + gap_h + 20;
+  g->cw = (int)((double)maxlab * 6.4 + 10);
+  if (g->cw < 30) g->cw = 30;
+  g->top = 88;
+  g->gap_h = g->summary ? 30 : 0;
+}
 
-  cli_text b = {0};
-  cli_text_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-  cli_text_printf(&b,
+/* The picture's y for buffer row r (rows after the band move down). */
+static int row_y(const picture *g, uint64_t r) {
+  int band = r >= g->r0 + g->head;
+  uint64_t dr = !band ? r - g->r0 : g->head + (r - (g->nrows - g->tail));
+  return g->top + (int)dr * CELL_H + (band ? g->gap_h : 0);
+}
+
+/* The colour of value v of a dimension of extent ext: Set3 up to its 12
+** entries; past that, ext hues spread around the wheel (pastel), so that
+** no two values of the dimension share a colour. */
+static const char *colour(int64_t v, int64_t ext, char *buf) {
+  if (ext <= PALETTE_N) return palette[(size_t)v % PALETTE_N];
+  snprintf(buf, 32, "hsl(%d,65%%,%d%%)", (int)(v * 360 / ext),
+           v % 2 ? 80 : 70);
+  return buf;
+}
+
+/* The SVG header, the caption and the legend. */
+static void svg_head(cli_text *b, const picture *g, const char *title) {
+  int width = LEFT + (int)g->rc * g->cw + 20;
+  if (width < 560) width = 560;
+  int height = g->top + (int)(g->head + g->tail) * CELL_H + g->gap_h + 20;
+  int cdim = g->cdim;
+  cli_text_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  cli_text_printf(b,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
             "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans "
             "Mono, monospace\">\n",
             width, height, width, height);
-  cli_text_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+  cli_text_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
                 "fill=\"#ffffff\"/>\n", width, height);
-  /* Caption and legend. */
-  cli_text_printf(&b, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
-  if (o->title) sb_xml(&b, o->title);
-  cli_text_printf(&b, "</text>\n");
-  cli_text_printf(&b,
+  cli_text_printf(b, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
+  if (title) sb_xml(b, title);
+  cli_text_printf(b, "</text>\n");
+  cli_text_printf(b,
             "<text x=\"10\" y=\"38\" font-size=\"11\">%zu bytes, %llu cells "
             "of %zu byte%s, %zu per row; colour = %s (dimension %d)</text>\n",
-            bytes, (unsigned long long)ncell, es, es == 1 ? "" : "s", rc,
-            names[cdim], cdim);
-  {
-    int x = 10, y = 48;
-    int64_t ext = shape[cdim] < PALETTE_N ? shape[cdim] : PALETTE_N;
-    for (int64_t v = 0; v < ext; v++) {
-      char lab[48];
-      snprintf(lab, sizeof lab, "%s=%lld%s", names[cdim], (long long)v,
-               v == PALETTE_N - 1 && shape[cdim] > PALETTE_N ? " (+12k)" : "");
-      cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
-                    "fill=\"%s\" stroke=\"#555\"/>", x, y, palette[v]);
-      cli_text_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", x + 18, y + 11);
-      sb_xml(&b, lab);
-      cli_text_printf(&b, "</text>\n");
-      x += 24 + (int)strlen(lab) * 7;
-    }
-    if (any_pad) {
-      cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
-                    "fill=\"#e4e4e4\" stroke=\"#555\"/><text x=\"%d\" "
-                    "y=\"%d\" font-size=\"11\">pad</text>\n",
-                x, y, x + 18, y + 11);
-      x += 52;
-    }
-    if (any_hole) {
-      cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
-                    "fill=\"#a8a8a8\" stroke=\"#555\"/><text x=\"%d\" "
-                    "y=\"%d\" font-size=\"11\">hole</text>\n",
-                x, y, x + 18, y + 11);
-      x += 58;
-    }
-    if (run) {
-      cli_text_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-                    "stroke=\"#333\" stroke-width=\"1.5\"/><text x=\"%d\" "
-                    "y=\"%d\" font-size=\"11\">run of %llu</text>\n",
-                x, y + 7, x + 20, y + 7, x + 26, y + 11,
-                (unsigned long long)run);
-      x += 110;
-    }
-    if (chunk) {
-      cli_text_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-                    "stroke=\"#000\" stroke-width=\"3\"/><text x=\"%d\" "
-                    "y=\"%d\" font-size=\"11\">chunk of %llu cells</text>\n",
-                x, y + 7, x + 20, y + 7, x + 26, y + 11,
-                (unsigned long long)chunk);
-    }
+            g->bytes, (unsigned long long)g->ncell, g->es,
+            g->es == 1 ? "" : "s", g->rc, g->names[cdim], cdim);
+  int x = 10, y = 48;
+  int64_t ext = g->shape[cdim] < PALETTE_N ? g->shape[cdim] : PALETTE_N;
+  for (int64_t v = 0; v < ext; v++) {
+    char lab[48];
+    int last = v == PALETTE_N - 1 && g->shape[cdim] > PALETTE_N;
+    int64_t lv = last ? g->shape[cdim] - 1 : v;
+    snprintf(lab, sizeof lab, "%s%s=%lld", last ? "... " : "", g->names[cdim],
+             (long long)lv);
+    char hue[32];
+    cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+                  "fill=\"%s\" stroke=\"#555\"/>", x, y,
+                  colour(lv, g->shape[cdim], hue));
+    cli_text_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", x + 18, y + 11);
+    sb_xml(b, lab);
+    cli_text_printf(b, "</text>\n");
+    x += 24 + (int)strlen(lab) * 7;
   }
-  /* Column header: byte offset within the row. */
-  for (size_t c = 0; c < rc; c++)
-    cli_text_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666\" "
+  if (g->any_pad) {
+    cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+                  "fill=\"#e4e4e4\" stroke=\"#555\"/><text x=\"%d\" "
+                  "y=\"%d\" font-size=\"11\">pad</text>\n",
+              x, y, x + 18, y + 11);
+    x += 52;
+  }
+  if (g->any_hole) {
+    cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+                  "fill=\"#a8a8a8\" stroke=\"#555\"/><text x=\"%d\" "
+                  "y=\"%d\" font-size=\"11\">hole</text>\n",
+              x, y, x + 18, y + 11);
+    x += 58;
+  }
+  if (g->run) {
+    cli_text_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                  "stroke=\"#333\" stroke-width=\"1.5\"/><text x=\"%d\" "
+                  "y=\"%d\" font-size=\"11\">run of %llu</text>\n",
+              x, y + 7, x + 20, y + 7, x + 26, y + 11,
+              (unsigned long long)g->run);
+    x += 110;
+  }
+  if (g->chunk)
+    cli_text_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                  "stroke=\"#000\" stroke-width=\"3\"/><text x=\"%d\" "
+                  "y=\"%d\" font-size=\"11\">chunk of %llu cells</text>\n",
+              x, y + 7, x + 20, y + 7, x + 26, y + 11,
+              (unsigned long long)g->chunk);
+}
+
+/* The column header (byte offset within the row) and the cells. */
+static void svg_cells(cli_text *b, const picture *g) {
+  for (size_t c = 0; c < g->rc; c++)
+    cli_text_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666\" "
                   "text-anchor=\"middle\">+%zu</text>\n",
-              LEFT + (int)c * cw + cw / 2, top - 6, c * es);
-
-  /* Cells. */
-  cli_text_printf(&b, "<g font-size=\"10\" text-anchor=\"middle\">\n");
-  for (size_t i = 0; i < n; i++) {
-    uint64_t r = idx[i] / rc, c = idx[i] % rc;
-    uint64_t dr = r < head ? r : head + (r - (nrows - tail));
-    int x = LEFT + (int)c * cw;
-    int y = top + (int)dr * CELL_H + (r >= head ? gap_h : 0);
-    const cell *ce = &cells[i];
-    const char *fill = ce->pad == 0 ? palette[(size_t)(ce->coord[cdim] < 0
-                                                   ? 0 : ce->coord[cdim]) %
-                                               PALETTE_N]
-                       : ce->pad == 1 ? "#e4e4e4" : "#a8a8a8";
+              LEFT + (int)c * g->cw + g->cw / 2, g->top - 6, c * g->es);
+  cli_text_printf(b, "<g font-size=\"10\" text-anchor=\"middle\">\n");
+  for (size_t i = 0; i < g->n; i++) {
+    uint64_t r = g->idx[i] / g->rc, c = g->idx[i] % g->rc;
+    int x = LEFT + (int)c * g->cw, y = row_y(g, r);
+    const cell *ce = &g->cells[i];
+    int64_t v = ce->coord[g->cdim] < 0 ? 0 : ce->coord[g->cdim];
+    char hue[32];
+    const char *fill = ce->pad == 0   ? colour(v, g->shape[g->cdim], hue)
+                       : ce->pad == 1 ? "#e4e4e4"
+                                      : "#a8a8a8";
     char lab[160];
-    coord_label(ce, rank, planes, lab, sizeof lab);
-    cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+    coord_label(ce, g->rank, g->planes, lab, sizeof lab);
+    cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                   "fill=\"%s\" stroke=\"#777\" stroke-width=\"0.5\"/>",
-              x, y, cw, CELL_H, fill);
-    cli_text_printf(&b, "<text x=\"%d\" y=\"%d\"%s>", x + cw / 2, y + 15,
+              x, y, g->cw, CELL_H, fill);
+    cli_text_printf(b, "<text x=\"%d\" y=\"%d\"%s>", x + g->cw / 2, y + 15,
               ce->pad ? " fill=\"#6a6a6a\"" : "");
-    sb_xml(&b, lab);
-    cli_text_printf(&b, "</text>\n");
-    if (c == 0) {
-      cli_text_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
+    sb_xml(b, lab);
+    cli_text_printf(b, "</text>\n");
+    if (c == 0)
+      cli_text_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
                     "fill=\"#444\">0x%llx</text>\n", LEFT - 6, y + 15,
-                (unsigned long long)(idx[i] * es));
-    }
+                (unsigned long long)(g->idx[i] * g->es));
   }
-  cli_text_printf(&b, "</g>\n");
+  cli_text_printf(b, "</g>\n");
+}
 
-  /* Run (thin) and chunk (heavy) boundaries. */
+/* Run (thin) and chunk (heavy) boundaries, the summary band, the outline. */
+static void svg_lines(cli_text *b, const picture *g) {
   for (int level = 0; level < 2; level++) {
-    uint64_t unit = level ? chunk : run;
+    uint64_t unit = level ? g->chunk : g->run;
     if (!unit) continue;
-    cli_text_printf(&b, "<g stroke=\"%s\" stroke-width=\"%s\" "
+    cli_text_printf(b, "<g stroke=\"%s\" stroke-width=\"%s\" "
                   "stroke-linecap=\"square\">\n",
               level ? "#000" : "#333", level ? "2.5" : "1.5");
-    for (size_t i = 0; i < n; i++) {
-      uint64_t g = idx[i], r = g / rc, c = g % rc;
-      uint64_t dr = r < head ? r : head + (r - (nrows - tail));
-      int x = LEFT + (int)c * cw;
-      int y = top + (int)dr * CELL_H + (r >= head ? gap_h : 0);
-      if (c > 0 && g % unit == 0)
-        cli_text_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+    for (size_t i = 0; i < g->n; i++) {
+      uint64_t k = g->idx[i], r = k / g->rc, c = k % g->rc;
+      int x = LEFT + (int)c * g->cw, y = row_y(g, r);
+      if (c > 0 && k % unit == 0)
+        cli_text_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
                   x, y, x, y + CELL_H);
-      int above = r > 0 && !(summary && r == nrows - tail);
-      if (above && g / unit != (g - rc) / unit)
-        cli_text_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
-                  x, y, x + cw, y);
+      int above = r > g->r0 && !(g->summary && r == g->nrows - g->tail);
+      if (above && k / unit != (k - g->rc) / unit)
+        cli_text_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+                  x, y, x + g->cw, y);
     }
-    cli_text_printf(&b, "</g>\n");
+    cli_text_printf(b, "</g>\n");
   }
-  /* The summary band. */
-  if (summary) {
-    int y = top + (int)head * CELL_H;
-    cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                  "fill=\"#f4f4f4\"/>", LEFT, y + 4, (int)rc * cw, gap_h - 8);
-    cli_text_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
+  int w = (int)g->rc * g->cw;
+  if (g->summary) {
+    int y = g->top + (int)g->head * CELL_H;
+    cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                  "fill=\"#f4f4f4\"/>", LEFT, y + 4, w, g->gap_h - 8);
+    cli_text_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
                   "text-anchor=\"middle\">... %llu more rows (0x%llx to "
                   "0x%llx) ...</text>\n",
-              LEFT + (int)rc * cw / 2, y + 19,
-              (unsigned long long)(nrows - head - tail),
-              (unsigned long long)(head * rc * es),
-              (unsigned long long)((nrows - tail) * rc * es - 1));
+              LEFT + w / 2, y + 19,
+              (unsigned long long)(g->nrows - g->head - g->tail),
+              (unsigned long long)(g->head * g->rc * g->es),
+              (unsigned long long)((g->nrows - g->tail) * g->rc * g->es - 1));
   }
-  /* Outline. */
-  cli_text_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+  cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                 "fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n",
-            LEFT, top, (int)rc * cw, (int)drawn_rows * CELL_H + gap_h);
-  cli_text_printf(&b, "</svg>\n");
-  free(cells);
-  free(idx);
+            LEFT, g->top, w,
+            (int)(g->head + g->tail) * CELL_H + g->gap_h);
+  cli_text_printf(b, "</svg>\n");
+}
+
+int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
+                 char *msg, size_t cap) {
+  cli_draw_opts def = {0};
+  if (!o) o = &def;
+  picture g;
+  memset(&g, 0, sizeof g);
+  g.p = p;
+  g.es = lay_dtype_size(lay_plan_dst_dtype(p));
+  if (!g.es) g.es = 1;
+  int rcode = pic_rows(&g, o->row_bytes ? o->row_bytes : 16, o, msg, cap);
+  if (!rcode) rcode = pic_walk(&g, msg, cap);
+  if (!rcode) rcode = pic_color(&g, o->color_dim, msg, cap);
+  if (rcode) {
+    free(g.cells);
+    free(g.idx);
+    return rcode;
+  }
+  g.chunk = chunk_cells(p);
+  g.run = run_cells(p);
+  if (g.run == g.chunk || g.run >= g.ncell) g.run = 0;
+  pic_geometry(&g);
+  cli_text b = {0};
+  svg_head(&b, &g, o->title);
+  svg_cells(&b, &g);
+  svg_lines(&b, &g);
+  free(g.cells);
+  free(g.idx);
   if (b.oom) {
     free(b.s);
     return fail_msg(msg, cap, "out of memory");
   }
   char wmsg[512];
-  int rcode = cli_write_file(path, b.s, b.n, wmsg, sizeof wmsg);
+  rcode = cli_write_file(path, b.s, b.n, wmsg, sizeof wmsg);
   if (rcode && msg && cap) snprintf(msg, cap, "%s", wmsg);
   free(b.s);
   if (rcode) return rcode;
   if (msg && cap)
     snprintf(msg, cap, "wrote %s: %llu cell%s in %llu row%s%s",
              path && strcmp(path, "-") ? path : "<stdout>",
-             (unsigned long long)ncell, ncell == 1 ? "" : "s",
-             (unsigned long long)nrows, nrows == 1 ? "" : "s",
-             summary ? " (summarised)" : "");
+             (unsigned long long)g.ncell, g.ncell == 1 ? "" : "s",
+             (unsigned long long)g.nrows, g.nrows == 1 ? "" : "s",
+             g.summary ? " (summarised)" : "");
+  if (msg && cap && o->has_range) {
+    size_t n = strlen(msg);
+    snprintf(msg + n, cap - n, "; drew rows %llu to %llu (bytes 0x%llx to "
+             "0x%llx)", (unsigned long long)g.r0,
+             (unsigned long long)(g.r0 + g.head - 1),
+             (unsigned long long)(g.r0 * g.rc * g.es),
+             (unsigned long long)((g.r0 + g.head) * g.rc * g.es - 1));
+  }
   return 0;
 }
 
@@ -549,7 +634,7 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
 ** usage error (with a hint), 1 for a failure. */
 #define DRAW_USAGE \
   "usage: lay draw FORMAT --shape S [-o FILE.svg] [--row BYTES] " \
-  "[--color DIM] [--dtype T]\n"
+  "[--color DIM] [--dtype T] [--from A] [--to B]\n"
 
 static int usage(const char *fmt, const char *arg) {
   fprintf(stderr, "lay: draw: ");
@@ -568,8 +653,41 @@ static void print_lay_error(const lay_error *e) {
   }
 }
 
+/* --from / --to: a byte offset, or a CPU-side coordinate (1,2,0,0: its
+** element's first byte; for --to, one past its last). Absent: the
+** buffer's start or end. 0, or 1 after the message. */
+static int draw_bound(const lay_plan *p, const char *opt, const char *s,
+                      int end, uint64_t *v) {
+  size_t es = lay_dtype_size(lay_plan_dst_dtype(p));
+  if (!s) {
+    *v = end ? lay_plan_dst_bytes(p) : 0;
+    return 0;
+  }
+  int64_t c[LAY_MAX_RANK];
+  if (!strchr(s, ',')) {
+    if (cli_parse_list(s, c, 1, 0) != 1) {
+      fprintf(stderr, "lay: bad %s '%s': a byte offset or a coordinate "
+                      "like 0,1,0,0\n", opt, s);
+      return 1;
+    }
+    *v = (uint64_t)c[0];
+    return 0;
+  }
+  int n = cli_parse_list(s, c, LAY_MAX_RANK, 0);
+  lay_error err;
+  if (n < 1 || lay_plan_where(p, c, n, v, &err)) {
+    fprintf(stderr, "lay: bad %s '%s': %s\n", opt, s,
+            n < 1 ? "a byte offset or a coordinate like 0,1,0,0"
+                  : err.message);
+    return 1;
+  }
+  if (end) *v += es ? es : 1;
+  return 0;
+}
+
 int cli_draw(lay_ctx *ctx, int argc, char **argv) {
-  const char *format = NULL, *shape_s = NULL, *out = NULL, *dtype_s = NULL;
+  const char *format = NULL, *shape_s = NULL, *out = NULL, *dtype_s = NULL,
+             *from_s = NULL, *to_s = NULL;
   cli_draw_opts o = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -591,6 +709,9 @@ int cli_draw(lay_ctx *ctx, int argc, char **argv) {
     else if (!strcmp(a, "-o") && has) out = argv[++i];
     else if (!strcmp(a, "--color") && has) o.color_dim = argv[++i];
     else if (!strcmp(a, "--dtype") && has) dtype_s = argv[++i];
+    else if (!strcmp(a, "--from") && has) from_s = argv[++i];
+    else if (!strcmp(a, "--force")) cli_set_force(1);
+    else if (!strcmp(a, "--to") && has) to_s = argv[++i];
     else if (!strcmp(a, "--row") && has) {
       /* A positive count here; cli_draw_svg checks it against the element
       ** size and CLI_DRAW_MAX_CELLS. */
@@ -626,10 +747,21 @@ int cli_draw(lay_ctx *ctx, int argc, char **argv) {
   }
   lay_plan *p = NULL;
   lay_error err;
-  if (lay_plan_create(ctx, format, shape, rank, dt, LAY_PACK, &p, &err)) {
+  char ibuf[64];
+  const char *f = cli_inline(ctx, format, ibuf, sizeof ibuf);
+  if (!f) return 1;
+  if (lay_plan_create(ctx, f, shape, rank, dt, LAY_PACK, &p, &err)) {
+    cli_explain_error(ctx, &err);
     print_lay_error(&err);
     return 1;
   }
+  if ((from_s || to_s) &&
+      (draw_bound(p, "--from", from_s, 0, &o.from) ||
+       draw_bound(p, "--to", to_s, 1, &o.to))) {
+    lay_plan_free(p);
+    return 1;
+  }
+  o.has_range = from_s || to_s;
   char title[512];
   snprintf(title, sizeof title, "%s on %s", format, shape_s);
   o.title = title;

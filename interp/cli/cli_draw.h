@@ -28,6 +28,8 @@ typedef struct cli_draw_opts {
   const char *color_dim; /* dimension name ("c") or CPU-side index ("1");
                             NULL = automatic (see cli_draw.c) */
   const char *title;     /* caption above the picture; NULL = none */
+  int has_range;         /* draw only the rows holding bytes [from, to) */
+  uint64_t from, to;
 } cli_draw_opts;
 
 /* The CLI command. argv[0] is "draw"; exit code 0 on success, 1 on an

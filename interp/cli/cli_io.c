@@ -89,7 +89,8 @@ static int parse_i64(const char *s, size_t n, int64_t *out) {
 
 static int is_ws(char c) { return c == ' ' || c == '\t'; }
 
-/* Split "a,b,c" (or "axbxc" when `x_ok`, optionally in brackets) into at
+/* Split "a,b,c" (or "axbxc" when `x_ok`, optionally in [] or (), as the
+** REPL and lay at print them) into at
 ** most cap integers. Returns the count, or a negative code with the
 ** offending item in *bad (-1 not a number, -2 too large, -3 too many, -4
 ** empty). */
@@ -98,7 +99,8 @@ static int parse_list(const char *s, int x_ok, int64_t *out, int cap,
   size_t len = strlen(s), i = 0;
   while (len && is_ws(s[len - 1])) len--;
   while (i < len && is_ws(s[i])) i++;
-  if (i < len && s[i] == '[' && s[len - 1] == ']') {
+  if (i < len && ((s[i] == '[' && s[len - 1] == ']') ||
+                  (s[i] == '(' && s[len - 1] == ')'))) {
     i++;
     len--;
   }
@@ -263,6 +265,24 @@ int cli_read_all(const char *path, size_t max, unsigned char **buf,
 }
 
 /* ---- Output ------------------------------------------------------------------ */
+
+static int g_force; /* --force: replace read-only or hard-linked files */
+
+void cli_set_force(int force) { g_force = force; }
+
+int cli_binary_tty(const char *in, const char *out, int reads, int writes) {
+  if (writes && (!out || !strcmp(out, "-")) && isatty(STDOUT_FILENO)) {
+    cli_fail("refusing to write binary data to a terminal: give -o FILE "
+             "or redirect the output");
+    return -1;
+  }
+  if (reads && (!in || !strcmp(in, "-")) && isatty(STDIN_FILENO)) {
+    cli_fail("refusing to read binary data from a terminal: give -i FILE "
+             "or redirect the input");
+    return -1;
+  }
+  return 0;
+}
 
 static int write_fd(int fd, const unsigned char *p, size_t n) {
   while (n) {
@@ -434,6 +454,20 @@ int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
     }
     return write_special(path, buf, len, msg, cap);
   }
+  /* Replacing a file the user may not write, or one with other hard links
+  ** (the new file would not be theirs), is the user's choice: --force. */
+  if (exists && !g_force &&
+      (access(path, W_OK) || !(old.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))) {
+    snprintf(msg, cap, "cannot write '%s': it is read-only (mode %04o); "
+             "--force replaces it", path, (unsigned)(old.st_mode & 07777));
+    return -1;
+  }
+  if (exists && !g_force && old.st_nlink > 1) {
+    snprintf(msg, cap, "cannot write '%s': it has %lu hard links, which "
+             "would keep the old bytes; --force replaces this name only",
+             path, (unsigned long)old.st_nlink);
+    return -1;
+  }
   /* A file over the size limit fails the write (EFBIG) instead of killing
   ** the process half-way. */
   signal(SIGXFSZ, SIG_IGN);
@@ -457,6 +491,7 @@ int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
     rc = fchmod(fd, 0666 & ~um);
   }
   if (!rc) rc = write_fd(fd, buf, len);
+  if (!rc) rc = fsync(fd); /* the bytes are on disk before the rename */
   if (!rc && !tmp) rc = name_tmp(fd, dir, &tmp);
   int e = errno;
   if (close(fd) && !rc) {
@@ -466,6 +501,13 @@ int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
   if (!rc && rename(tmp, target)) {
     rc = -1;
     e = errno;
+  }
+  if (!rc) { /* and the rename is, once its folder is synced */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      (void)fsync(dfd);
+      close(dfd);
+    }
   }
   if (rc) {
     if (tmp) unlink(tmp);

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lay.h"
 
@@ -40,6 +41,9 @@ typedef struct cli_args {
   const char *frame, *all;  /* --frame K, --all DIR (with --hsi) */
   const char *kneron;       /* --kneron (cli_kneron.c) */
   const char *tidl;         /* --tidl (io_1.bin, cli_tidl.c) */
+  const char *map;          /* --map T=S,... (convert, info FROM TO) */
+  int json;                 /* --json: machine-readable output */
+  int force;                /* --force: replace a read-only output */
 } cli_args;
 
 /* ---- cli_io.c ---------------------------------------------------------- */
@@ -101,6 +105,18 @@ int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
                    size_t cap);
 /* The same, printing the message; 0 or -1. */
 int cli_write_all(const char *path, const void *buf, size_t len);
+/* --force: cli_write_file replaces a file the user cannot write (its mode
+** kept) or one with other hard links (this name gets the new file, the
+** other names keep the old one); without it both are refused. The file's
+** bytes are fsync'ed before the rename and its folder after it. */
+void cli_set_force(int force);
+/* --debug-plan: the contexts the CLI makes log every plan's steps to
+** stderr (lay_ctx_set_log); LAY_DEBUG_PLAN set and not "0" does too. */
+void cli_set_debug_plan(int on);
+/* Binary data and a terminal: -1 after "refusing to write binary data to
+** a terminal" when `writes` and out (NULL or "-": stdout) is one, or the
+** same for reading `in` when `reads`; else 0. */
+int cli_binary_tty(const char *in, const char *out, int reads, int writes);
 
 /* ---- cli_cmds.c ---------------------------------------------------------- */
 
@@ -110,6 +126,13 @@ lay_ctx *cli_context(const cli_args *a);
 /* The same without the embedded stdlib file `skip` ("stdlib/amd.lay"). */
 lay_ctx *cli_context_except(const cli_args *a, const char *skip);
 
+/* A format given inline, '(n, c, h, w) -> [n, c/16, h, w, c%16]' (a
+** layout's text from its dimensions on): defined in ctx under a new name,
+** written into buf, which is returned; any other format is returned as
+** it is; NULL after printing the error (positioned in the text given). */
+const char *cli_inline(lay_ctx *ctx, const char *format, char *buf,
+                       size_t cap);
+
 int cli_cmd_move(const cli_args *a);  /* pack, unpack, convert */
 int cli_cmd_show(const cli_args *a);
 int cli_cmd_info(const cli_args *a);
@@ -117,6 +140,38 @@ int cli_cmd_where(const cli_args *a);
 int cli_cmd_at(const cli_args *a);
 int cli_cmd_check(const cli_args *a);
 int cli_cmd_test(const cli_args *a);
-int cli_cmd_list(const cli_args *a);
+
+/* ---- cli_find.c ---------------------------------------------------------- */
+
+int cli_cmd_list(const cli_args *a);     /* list [NAMESPACE] [--json] */
+int cli_cmd_describe(const cli_args *a); /* describe NAME [--json] */
+
+/* "Did you mean": the candidates nearest to a mistyped word (an edit
+** distance, case-insensitive; a candidate's name without its namespace
+** counts too), at most a few typos away. */
+#define CLI_SUGGEST_MAX 3
+typedef struct cli_suggest {
+  const char *word;                   /* what was typed */
+  size_t best;                        /* the distance of cand[] */
+  const char *cand[CLI_SUGGEST_MAX];  /* the nearest ones, in order seen */
+  int n;
+} cli_suggest;
+void cli_suggest_init(cli_suggest *s, const char *word);
+void cli_suggest_add(cli_suggest *s, const char *candidate);
+/* " (did you mean 'a' or 'b'?)" in buf, or "" when nothing is near. */
+const char *cli_suggest_text(const cli_suggest *s, char *buf, size_t cap);
+/* The same over every layout and transform name of ctx. */
+void cli_suggest_layout(lay_ctx *ctx, const char *word, char *buf,
+                        size_t cap);
+
+/* The same over the element type names (lay's and numpy's). */
+void cli_suggest_dtype(const char *word, char *buf, size_t cap);
+/* Append a did-you-mean to a library error's message: for an unknown
+** layout, the nearest names; for an unknown parameter, the nearest one
+** and the layout's parameters. */
+void cli_explain_error(lay_ctx *ctx, lay_error *err);
+
+/* s[0..n) as a JSON string, quoted, to f. */
+void cli_json_str(FILE *f, const char *s, size_t n);
 
 #endif /* CLI_LAY_H */

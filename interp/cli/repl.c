@@ -39,8 +39,10 @@
 
 #include "cli_lay.h"
 #include "repl.h"
+#include "repl_int.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -48,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <editline/readline.h>
@@ -58,42 +61,8 @@
 #define MAX_WORDS 16
 #define MAX_DEF (1u << 20) /* bytes in one definition typed at the prompt */
 #define HISTORY_MAX 1000   /* entries kept in the history */
-#define SHOW_LIMIT 4096    /* default `show` limit, in elements (0: all) */
 #define REPL_FILE "<repl>" /* the file name of definitions typed here */
 
-/* What changed the REPL's context, in order; replayed to rebuild it. */
-enum { EV_FILE, EV_TEST, EV_DEF };
-
-typedef struct event {
-  int kind;      /* EV_FILE (`load`, a file named on the command line),
-                    EV_TEST (`test FILE`), EV_DEF (a definition typed) */
-  char *text;    /* the path, or the definition as typed */
-  char *ns;      /* EV_DEF: the namespace it was typed in, "" for none */
-  char *defname; /* EV_DEF: the qualified name of the layout or transform
-                    it defines (which may be redefined); NULL otherwise */
-  char **names;  /* EV_DEF: every name it defined */
-  size_t nnames;
-} event;
-
-typedef struct repl {
-  lay_ctx *ctx;              /* the context in use */
-  lay_ctx *ctx0;             /* the one the caller made (freed there) */
-  const char *const *files;  /* the -f files in ctx0, after LAY_PATH */
-  int nfiles;                /* how many */
-  size_t count0;             /* names in ctx0 before the REPL added any */
-  event *ev;                 /* the session's events */
-  size_t nev, capev;
-  long prev;                 /* the event of the last layout or transform
-                                that compiled (continued by `| ...`), -1 */
-  int tty;                   /* interactive: prompt, editing, history */
-  char ns[128];              /* current namespace, "" for none */
-  char *back;                /* a line read ahead and not used yet */
-  char *rest;                /* further lines of a recalled history entry */
-  int failed;                /* some line failed (script exit code) */
-  int color;                 /* ANSI colours in `show` */
-  int cancel;                /* Ctrl-C was typed while reading a line */
-  char hist[4096];           /* the history file, "" for none */
-} repl;
 
 /* readline's callbacks take no user pointer: the context to complete
 ** names from. */
@@ -101,7 +70,7 @@ static lay_ctx *comp_ctx;
 
 /* ---- Output ---------------------------------------------------------------- */
 
-static void out_line(void *ud, const char *line) {
+void repl_out_line(void *ud, const char *line) {
   (void)ud;
   printf("%s\n", line);
 }
@@ -111,21 +80,32 @@ static void no_line(void *ud, const char *line) {
   (void)line;
 }
 
-static void print_error(repl *r, const lay_error *e) {
+/* In script mode an error says the script's line: a definition's error
+** moves to its line of the script ("<stdin>:12:5"); others are prefixed
+** with the line of the command ("<stdin>:7: "). */
+void repl_print_error(repl *r, const lay_error *e) {
   char buf[4096];
-  lay_error_format(e, buf, sizeof buf);
+  lay_error c = *e;
+  int prefix = 0;
+  if (!r->tty) {
+    if (!strcmp(c.file, REPL_FILE) && c.line > r->def_prefix) {
+      snprintf(c.file, sizeof c.file, "<stdin>");
+      c.line = (int)(r->def_line0 + (c.line - r->def_prefix - 1));
+    } else if (!c.file[0] || c.line <= 0 || !strcmp(c.file, "<format>") ||
+               !strcmp(c.file, REPL_FILE)) {
+      prefix = 1;
+    }
+  }
+  lay_error_format(&c, buf, sizeof buf);
+  if (prefix) printf("<stdin>:%ld: ", r->entry_line);
   printf("%s\n", buf);
   r->failed = 1;
 }
 
-static void say_error(repl *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void say_error(repl *r, const char *fmt, ...) {
+void repl_say_error(repl *r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
+  if (!r->tty) printf("<stdin>:%ld: ", r->entry_line);
   printf("error: ");
   vprintf(fmt, ap);
   printf("\n");
@@ -200,6 +180,7 @@ static char *read_line(repl *r, const char *prompt) {
     free(l);
     return NULL;
   }
+  r->lineno++;
   while (n > 0 && (l[n - 1] == '\n' || l[n - 1] == '\r')) l[--n] = 0;
   return l;
 }
@@ -444,9 +425,9 @@ static event *add_event(repl *r, int kind, const char *text, const char *ns) {
 
 /* Record a file the context loaded (a failure only loses redefinition
 ** of later names, so it is reported but not fatal). */
-static void file_event(repl *r, int kind, const char *path) {
+void repl_file_event(repl *r, int kind, const char *path) {
   if (!add_event(r, kind, path, NULL))
-    say_error(r, "out of memory: names defined from now on cannot be "
+    repl_say_error(r, "out of memory: names defined from now on cannot be "
                  "redefined");
 }
 
@@ -598,7 +579,7 @@ static int compile_def(repl *r, const char *text, const char *ns, long rep,
     if (st == LAY_E_SYNTAX && !strcmp(err->file, REPL_FILE) &&
         at_text_end(text, err->line, err->col))
       return DEF_AT_END;
-    print_error(r, err);
+    repl_print_error(r, err);
     return DEF_FAILED;
   }
   if (rep < 0) {
@@ -606,7 +587,7 @@ static int compile_def(repl *r, const char *text, const char *ns, long rep,
     for (size_t i = 0; i < nn; i++) printf("defined %s\n", names[i]);
     if (!e || (*qn && !(e->defname = strdup(qn)))) {
       free_names(names, nn);
-      say_error(r, "out of memory: the names just defined cannot be "
+      repl_say_error(r, "out of memory: the names just defined cannot be "
                    "redefined");
       return DEF_FAILED;
     }
@@ -622,7 +603,7 @@ static int compile_def(repl *r, const char *text, const char *ns, long rep,
     free(n);
     free_names(names, nn);
     lay_ctx_free(c);
-    say_error(r, "out of memory");
+    repl_say_error(r, "out of memory");
     return DEF_FAILED;
   }
   for (size_t i = 0; i < nn; i++)
@@ -649,7 +630,7 @@ static int compile_def(repl *r, const char *text, const char *ns, long rep,
 static int read_rest(repl *r, cli_text *t, scan *sc) {
   for (;;) {
     if (t->oom || t->n > MAX_DEF) {
-      say_error(r, "the definition is too long");
+      repl_say_error(r, "the definition is too long");
       return -1;
     }
     const char *last = strrchr(t->s, '\n');
@@ -664,7 +645,7 @@ static int read_rest(repl *r, cli_text *t, scan *sc) {
     }
     if (!l) {
       if (!open) return 0;
-      say_error(r, "the input ended inside a definition");
+      repl_say_error(r, "the input ended inside a definition");
       return -1;
     }
     if (!open && !continues(l)) {
@@ -692,6 +673,9 @@ static void definition(repl *r, const char *first, long cont) {
     cli_text_printf(&t, "%s", "\n");
   }
   size_t typed = t.n; /* where the lines typed now begin */
+  r->def_line0 = r->entry_line;
+  r->def_prefix = 0;
+  for (const char *c = t.s; c && *c; c++) r->def_prefix += *c == '\n';
   cli_text_printf(&t, "%s", first);
   scan sc = {0};
   scan_text(&sc, first);
@@ -716,7 +700,7 @@ static void definition(repl *r, const char *first, long cont) {
     if (!l || !*skip_ws(l) || is_definition(l)) {
       if (l && *skip_ws(l)) r->back = l;
       else free(l);
-      print_error(r, &err);
+      repl_print_error(r, &err);
       break;
     }
     cli_text_printf(&t, "%s", "\n");
@@ -728,485 +712,6 @@ static void definition(repl *r, const char *first, long cont) {
   if (!t.oom) remember(r, t.s + typed);
 cancelled:
   free(t.s);
-}
-
-/* ---- Commands --------------------------------------------------------------- */
-
-/* Split a command line into words; brackets and quotes keep a word whole
-** ("ti.tidl(pad_l=1, pad_r=1)", "[1, 3, 2, 2]"). Returns the count, -1 on
-** an unclosed bracket or quote. */
-static int split(char *s, char **w, int cap) {
-  int n = 0;
-  for (;;) {
-    while (isspace((unsigned char)*s)) s++;
-    if (!*s) return n;
-    if (n == cap) return -1;
-    if (*s == '"') {
-      w[n++] = ++s;
-      while (*s && *s != '"') s++;
-      if (!*s) return -1;
-      *s++ = 0;
-      continue;
-    }
-    w[n++] = s;
-    int depth = 0;
-    char *o = s;
-    for (; *s && (depth > 0 || !isspace((unsigned char)*s)); s++) {
-      if (*s == '(' || *s == '[') depth++;
-      if ((*s == ')' || *s == ']') && depth > 0) depth--;
-      if (depth > 0 && isspace((unsigned char)*s)) continue; /* drop */
-      *o++ = *s;
-    }
-    if (depth) return -1;
-    int end = !*s;
-    *o = 0;
-    if (end) return n;
-    s++;
-  }
-}
-
-/* Compile FORMAT for SHAPE ("1,3,2,2", optionally ":TYPE"). */
-static lay_plan *make_plan(repl *r, const char *format, const char *shape_s) {
-  char tmp[256];
-  snprintf(tmp, sizeof tmp, "%s", shape_s);
-  lay_dtype dt = LAY_DT_NONE;
-  char *colon = strchr(tmp, ':');
-  if (colon) {
-    *colon = 0;
-    dt = lay_dtype_parse(colon + 1);
-    if (dt == LAY_DT_NONE) {
-      say_error(r, "unknown type '%s'", colon + 1);
-      return NULL;
-    }
-  }
-  int64_t shape[LAY_MAX_RANK];
-  int rank = cli_parse_list(tmp, shape, LAY_MAX_RANK, 1);
-  if (rank < 1) {
-    say_error(r, "bad shape '%s': expected positive sizes like 1,3,224,224",
-              shape_s);
-    return NULL;
-  }
-  lay_plan *p = NULL;
-  lay_error err;
-  if (lay_plan_create(r->ctx, format, shape, rank, dt, LAY_PACK, &p, &err)) {
-    print_error(r, &err);
-    return NULL;
-  }
-  return p;
-}
-
-static void print_tuple(const int64_t *c, int n) {
-  printf("(");
-  for (int i = 0; i < n; i++) printf("%s%lld", i ? "," : "", (long long)c[i]);
-  printf(")");
-}
-
-static void print_shape(const int64_t *c, int n, const char **names) {
-  printf("[");
-  for (int i = 0; i < n; i++) {
-    if (names && names[i]) printf("%s%s=%lld", i ? ", " : "", names[i],
-                                  (long long)c[i]);
-    else printf("%s%lld", i ? "," : "", (long long)c[i]);
-  }
-  printf("]");
-}
-
-/* "(0,1,0,1)", "pad (0,3,0,0)", "hole", with " plane K" for byte planes. */
-static void print_at(const int64_t *c, int rank, int pad, int plane,
-                     int has_planes) {
-  if (pad == 2) printf("hole");
-  else {
-    if (pad) printf("pad ");
-    print_tuple(c, rank);
-  }
-  if (has_planes) printf(" plane %d", plane);
-}
-
-static void cmd_help(void) {
-  printf(
-      "commands:\n"
-      "  load FILE                 load a spec file\n"
-      "  list [NAMESPACE]          the layouts and transforms defined\n"
-      "  show FORMAT SHAPE [N]     memory order in the docs' notation (N elements\n"
-      "                            at most, default 4096; 0: all)\n"
-      "  info FORMAT SHAPE         shapes, dtypes, bytes and the plan in words\n"
-      "  where FORMAT SHAPE COORD  byte offset of a CPU-side coordinate\n"
-      "  at FORMAT SHAPE OFFSET    coordinate (or pad) at a byte offset\n"
-      "  diff A B SHAPE            the first byte where A and B hold different\n"
-      "                            elements (or pad), and how many bytes differ\n"
-      "  test FILE...              run the test blocks of spec files\n"
-      "  draw FORMAT SHAPE FILE.svg [ROW_BYTES [DIM]]  a picture of the buffer\n"
-      "  namespace [NAME]          the namespace of the next definitions\n"
-      "  help, quit\n"
-      "SHAPE is 1,3,2,2 (or 1x3x2x2), optionally with a type: 1,3,2,2:int16.\n"
-      "A line starting with layout, transform, test \"...\" or import is a\n"
-      "definition; it goes on while brackets are open, a line ends in an\n"
-      "operator (->, |, =, ,) or the text is not complete yet (at the ...>\n"
-      "prompt; an empty line gives up). A line starting with |, ->, {,\n"
-      "where NAME =, pad_value or a clause keyword continues the last layout\n"
-      "or transform, which is compiled again and replaced; defining a name\n"
-      "typed here again replaces it too (not names from files or the stdlib).\n");
-}
-
-static void cmd_list(repl *r, int n, char **w) {
-  size_t cnt = lay_ctx_count(r->ctx), shown = 0;
-  size_t nl = n > 1 ? strlen(w[1]) : 0;
-  for (size_t i = 0; i < cnt; i++) {
-    const char *name = lay_ctx_name(r->ctx, i);
-    if (!name) continue;
-    if (n > 1 && (strncmp(name, w[1], nl) || name[nl] != '.')) continue;
-    printf("%s\n", name);
-    shown++;
-  }
-  if (!shown && n > 1) say_error(r, "no layouts in namespace '%s'", w[1]);
-}
-
-static void cmd_load(repl *r, const char *path) {
-  size_t before = lay_ctx_count(r->ctx);
-  lay_error err;
-  if (lay_ctx_load_file(r->ctx, path, &err) != LAY_OK) {
-    print_error(r, &err);
-    return;
-  }
-  file_event(r, EV_FILE, path);
-  size_t after = lay_ctx_count(r->ctx);
-  printf("loaded %s: %zu new name%s\n", path, after - before,
-         after - before == 1 ? "" : "s");
-}
-
-static void cmd_show(repl *r, int n, char **w) {
-  if (n < 3) {
-    say_error(r, "usage: show FORMAT SHAPE [LIMIT]");
-    return;
-  }
-  int64_t limit = SHOW_LIMIT;
-  if (n > 3 && cli_parse_list(w[3], &limit, 1, 0) != 1) {
-    say_error(r, "bad limit '%s'", w[3]);
-    return;
-  }
-  lay_plan *p = make_plan(r, w[1], w[2]);
-  if (!p) return;
-  if (cli_show_plan(stdout, p, (size_t)limit, r->color))
-    say_error(r, "out of memory");
-  lay_plan_free(p);
-}
-
-
-static void cmd_info(repl *r, int n, char **w) {
-  if (n != 3) {
-    say_error(r, "usage: info FORMAT SHAPE");
-    return;
-  }
-  lay_plan *p = make_plan(r, w[1], w[2]);
-  if (!p) return;
-  int64_t shape[LAY_MAX_AXES];
-  const char *names[LAY_MAX_AXES];
-  int rank = lay_plan_cpu_shape(p, shape, LAY_MAX_RANK);
-  printf("cpu side: ");
-  print_shape(shape, rank < LAY_MAX_RANK ? rank : LAY_MAX_RANK, NULL);
-  printf(" %s, %zu bytes\n", lay_dtype_name(lay_plan_src_dtype(p)),
-         lay_plan_src_bytes(p));
-  int nax = lay_plan_hw_shape(p, shape, names, LAY_MAX_AXES);
-  printf("layout:   ");
-  print_shape(shape, nax < LAY_MAX_AXES ? nax : LAY_MAX_AXES, names);
-  printf(" %s, %zu bytes\n", lay_dtype_name(lay_plan_dst_dtype(p)),
-         lay_plan_dst_bytes(p));
-  char *d = lay_plan_describe(p);
-  if (d) {
-    printf("%s", d);
-    if (*d && d[strlen(d) - 1] != '\n') printf("\n");
-  }
-  lay_free(d);
-  lay_plan_free(p);
-}
-
-static void cmd_where(repl *r, int n, char **w) {
-  if (n != 4) {
-    say_error(r, "usage: where FORMAT SHAPE COORD");
-    return;
-  }
-  int64_t c[LAY_MAX_RANK];
-  int rank = cli_parse_list(w[3], c, LAY_MAX_RANK, 0);
-  if (rank < 1) {
-    say_error(r, "bad coordinate '%s': expected indices like 0,1,0,1", w[3]);
-    return;
-  }
-  lay_plan *p = make_plan(r, w[1], w[2]);
-  if (!p) return;
-  uint64_t off;
-  lay_error err;
-  if (lay_plan_where(p, c, rank, &off, &err)) print_error(r, &err);
-  else {
-    print_tuple(c, rank);
-    printf(" -> %llu\n", (unsigned long long)off);
-  }
-  lay_plan_free(p);
-}
-
-static void cmd_at(repl *r, int n, char **w) {
-  if (n != 4) {
-    say_error(r, "usage: at FORMAT SHAPE OFFSET");
-    return;
-  }
-  int64_t off;
-  if (cli_parse_list(w[3], &off, 1, 0) != 1) {
-    say_error(r, "bad offset '%s'", w[3]);
-    return;
-  }
-  lay_plan *p = make_plan(r, w[1], w[2]);
-  if (!p) return;
-  int64_t c[LAY_MAX_RANK];
-  int pad = 0, plane = 0;
-  lay_error err;
-  if (lay_plan_at(p, (uint64_t)off, c, LAY_MAX_RANK, &pad, &plane, &err)) {
-    print_error(r, &err);
-  } else {
-    printf("%lld -> ", (long long)off);
-    int rank = lay_plan_cpu_shape(p, NULL, 0);
-    print_at(c, rank, pad, plane, lay_plan_plane_count(p) > 0);
-    printf("\n");
-  }
-  lay_plan_free(p);
-}
-
-/* Element i of the iota input: the value i in the element type (integers
-** wrap; floats hold i exactly up to 2048). */
-static void iota(unsigned char *buf, size_t bytes, lay_dtype t) {
-  size_t es = lay_dtype_size(t);
-  if (!es) es = 1;
-  for (size_t i = 0; i * es < bytes; i++) {
-    unsigned char *e = buf + i * es;
-    uint32_t u;
-    float f = (float)(i % 2048);
-    switch (t) {
-    case LAY_DT_FP32:
-      memcpy(&u, &f, 4);
-      break;
-    case LAY_DT_BF16:
-      memcpy(&u, &f, 4);
-      u >>= 16;
-      break;
-    case LAY_DT_FP16: {
-      unsigned v = (unsigned)(i % 2048), ex = 0;
-      if (!v) {
-        u = 0;
-        break;
-      }
-      while ((v >> ex) > 1) ex++;
-      /* v = 1.m * 2^ex: 10 mantissa bits hold every integer below 2048 */
-      u = ((ex + 15u) << 10) | (((unsigned)v << (10 - ex)) & 0x3ffu);
-      break;
-    }
-    default:
-      u = (uint32_t)i;
-    }
-    for (size_t b = 0; b < es && b < 4; b++) e[b] = (unsigned char)(u >> (8 * b));
-  }
-}
-
-/* The layout buffer of plan `p` packed from iota (calloc'd, so that bytes
-** a plan leaves alone compare equal); NULL after an error. */
-static unsigned char *pack_iota(repl *r, const lay_plan *p) {
-  size_t sb = lay_plan_src_bytes(p), db = lay_plan_dst_bytes(p);
-  unsigned char *src = malloc(sb ? sb : 1), *dst = calloc(db ? db : 1, 1);
-  if (!src || !dst) {
-    free(src);
-    free(dst);
-    say_error(r, "out of memory");
-    return NULL;
-  }
-  iota(src, sb, lay_plan_src_dtype(p));
-  lay_error err;
-  if (lay_plan_run(p, src, sb, dst, db, 1, &err)) {
-    print_error(r, &err);
-    free(dst);
-    dst = NULL;
-  }
-  free(src);
-  return dst;
-}
-
-/* ---- diff ------------------------------------------------------------------- */
-
-/* What holds a byte of a layout buffer: kinds returned by holder_at. */
-enum { H_DATA = 0, H_PAD = 1, H_HOLE = 2, H_END = 3 };
-
-/* One layout's buffer, walked byte by byte in `diff` with one lay_plan_at
-** per element (the element last asked about is kept). */
-typedef struct holder {
-  const lay_plan *p;
-  size_t bytes;               /* the buffer's size */
-  size_t es;                  /* bytes per element (1 with byte planes) */
-  int rank, planes;           /* CPU-side rank; byte planes (0: none) */
-  lay_dtype type;             /* the stored element type */
-  uint64_t elem;              /* the element described below */
-  int kind;                   /* H_DATA, H_PAD or H_HOLE */
-  int plane;                  /* its byte plane */
-  int64_t c[LAY_MAX_RANK];    /* its coordinate (padded one for a pad) */
-} holder;
-
-static void holder_init(holder *h, const lay_plan *p) {
-  memset(h, 0, sizeof *h);
-  h->p = p;
-  h->bytes = lay_plan_layout_bytes(p);
-  h->es = lay_plan_layout_elem_bytes(p);
-  h->rank = lay_plan_cpu_shape(p, NULL, 0);
-  h->planes = lay_plan_plane_count(p);
-  h->type = lay_plan_dst_dtype(p);
-  h->elem = UINT64_MAX;
-}
-
-/* Describe the element that holds byte `o`; returns its kind, H_END past
-** the end of the buffer. */
-static int holder_at(holder *h, uint64_t o) {
-  if (o >= h->bytes) return H_END;
-  uint64_t e = o / h->es;
-  if (e != h->elem) {
-    h->elem = e;
-    if (lay_plan_at(h->p, e * h->es, h->c, LAY_MAX_RANK, &h->kind, &h->plane,
-                    NULL))
-      h->kind = H_HOLE; /* cannot happen inside the buffer */
-  }
-  return h->kind;
-}
-
-/* Do both layouts put the same thing at this byte: the same byte (plane)
-** of the same element stored as the same type, or no element (pad or
-** hole, whose values are compared apart)? */
-static int same_holder(const holder *a, int ka, const holder *b, int kb) {
-  if (ka == H_END || kb == H_END) return 0;
-  if (ka != H_DATA || kb != H_DATA) return ka != H_DATA && kb != H_DATA;
-  if (a->type != b->type || a->es != b->es || a->plane != b->plane ||
-      a->rank != b->rank)
-    return 0;
-  return !memcmp(a->c, b->c, (size_t)a->rank * sizeof a->c[0]);
-}
-
-/* "(0,1,0)", "(0,1,0) byte 2", "(0,1,0) plane 1", "pad (0,3,0,0)", "hole",
-** with the type in brackets when the two layouts store different types. */
-static void print_holder(const holder *h, int kind, uint64_t o, int types) {
-  if (kind == H_END) {
-    printf("nothing (its buffer ends at %zu bytes)", h->bytes);
-    return;
-  }
-  if (kind == H_HOLE) {
-    printf("hole");
-    return;
-  }
-  if (kind == H_PAD) printf("pad ");
-  print_tuple(h->c, h->rank);
-  if (kind == H_PAD) return;
-  if (h->planes) printf(" plane %d", h->plane);
-  if (h->es > 1) printf(" byte %llu", (unsigned long long)(o % h->es));
-  if (types) printf(" (%s)", lay_dtype_name(h->type));
-}
-
-/* Compare two layout buffers byte by byte (va, vb: both packed from the
-** same iota input) and report the first difference and the count. */
-static void diff_report(const char *an, const char *bn, const lay_plan *pa,
-                        const lay_plan *pb, const unsigned char *va,
-                        const unsigned char *vb) {
-  holder a, b;
-  holder_init(&a, pa);
-  holder_init(&b, pb);
-  holder fa = a, fb = b; /* at the first difference */
-  size_t n = a.bytes > b.bytes ? a.bytes : b.bytes, ndiff = 0;
-  uint64_t first = 0;
-  int fka = 0, fkb = 0, by_value = 0;
-  for (uint64_t o = 0; o < n; o++) {
-    int ka = holder_at(&a, o), kb = holder_at(&b, o);
-    int same = same_holder(&a, ka, &b, kb);
-    if (same && va[o] == vb[o]) continue;
-    if (!ndiff++) {
-      first = o;
-      fa = a;
-      fb = b;
-      fka = ka;
-      fkb = kb;
-      by_value = same;
-    }
-  }
-  if (!ndiff) {
-    printf("same: all %zu bytes hold the same elements and pads\n", n);
-    return;
-  }
-  int types = a.type != b.type;
-  printf("first difference at byte %llu: ", (unsigned long long)first);
-  int alike = by_value && fka == fkb &&
-              (fka == H_HOLE || !memcmp(fa.c, fb.c, sizeof fa.c));
-  if (alike) {
-    printf("both have ");
-    print_holder(&fa, fka, first, types);
-  } else {
-    printf("%s has ", an);
-    print_holder(&fa, fka, first, types);
-    printf(", %s has ", bn);
-    print_holder(&fb, fkb, first, types);
-  }
-  if (by_value)
-    printf("%s %s writes 0x%02x and %s 0x%02x (packing 0,1,2,...)",
-           alike ? ", but" : ";", an, va[first], bn, vb[first]);
-  printf("\n%zu of %zu bytes differ", ndiff, n);
-  if (a.bytes != b.bytes) printf(" (sizes %zu and %zu)", a.bytes, b.bytes);
-  printf("\n");
-}
-
-static void cmd_diff(repl *r, int n, char **w) {
-  if (n != 4) {
-    say_error(r, "usage: diff A B SHAPE");
-    return;
-  }
-  lay_plan *a = make_plan(r, w[1], w[3]);
-  if (!a) return;
-  lay_plan *b = make_plan(r, w[2], w[3]);
-  if (!b) {
-    lay_plan_free(a);
-    return;
-  }
-  unsigned char *va = pack_iota(r, a), *vb = va ? pack_iota(r, b) : NULL;
-  if (va && vb) diff_report(w[1], w[2], a, b, va, vb);
-  free(va);
-  free(vb);
-  lay_plan_free(a);
-  lay_plan_free(b);
-}
-
-static void cmd_test(repl *r, int n, char **w) {
-  if (n < 2) {
-    say_error(r, "usage: test FILE...");
-    return;
-  }
-  int passed = 0, failed = 0;
-  if (lay_tool_test_files(r->ctx, w + 1, n - 1, out_line, NULL, &passed, &failed))
-    r->failed = 1;
-  for (int i = 1; i < n; i++) file_event(r, EV_TEST, w[i]);
-}
-
-static void cmd_draw(repl *r, int n, char **w) {
-  if (n < 4 || n > 6) {
-    say_error(r, "usage: draw FORMAT SHAPE FILE.svg [ROW_BYTES [DIM]]");
-    return;
-  }
-  cli_draw_opts o = {0};
-  if (n > 4) {
-    /* A positive count; cli_draw_svg checks it against the elements. */
-    int64_t v;
-    if (cli_parse_list(w[4], &v, 1, 1) != 1 || v > (int64_t)1 << 30) {
-      say_error(r, "bad row width '%s': a positive number of bytes", w[4]);
-      return;
-    }
-    o.row_bytes = (size_t)v;
-  }
-  if (n > 5) o.color_dim = w[5];
-  lay_plan *p = make_plan(r, w[1], w[2]);
-  if (!p) return;
-  char title[512];
-  snprintf(title, sizeof title, "%s on %s", w[1], w[2]);
-  o.title = title;
-  char msg[1024];
-  if (cli_draw_svg(p, w[3], &o, msg, sizeof msg)) say_error(r, "%s", msg);
-  else printf("%s\n", msg);
-  lay_plan_free(p);
 }
 
 /* Run one line. Returns 0 to quit. */
@@ -1222,47 +727,27 @@ static int run_line(repl *r, char *line) {
       definition(r, line, r->prev);
     } else {
       remember(r, line);
-      say_error(r, "nothing to continue: no layout or transform was defined "
+      repl_say_error(r, "nothing to continue: no layout or transform was defined "
                    "at the prompt before this line");
     }
     return 1;
   }
   remember(r, line);
   char *w[MAX_WORDS];
-  int n = split(line, w, MAX_WORDS);
+  int n = repl_split(line, w, MAX_WORDS);
   if (n < 0) {
-    say_error(r, "unclosed bracket or quote, or too many words");
+    repl_say_error(r, "unclosed bracket or quote, or too many words");
     return 1;
   }
-  const char *c = w[0];
-  if (!strcmp(c, "quit") || !strcmp(c, "exit")) return 0;
-  if (!strcmp(c, "help") || !strcmp(c, "?")) cmd_help();
-  else if (!strcmp(c, "list")) cmd_list(r, n, w);
-  else if (!strcmp(c, "load")) {
-    if (n != 2) say_error(r, "usage: load FILE");
-    else cmd_load(r, w[1]);
-  } else if (!strcmp(c, "show")) cmd_show(r, n, w);
-  else if (!strcmp(c, "info")) cmd_info(r, n, w);
-  else if (!strcmp(c, "where")) cmd_where(r, n, w);
-  else if (!strcmp(c, "at")) cmd_at(r, n, w);
-  else if (!strcmp(c, "diff")) cmd_diff(r, n, w);
-  else if (!strcmp(c, "test")) cmd_test(r, n, w);
-  else if (!strcmp(c, "draw")) cmd_draw(r, n, w);
-  else if (!strcmp(c, "namespace")) {
-    if (n > 2 || (n == 2 && strlen(w[1]) >= sizeof r->ns))
-      say_error(r, "usage: namespace [NAME]");
-    else snprintf(r->ns, sizeof r->ns, "%s", n == 2 ? w[1] : "");
-  } else {
-    say_error(r, "unknown command '%s' (try help)", c);
-  }
-  return 1;
+  return repl_command(r, n, w);
 }
 
 /* ---- Completion ------------------------------------------------------------- */
 
 static const char *const commands[] = {
     "load", "list", "show", "info", "where", "at", "diff", "test", "draw",
-    "namespace", "help", "quit", "layout", "transform", "import", NULL};
+    "namespace", "help", "quit", "layout", "transform", "import", "pack",
+    "unpack", "convert", NULL};
 
 static char *complete_command(const char *text, int state) {
   static int i;
@@ -1272,6 +757,43 @@ static char *complete_command(const char *text, int state) {
     const char *c = commands[i++];
     if (!strncmp(c, text, len)) return strdup(c);
   }
+  return NULL;
+}
+
+/* File names starting with `text` ("dir/pre"), folders ending in '/'. */
+static char *complete_file(const char *text, int state) {
+  static DIR *d;
+  static char dir[4096];
+  static const char *base;
+  static size_t dl, bl;
+  if (!state) {
+    if (d) closedir(d);
+    d = NULL;
+    const char *slash = strrchr(text, '/');
+    dl = slash ? (size_t)(slash - text) + 1 : 0;
+    if (dl >= sizeof dir) return NULL;
+    memcpy(dir, text, dl);
+    dir[dl] = 0;
+    base = text + dl;
+    bl = strlen(base);
+    d = opendir(dl ? dir : ".");
+  }
+  if (!d) return NULL;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strncmp(e->d_name, base, bl) || !strcmp(e->d_name, ".") ||
+        !strcmp(e->d_name, "..") || (e->d_name[0] == '.' && base[0] != '.'))
+      continue;
+    size_t n = dl + strlen(e->d_name) + 2;
+    char *m = malloc(n);
+    if (!m) break;
+    snprintf(m, n, "%s%s", dir, e->d_name);
+    struct stat sb;
+    if (!stat(m, &sb) && S_ISDIR(sb.st_mode)) strcat(m, "/");
+    return m;
+  }
+  closedir(d);
+  d = NULL;
   return NULL;
 }
 
@@ -1328,11 +850,23 @@ static char **complete(const char *text, int start, int end) {
   first[fl] = 0;
   rl_attempted_completion_over = 1;
   if (word == 0) return rl_completion_matches(text, complete_command);
+  int is_move = !strcmp(first, "pack") || !strcmp(first, "unpack");
   if (!strcmp(first, "load") || !strcmp(first, "test") ||
-      (!strcmp(first, "draw") && word == 3)) {
-    rl_attempted_completion_over = 0; /* file names */
-    return NULL;
+      (!strcmp(first, "draw") && word == 3) || (is_move && word >= 3) ||
+      (!strcmp(first, "convert") && word >= 4)) {
+    /* File names; a folder gets its '/' and no space, so that the next
+    ** Tab goes on inside it. (libedit's list: the common prefix first,
+    ** then the matches.) */
+    char **m = rl_completion_matches(text, complete_file);
+    const char *one = !m || !m[0] ? NULL
+                      : !m[1] ? m[0]
+                      : !m[2] ? m[1]
+                              : NULL;
+    size_t k = one ? strlen(one) : 0;
+    rl_completion_append_character = k && one[k - 1] == '/' ? '\0' : ' ';
+    return m;
   }
+  rl_completion_append_character = ' ';
   if (!strcmp(first, "list"))
     return word == 1 ? rl_completion_matches(text, complete_namespace) : NULL;
   return rl_completion_matches(text, complete_name);
@@ -1372,7 +906,7 @@ int cli_repl(lay_ctx *ctx, const char *const *files, int nfiles, int argc,
       rc = 1;
       goto out;
     }
-    file_event(&r, EV_FILE, argv[i]);
+    repl_file_event(&r, EV_FILE, argv[i]);
   }
   if (r.tty) {
     const char *home = getenv("HOME");
@@ -1380,6 +914,10 @@ int cli_repl(lay_ctx *ctx, const char *const *files, int nfiles, int argc,
       snprintf(r.hist, sizeof r.hist, "%s/.lay_history", home);
     rl_readline_name = "lay";
     rl_attempted_completion_function = complete;
+    /* A path is one word: '/' does not break it. */
+    static char breaks[] = " \t\n\"\\'`@$><=;|&{(";
+    rl_basic_word_break_characters = breaks;
+    rl_completer_word_break_characters = breaks;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
@@ -1395,6 +933,7 @@ int cli_repl(lay_ctx *ctx, const char *const *files, int nfiles, int argc,
     r.cancel = 0;
     char *line = read_line(&r, "lay> ");
     if (!line) break;
+    r.entry_line = r.lineno;
     int go = run_line(&r, line);
     free(line);
     if (!go) break;

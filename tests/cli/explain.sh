@@ -58,7 +58,7 @@ hi(0,16,0,0), hi(0,17,0,0) ... hi(0,19,0,0), pad x12" "show kneron.1w16c8bhl"
 
 run show amd.hcwnc5 --shape 1,3,2,2
 expect_rc 1 "show unknown"
-expect_err "lay: unknown layout 'amd.hcwnc5'" "show unknown"
+expect_err "lay: unknown layout 'amd.hcwnc5' (did you mean 'amd.hcwnc', 'amd.hcwnc4' or 'amd.hcwnc8'?)" "show unknown"
 
 # ---- info
 run info amd.hcwnc4 --shape 1,3,2,2
@@ -149,7 +149,7 @@ at 14 "(0,2,1,1)" amd.hcwnc4 1,3,2,2
 at 3 "pad (0,3,0,0)" amd.hcwnc4 1,3,2,2
 at 15 "pad (0,3,1,1)" amd.hcwnc4 1,3,2,2
 at 0x9 "(0,1,1,0)" amd.hcwnc4 1,3,2,2
-at 19 "(0,1,1,0)" amd.hcwnc4 1,3,2,2 --dtype bf16
+at 19 "(0,1,1,0) byte 1 of 2" amd.hcwnc4 1,3,2,2 --dtype bf16
 at 30 "pad (0,0,0,30)" qnn.crouton 1,3,5,30
 at 32 "(0,0,1,0)" qnn.crouton 1,3,5,30
 at 1 "(0,1,0,0) plane lo" kneron.1w16c8bhl 1,20,1,1

@@ -104,18 +104,20 @@ head -c 11 "$T/rgb.bin" >"$T/short.bin"
 bad "input is 11 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12" \
   pack amd.hcwnc4 --shape 1,3,2,2 -i "$T/short.bin"
 cat "$T/rgb.bin" "$T/rgb.bin" >"$T/long.bin"
-bad "input is 24 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12" \
+bad "input is 24 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12
+hint: that is 12 elements of 2 bytes: give their type, --dtype fp16, bf16, int16, uint16" \
   pack amd.hcwnc4 --shape 1,3,2,2 -i "$T/long.bin"
 # an endless input is read only as far as it must be
 bad "input is more than 12 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 12" \
   pack amd.hcwnc4 --shape 1,3,2,2 -i /dev/zero
-bad "input is 12 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 16" \
+bad "input is 12 bytes, amd.hcwnc4 on 1x3x2x2 int8 needs 16
+hint: that is the size of the CPU-side buffer: did you mean lay pack?" \
   unpack amd.hcwnc4 --shape 1,3,2,2 -i "$T/rgb.bin"
 bad "input is 12 bytes, amd.hcwnc4 on 1x3x2x2 fp32 needs 48" \
   pack amd.hcwnc4 --shape 1,3,2,2 --dtype float32 -i "$T/rgb.bin"
-bad "unknown layout 'amd.hcwnc5'" \
+bad "unknown layout 'amd.hcwnc5' (did you mean 'amd.hcwnc', 'amd.hcwnc4' or 'amd.hcwnc8'?)" \
   pack amd.hcwnc5 --shape 1,3,2,2 -i "$T/rgb.bin"
-bad "unknown layout 'amd.hcwnc5'" \
+bad "unknown layout 'amd.hcwnc5' (did you mean 'amd.hcwnc', 'amd.hcwnc4' or 'amd.hcwnc8'?)" \
   convert amd.hcwnc4 amd.hcwnc5 --shape 1,3,2,2 -i "$T/hw.bin"
 bad "amd.hcwnc4: shape has 3 dimensions, the layout has 4" \
   pack amd.hcwnc4 --shape 1,3,4 -i "$T/rgb.bin"
@@ -138,7 +140,7 @@ bad "bad --shape '1,2,3,4,5,6,7,8,9': more than 8 dimensions" \
   pack amd.hcwnc4 --shape 1,2,3,4,5,6,7,8,9 -i "$T/rgb.bin"
 bad "cannot read '$T/nope.bin': No such file or directory" \
   pack amd.hcwnc4 --shape 1,3,2,2 -i "$T/nope.bin"
-bad "unknown --dtype 'float3' (fp32, fp16, bf16, int8, uint8, int16, uint16, int32 or numpy's names)" \
+bad "unknown --dtype 'float3' (did you mean 'float32'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32 or numpy's names)" \
   pack amd.hcwnc4 --shape 1,3,2,2 --dtype float3 -i "$T/rgb.bin"
 bad "kneron.1w16c8bhl: --dtype int8 contradicts the layout's int16" \
   pack kneron.1w16c8bhl --shape 1,3,2,2 --dtype int8 -i "$T/rgb.bin"
@@ -153,7 +155,7 @@ bad "amd.hcwnc(0): digit c/x: 0 is not a positive integer (stdlib/amd.lay:13:39)
   pack 'amd.hcwnc(0)' --shape 1,3,2,2 -i "$T/rgb.bin"
 bad "ti.tidl(pad_l=abc): argument 'pad_l': unknown name 'abc'" \
   pack 'ti.tidl(pad_l=abc)' --shape 1,3,2,2 -i "$T/rgb.bin"
-bad "ti.tidl(pad_q=1): unknown parameter 'pad_q' of 'ti.tidl'" \
+bad "ti.tidl(pad_q=1): unknown parameter 'pad_q' of 'ti.tidl' (did you mean 'pad_l', 'pad_r' or 'pad_t'?); ti.tidl takes pad_l, pad_r, pad_t, pad_b, pad_ch and ch_pitch" \
   pack 'ti.tidl(pad_q=1)' --shape 1,3,2,2 -i "$T/rgb.bin"
 bad "amd.hcwnc(0): digit c/x: 0 is not a positive integer (stdlib/amd.lay:13:39)" \
   convert 'amd.hcwnc(0)' amd.hcwnc4 --shape 1,3,2,2 -i "$T/rgb.bin"

@@ -7,7 +7,7 @@ set -u
 lay=$1 script=$2 expected=$3 work=$4
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 rm -rf "$work" && mkdir -p "$work" || exit 1
-cp "$here"/*.lay "$work"/ || exit 1
+cp "$here"/*.lay "$here"/*.bin "$work"/ || exit 1
 cd "$work" || exit 1
 "$lay" repl < "$script" > out 2>&1
 echo "exit: $?" >> out

@@ -164,6 +164,9 @@ keys "layout half (a) -> ["; key Enter
 expect_end "inside a definition" "lay> layout half (a) -> [
 ...>"
 key C-c
+# Type only once the fresh prompt is there (a slow build, ASan, takes a
+# moment to come back from the signal).
+expect_end "a fresh prompt after Ctrl-C" "lay>"
 keys "where amd.hcwnc4 1,3,2,2 0,2,1,1"; key Enter
 expect "survives Ctrl-C" "(0,2,1,1) -> 14"
 

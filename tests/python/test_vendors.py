@@ -9,6 +9,7 @@
 # and column).
 import os
 import subprocess
+import zlib
 
 import numpy as np
 import pytest
@@ -91,7 +92,7 @@ def test_tidl_every_tensor_of_every_file_against_the_cli(tidl_dir, cli):
             for t in tensors:
                 if t.issue:
                     continue
-                seed = hash((f, side, t.index)) & 0xffff
+                seed = zlib.crc32(("%s %s %d" % (f, side, t.index)).encode())
                 if side == "pack":
                     data = sample(t.cpu_shape, t.cpu_dtype, seed)
                     got = t.pack(data)
@@ -231,6 +232,30 @@ def test_tidl_lookups_sizes_and_missing_files(tidl_dir):
     with pytest.raises(lay.NameError):
         lay.TidlModel(os.path.join(tidl_dir, "v10.bin"), ctx=ctx,
                       namespace=a.namespace)
+
+
+def test_context_load_tidl_and_load_kneron(tidl_dir, src):
+    """Context.load_tidl/load_kneron define the same layouts the objects use."""
+    ctx = lay.Context(lay_path=False)
+    path = os.path.join(tidl_dir, "v10.bin")
+    ctx.load_tidl(path, "t")
+    assert {"t.input0", "t.input1", "t.output0", "t.output1"} <= set(ctx.names())
+    m = lay.TidlModel(path)
+    t = m.inputs[0]
+    x = sample(t.cpu_shape, "fp32", 11)
+    assert lay.pack("t.input0", x, ctx=ctx).tobytes() == t.pack(x).tobytes()
+    kp = os.path.join(kneron_src(src), "good", "v2_4w4c8b.json")
+    k = lay.KneronTensor(kp)
+    ctx.load_kneron(kp, "k")
+    fmt = "k." + k.format.split(".", 1)[1]
+    y = sample(k.cpu_shape, "fp32", 12)
+    assert lay.pack(fmt, y, ctx=ctx).tobytes() == k.pack(y).tobytes()
+    with pytest.raises(lay.ArgError):
+        ctx.load_tidl(os.path.join(tidl_dir, "bad_size.bin"), "u")
+    with pytest.raises(lay.ReportError):
+        ctx.load_kneron(os.path.join(kneron_src(src), "bad", "b02_eof.json"), "u")
+    with pytest.raises(TypeError, match="lay.Context"):
+        lay._lay._Tidl(path).load(object(), "v")
 
 
 # ---- Kneron --------------------------------------------------------------------

@@ -143,6 +143,45 @@ def test_tidl_facts_spec_and_check_are_the_clis(tidl_dir, cli, monkeypatch):
     assert d.inputs[0].cpu_shape == (6, 3, 4, 5)
 
 
+def test_tidl_raw_values_against_the_printed_spec(tidl_dir, cli, monkeypatch):
+    """dtype=hw_dtype moves the buffer's own values: the same bytes as the
+    CLI on NS.input0_raw (...) of the spec `lay tidl FILE` prints."""
+    monkeypatch.chdir(tidl_dir)
+    n = 0
+    for f in VERSIONS + ["v10_dims"]:
+        text = cli("tidl", f + ".bin").decode()
+        with open("spec_%s.lay" % f, "w") as out:
+            out.write(text)
+        m = lay.TidlModel(f + ".bin")
+        for side, tensors in (("pack", m.inputs), ("unpack", m.outputs)):
+            for t in tensors:
+                p = t.plan(side, t.hw_dtype)
+                assert (p.src_dtype if side == "pack" else p.dst_dtype) == t.hw_dtype
+                seed = zlib.crc32(("raw %s %s %d" % (f, side, t.index)).encode())
+                if side == "pack":
+                    data = sample(t.cpu_shape, t.hw_dtype, seed)
+                    got = t.pack(data, dtype=t.hw_dtype)
+                else:
+                    data = noise(p.src_bytes, seed)
+                    got = t.unpack(data, dtype=t.hw_dtype)
+                    assert got.dtype == lay.numpy_dtype(t.hw_dtype)
+                ref = cli("-f", "spec_%s.lay" % f, side,
+                          "tidl.%s_raw" % t.format.split(".", 1)[1],
+                          "--shape", ",".join(map(str, t.cpu_shape)),
+                          "--dtype", t.hw_dtype, data=data.tobytes())
+                assert got.tobytes() == ref, (f, side, t.index)
+                n += 1
+    assert n == 6 * 4
+    t = lay.TidlModel("v10.bin").inputs[0]
+    with pytest.raises(lay.DTypeError, match="x holds int8, the tensor's CPU side "
+                       "is fp32 \\(dtype='int8' packs the buffer's values\\)"):
+        t.pack(np.zeros(t.cpu_shape, np.int8))
+    with pytest.raises(lay.DTypeError) as e:
+        t.plan("pack", "uint16")
+    assert e.value.message == ("dtype uint16: inputs[0] 'input.1' is fp32 (through "
+                               "the tensor scale) or int8 (the TIDL buffer's values)")
+
+
 def test_tidl_nhwc_and_out_without_allocating(tidl_dir):
     nhwc = np.arange(18, dtype=np.uint8).reshape(1, 2, 3, 3)
     # SDK 08.06's TIDL-RT writes an NHWC input planar; SDK 10 keeps NHWC.
@@ -288,13 +327,15 @@ def test_kneron_every_descriptor_against_the_cli(src, cli):
         if k.fixed_dtype == "fp32":  # RAW_FLOAT: one definition
             assert k.fixed_format == k.format
             continue
-        # The NPU's integers: pack takes the type from the array, unpack
-        # from dtype=, as the CLI's --dtype.
+        # The NPU's integers with dtype=, as the CLI's --dtype; the array's
+        # type alone does not choose them.
         q = sample(k.cpu_shape, k.fixed_dtype, i)
-        hq = k.pack(q)
+        hq = k.pack(q, dtype=k.fixed_dtype)
         assert hq.tobytes() == cli("pack", "--kneron", path, "--dtype",
                                    k.fixed_dtype, data=q.tobytes()), path
-        assert k.pack(q, dtype=k.fixed_dtype).tobytes() == hq.tobytes()
+        with pytest.raises(lay.DTypeError, match="x holds %s, the tensor's CPU side "
+                           "is fp32 \\(dtype='%s' packs" % (k.fixed_dtype, k.fixed_dtype)):
+            k.pack(q)
         yq = k.unpack(buf, dtype=k.fixed_dtype)
         assert yq.dtype == lay.numpy_dtype(k.fixed_dtype)
         assert yq.tobytes() == cli("unpack", "--kneron", path, "--dtype",
@@ -323,7 +364,7 @@ def test_kneron_facts_and_spec(src, cli):
     assert (qc.nscales, qc.quantized_axis) == (3, 1)
     x = np.zeros(k.cpu_shape, np.int32)
     with pytest.raises(lay.DTypeError) as e:
-        k.pack(x)
+        k.pack(x, dtype="int32")
     assert isinstance(e.value, TypeError)
     assert "int32" in str(e.value) and "fp32" in str(e.value) and "int8" in str(e.value)
     p = cli("pack", "--kneron", path, "--dtype", "int32", data=x.tobytes(), ok=False)

@@ -250,6 +250,26 @@ class HsiReport:
 _E_TYPE, _E_ARG = 3, 5
 
 
+def _side_choice(path, dtype, values, raw, choices):
+    """Whether `dtype` picks the raw side (False: the values side, also for
+    None); lay.DTypeError "dtype T: <choices>" for any other type."""
+    name = dtype_info(dtype)[0] if dtype is not None else values
+    if name == values:
+        return False
+    if name == raw:
+        return True
+    _raise(_E_TYPE, path, "dtype %s: %s" % (name, choices))
+
+
+def _check_type(path, a, plan, hint):
+    """x's element type must be the plan's CPU type: lay.DTypeError with a
+    hint at dtype= (the array's type never picks a side by itself)."""
+    have = dtype_info(a.dtype)[0]
+    if have != plan.src_dtype and not (plan.src_dtype == "bf16" and have == "uint16"):
+        _raise(_E_TYPE, path, "x holds %s, the tensor's CPU side is %s%s" % (
+            have, plan.src_dtype, hint))
+
+
 class TidlTensor:
     """One input or output of a TidlModel: pack(x) and unpack(buf) by the
     file's own layout (CPU tensor <-> TIDL buffer), with TIDL-RT's float32
@@ -259,7 +279,8 @@ class TidlTensor:
     and DIM2 folded into N); cpu_dtype is the input's rawDataInElementType
     (fp32 for outputs), hw_dtype the TIDL buffer's element type. A tensor
     whose fields disagree has `issue` set (the field named, as `lay tidl
-    --check` prints it); using it raises lay.ArgError with that text."""
+    --check` prints it); using it raises lay.ArgError with that text.
+    dtype=hw_dtype moves the buffer's own values instead (no scale)."""
 
     def __init__(self, model, output, index, info):
         self.model = model
@@ -277,28 +298,45 @@ class TidlTensor:
         self.format = "%s.%s" % (model.namespace, info["def"])
         self._plans = {}
 
-    def plan(self, direction):
-        """The Plan of this tensor for 'pack' or 'unpack'; lay.ArgError
-        naming the bad field for an unusable tensor."""
+    def plan(self, direction, dtype=None):
+        """The Plan of this tensor for 'pack' or 'unpack'. dtype None (or
+        cpu_dtype) goes through the tensor scale; hw_dtype moves the TIDL
+        buffer's own values (the file's NS.input0_raw); another type raises
+        lay.DTypeError. An unusable tensor raises lay.ArgError naming the
+        bad field."""
         if self.issue:
             _raise(_E_ARG, self.model.path, self.issue)
-        p = self._plans.get(direction)
+        raw = _side_choice(
+            self.model.path, dtype, self.cpu_dtype, self.hw_dtype,
+            "%s[%d] %r is %s (through the tensor scale) or %s (the TIDL "
+            "buffer's values)" % ("outputs" if self.is_output else "inputs",
+                                  self.index, self.name, self.cpu_dtype,
+                                  self.hw_dtype))
+        p = self._plans.get((direction, raw))
         if p is None:
-            p = self.model.context.plan(self.format, self.cpu_shape,
-                                        self.cpu_dtype, direction)
-            self._plans[direction] = p
+            fmt = self.format + "_raw" if raw else self.format
+            p = self.model.context.plan(fmt, self.cpu_shape,
+                                        self.hw_dtype if raw else self.cpu_dtype,
+                                        direction)
+            self._plans[(direction, raw)] = p
         return p
 
-    def pack(self, x, out=None, threads=1):
-        """CPU tensor x (cpu_shape, cpu_dtype) -> the TIDL buffer (1-D uint8,
-        plan('pack').dst_bytes long)."""
-        return self.plan("pack").run(_as_array(x), out=out, threads=threads)
+    def pack(self, x, out=None, threads=1, dtype=None):
+        """CPU tensor x (cpu_shape, cpu_dtype; or hw_dtype with
+        dtype=hw_dtype) -> the TIDL buffer (1-D uint8, plan('pack').dst_bytes
+        long)."""
+        a = _as_array(x)
+        p = self.plan("pack", dtype)
+        _check_type(self.model.path, a, p, "" if dtype is not None else
+                    " (dtype=%r packs the buffer's values)" % self.hw_dtype)
+        return p.run(a, out=out, threads=threads)
 
-    def unpack(self, buf, out=None, threads=1):
+    def unpack(self, buf, out=None, threads=1, dtype=None):
         """TIDL buffer (any buffer of exactly plan('unpack').src_bytes
-        bytes) -> the CPU tensor (cpu_shape, cpu_dtype)."""
+        bytes) -> the CPU tensor (cpu_shape; cpu_dtype, or hw_dtype's values
+        with dtype=hw_dtype)."""
         b = _as_array(buf).reshape(-1).view(_np.uint8)
-        return self.plan("unpack").run(b, out=out, threads=threads)
+        return self.plan("unpack", dtype).run(b, out=out, threads=threads)
 
     def __repr__(self):
         return "<lay.TidlTensor %s[%d] %r %s %s%s>" % (
@@ -366,9 +404,10 @@ class KneronTensor:
     get_member_variable_dict as JSON): pack(x) and unpack(buf) between the
     CPU tensor and the NPU buffer. The CPU side is either fp32, through
     Kneron's fixed point (scale and radix, per tensor or per channel), or
-    the NPU's own integers (fixed_dtype: int8 or int16), as `lay pack
-    --kneron FILE --dtype` chooses: pack takes the type from x, unpack
-    from its dtype argument.
+    the NPU's own integers (fixed_dtype: int8 or int16), chosen with
+    dtype= as `lay pack/unpack --kneron FILE --dtype` does (the array's
+    type never chooses: an int8 array for the fp32 side is a
+    lay.DTypeError).
 
     cpu_shape is the ONNX shape (version 2 descriptors, KL730) or
     shape_npu (version 1: KL520, KL720, KL630). The definitions are loaded
@@ -401,21 +440,14 @@ class KneronTensor:
         """The descriptor's definitions as spec text (`lay kneron FILE`)."""
         return self._k.spec(self.namespace)
 
-    def _fixed(self, dtype):
-        name = dtype_info(dtype)[0] if dtype is not None else self.dtype
-        if name == self.dtype:
-            return False
-        if name == self.fixed_dtype:
-            return True
-        _raise(_E_TYPE, self.path, "dtype %s: the descriptor's tensor is fp32 "
-               "(through the fixed point) or %s (the NPU's values)" % (
-                   name, self.fixed_dtype))
-
     def plan(self, direction, dtype=None):
         """The Plan for 'pack' or 'unpack' with the CPU side of `dtype`:
         None or 'fp32' through the fixed point, fixed_dtype the NPU's
         integers; another type raises lay.DTypeError naming both."""
-        fixed = self._fixed(dtype)
+        fixed = _side_choice(
+            self.path, dtype, self.dtype, self.fixed_dtype,
+            "the descriptor's tensor is fp32 (through the fixed point) or %s "
+            "(the NPU's values)" % self.fixed_dtype)
         p = self._plans.get((direction, fixed))
         if p is None:
             fmt = self.fixed_format if fixed else self.format
@@ -424,10 +456,12 @@ class KneronTensor:
         return p
 
     def pack(self, x, out=None, threads=1, dtype=None):
-        """CPU tensor x (cpu_shape; fp32, or fixed_dtype for the NPU's
-        integers; dtype overrides x's type) -> the NPU buffer (1-D uint8)."""
+        """CPU tensor x (cpu_shape; fp32, or the NPU's integers with
+        dtype=fixed_dtype) -> the NPU buffer (1-D uint8)."""
         a = _as_array(x)
-        p = self.plan("pack", dtype if dtype is not None else a.dtype)
+        p = self.plan("pack", dtype)
+        _check_type(self.path, a, p, "" if dtype is not None else
+                    " (dtype=%r packs the NPU's integers)" % self.fixed_dtype)
         return p.run(a, out=out, threads=threads)
 
     def unpack(self, buf, out=None, threads=1, dtype=None):

@@ -1,7 +1,8 @@
 /*
 ** laymodule.c: the CPython extension lay._lay, a thin client of lay.h (and
-** nothing else of liblay). It offers the error classes, Context, Plan and
-** HsiReport; lay/__init__.py builds the numpy-friendly functions on top.
+** nothing else of liblay). It offers the error classes, Context and Plan
+** (layvendor.c adds the vendor imports); lay/__init__.py builds the
+** numpy-friendly functions and the report objects on top.
 **
 ** Buffers cross through the buffer protocol only (no numpy C API): a plan
 ** reads any C-contiguous buffer and writes into any writable C-contiguous
@@ -9,12 +10,9 @@
 ** lay.pack/unpack/convert make such arrays contiguous before they call it.
 ** The GIL is released while a plan runs over LAY_PY_NOGIL_BYTES or more.
 */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "laymodule.h"
 
 #include <string.h>
-
-#include "lay.h"
 
 /* Below this many bytes (read + written) a run keeps the GIL: releasing
 ** and taking it back costs more than copying such a tensor. */
@@ -48,7 +46,7 @@ static struct {
 
 /* Raise the class of e->code with the CLI's text, and attributes code,
 ** status, file, line, col, message, source_line. Returns NULL. */
-static PyObject *raise_lay(const lay_error *e) {
+PyObject *raise_lay(const lay_error *e) {
   PyObject *cls = Error;
   for (size_t i = 0; i < N_ERR_CLASSES; i++)
     if (err_classes[i].code == e->code) cls = err_classes[i].cls;
@@ -150,6 +148,15 @@ typedef struct {
 
 static PyTypeObject CtxType;
 
+lay_ctx *ctx_of(PyObject *o) {
+  if (!PyObject_TypeCheck(o, &CtxType)) {
+    PyErr_Format(PyExc_TypeError, "ctx must be a lay.Context, not %s",
+                 Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  return ((CtxObject *)o)->ctx;
+}
+
 static int ctx_init(CtxObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"lay_path", NULL};
   PyObject *path = Py_None;
@@ -229,6 +236,32 @@ static PyObject *ctx_load_hsi(CtxObject *self, PyObject *args) {
   Py_DECREF(bytes);
   if (st != LAY_OK) return raise_lay(&e);
   Py_RETURN_NONE;
+}
+
+/* load_tidl(path, ns) and load_kneron(path, ns): lay_ctx_load_tidl and
+** lay_ctx_load_kneron (the objects lay.TidlModel and lay.KneronTensor
+** load the file they have read with _Tidl.load and _Kneron.load). */
+static PyObject *ctx_load_vendor(CtxObject *self, PyObject *args, int kneron) {
+  PyObject *path, *bytes;
+  const char *ns;
+  if (!PyArg_ParseTuple(args, kneron ? "Os:load_kneron" : "Os:load_tidl", &path, &ns))
+    return NULL;
+  if (!PyUnicode_FSConverter(path, &bytes)) return NULL;
+  lay_error e;
+  const char *p = PyBytes_AS_STRING(bytes);
+  lay_status st = kneron ? lay_ctx_load_kneron(self->ctx, p, ns, &e)
+                         : lay_ctx_load_tidl(self->ctx, p, ns, &e);
+  Py_DECREF(bytes);
+  if (st != LAY_OK) return raise_lay(&e);
+  Py_RETURN_NONE;
+}
+
+static PyObject *ctx_load_tidl(CtxObject *self, PyObject *args) {
+  return ctx_load_vendor(self, args, 0);
+}
+
+static PyObject *ctx_load_kneron(CtxObject *self, PyObject *args) {
+  return ctx_load_vendor(self, args, 1);
 }
 
 static PyObject *ctx_names(CtxObject *self, PyObject *unused) {
@@ -354,6 +387,14 @@ static PyMethodDef ctx_methods[] = {
     {"load_hsi", (PyCFunction)ctx_load_hsi, METH_VARARGS,
      "load_hsi(path, namespace)\n\nRead an AMD flexmlrt-hsi.json report and define "
      "namespace.input0, namespace.output0, ... (see lay.HsiReport)."},
+    {"load_tidl", (PyCFunction)ctx_load_tidl, METH_VARARGS,
+     "load_tidl(path, namespace)\n\nRead a TI TIDL io_1.bin and define "
+     "namespace.input0, namespace.output0, ... and their _raw forms (see "
+     "lay.TidlModel)."},
+    {"load_kneron", (PyCFunction)ctx_load_kneron, METH_VARARGS,
+     "load_kneron(path, namespace)\n\nRead a Kneron kp.TensorDescriptor (JSON) "
+     "and define namespace.tensor and namespace.tensor_fixed (see "
+     "lay.KneronTensor)."},
     {"dims", (PyCFunction)ctx_dims, METH_O,
      "dims(format) -> tuple[str, ...]\n\nThe CPU-side dimension names of format, in "
      "CPU-side order (('n', 'c', 'h', 'w') for amd.hcwnc4)."},
@@ -478,7 +519,7 @@ static PyObject *plan_show(PlanObject *self, PyObject *args, PyObject *kw) {
   return r;
 }
 
-static PyObject *get_ints(const int64_t *v, int n) {
+PyObject *get_ints(const int64_t *v, int n) {
   PyObject *t = PyTuple_New(n);
   if (!t) return NULL;
   for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(v[i]));
@@ -765,79 +806,6 @@ static PyTypeObject PlanType = {
     .tp_getset = plan_getset,
 };
 
-/* ---- HsiReport: a parsed flexmlrt-hsi.json, for its entries' facts -------- */
-typedef struct {
-  PyObject_HEAD
-  lay_hsi *h;
-} HsiObject;
-
-static int hsi_init(HsiObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"path", NULL};
-  PyObject *path, *bytes;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O:_Hsi", kwlist, &path)) return -1;
-  if (!PyUnicode_FSConverter(path, &bytes)) return -1;
-  lay_error e;
-  lay_hsi_free(self->h);
-  self->h = NULL;
-  lay_status st = lay_hsi_read(PyBytes_AS_STRING(bytes), &self->h, &e);
-  Py_DECREF(bytes);
-  if (st != LAY_OK) {
-    raise_lay(&e);
-    return -1;
-  }
-  return 0;
-}
-
-static void hsi_dealloc(HsiObject *self) {
-  lay_hsi_free(self->h);
-  Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyObject *hsi_count(HsiObject *self, PyObject *arg) {
-  int output = PyObject_IsTrue(arg);
-  if (output < 0) return NULL;
-  return PyLong_FromLong(lay_hsi_count(self->h, output));
-}
-
-static PyObject *opt_str(const char *s) {
-  if (!s) Py_RETURN_NONE;
-  return PyUnicode_FromString(s);
-}
-
-static PyObject *hsi_info(HsiObject *self, PyObject *args) {
-  int output, index;
-  if (!PyArg_ParseTuple(args, "pi:info", &output, &index)) return NULL;
-  if (index < 0 || index >= lay_hsi_count(self->h, output))
-    return PyErr_Format(PyExc_IndexError, "%s[%d]: the report has %d", output ?
-                        "outputs" : "inputs", index, lay_hsi_count(self->h, output));
-  lay_hsi_info in;
-  lay_hsi_info_get(self->h, output, index, &in);
-  const lay_hsi_issue *is = lay_hsi_entry_issue(self->h, output, index);
-  return Py_BuildValue("{s:N,s:N,s:N,s:N,s:s,s:s,s:N,s:i,s:N}",
-                       "name", opt_str(in.name), "tensor_name", opt_str(in.tensor_name),
-                       "def", opt_str(in.def), "cpu_shape", get_ints(in.cpu_shape, in.rank),
-                       "cpu_dtype", lay_dtype_name(in.cpu_dtype),
-                       "hw_dtype", lay_dtype_name(in.hw_dtype),
-                       "hw_shape", get_ints(in.hw_shape, in.hw_rank),
-                       "has_chain", in.has_chain, "issue", opt_str(is ? is->text : NULL));
-}
-
-static PyMethodDef hsi_methods[] = {
-    {"count", (PyCFunction)hsi_count, METH_O, "count(output) -> int"},
-    {"info", (PyCFunction)hsi_info, METH_VARARGS, "info(output, index) -> dict"},
-    {NULL, NULL, 0, NULL}};
-
-static PyTypeObject HsiType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lay._lay._Hsi",
-    .tp_basicsize = sizeof(HsiObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "_Hsi(path): a parsed flexmlrt-hsi.json (use lay.HsiReport)",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)hsi_init,
-    .tp_dealloc = (destructor)hsi_dealloc,
-    .tp_methods = hsi_methods,
-};
-
 /* ---- Module ------------------------------------------------------------------ */
 static PyObject *mod_set_allocator(PyObject *m, PyObject *fn) {
   (void)m;
@@ -854,7 +822,24 @@ static PyObject *mod_dtype_size(PyObject *m, PyObject *arg) {
   return Py_BuildValue("(sn)", lay_dtype_name(t), (Py_ssize_t)lay_dtype_size(t));
 }
 
+/* _raise(code, file, message): raise lay.Error of that status as the
+** library would (the report objects' checks made in Python). */
+static PyObject *mod_raise(PyObject *m, PyObject *args) {
+  (void)m;
+  int code;
+  const char *file, *message;
+  if (!PyArg_ParseTuple(args, "iss:_raise", &code, &file, &message)) return NULL;
+  lay_error e;
+  memset(&e, 0, sizeof e);
+  e.code = (lay_status)code;
+  snprintf(e.file, sizeof e.file, "%s", file);
+  snprintf(e.message, sizeof e.message, "%s", message);
+  return raise_lay(&e);
+}
+
 static PyMethodDef mod_methods[] = {
+    {"_raise", mod_raise, METH_VARARGS,
+     "_raise(code, file, message): raise the lay.Error of lay_status code"},
     {"_set_allocator", mod_set_allocator, METH_O, "the function run() allocates with"},
     {"dtype_info", mod_dtype_size, METH_O,
      "dtype_info(dtype) -> (name, size)\n\nlay's name and byte size of a dtype "
@@ -891,11 +876,10 @@ PyMODINIT_FUNC PyInit__lay(void) {
       goto fail;
   }
   if (PyType_Ready(&CtxType) < 0 || PyType_Ready(&PlanType) < 0 ||
-      PyType_Ready(&HsiType) < 0)
+      vendor_add_types(m) < 0)
     goto fail;
   if (PyModule_AddObjectRef(m, "Context", (PyObject *)&CtxType) < 0 ||
       PyModule_AddObjectRef(m, "Plan", (PyObject *)&PlanType) < 0 ||
-      PyModule_AddObjectRef(m, "_Hsi", (PyObject *)&HsiType) < 0 ||
       PyModule_AddStringConstant(m, "__version__", lay_version_string()) < 0)
     goto fail;
   return m;

@@ -20,11 +20,13 @@ def src():
 
 @pytest.fixture
 def cli(tmp_path):
-    """cli(args..., input=bytes) -> stdout bytes of the build's lay."""
+    """cli(args..., data=bytes, cwd=dir) -> stdout bytes of the build's lay;
+    with ok=False the CompletedProcess, whatever the exit status."""
     binary = os.environ["LAY_BIN"]
 
-    def run(*args, data=None, ok=True):
-        p = subprocess.run([binary, *args], input=data, capture_output=True)
+    def run(*args, data=None, ok=True, cwd=None):
+        p = subprocess.run([binary, *args], input=data, capture_output=True,
+                           cwd=cwd)
         if ok and p.returncode != 0:
             raise AssertionError("lay %s: %s" % (" ".join(args), p.stderr.decode()))
         return p if not ok else p.stdout

@@ -1,6 +1,7 @@
 # __init__.pyi: type stubs of the lay package (lay._lay and lay/__init__.py).
 from os import PathLike
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import (Any, Optional, Sequence, SupportsIndex, Tuple, TypeVar, Union,
+                    overload)
 
 import numpy as np
 import numpy.typing as npt
@@ -59,6 +60,8 @@ class Context:
     def load_string(self, text: str, name: str = ...) -> None: ...
     def load_path(self, lay_path: StrPath) -> None: ...
     def load_hsi(self, path: StrPath, namespace: str) -> None: ...
+    def load_tidl(self, path: StrPath, namespace: str) -> None: ...
+    def load_kneron(self, path: StrPath, namespace: str) -> None: ...
     def names(self) -> list[str]: ...
     def dims(self, format: str) -> Tuple[str, ...]: ...
     def plan(self, format: str, shape: Sequence[int], dtype: DType = ...,
@@ -93,15 +96,80 @@ class HsiTensor:
     def pack(self, x: Buffer, out: Optional[Buffer] = ..., threads: int = ...) -> npt.NDArray[Any]: ...
     def unpack(self, buf: Buffer, out: Optional[Buffer] = ..., threads: int = ...) -> npt.NDArray[Any]: ...
 
-class _Tensors(list[HsiTensor]):
+_T = TypeVar("_T")
+
+class _Tensors(list[_T]):
+    @overload
+    def __getitem__(self, key: str) -> _T: ...
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> _T: ...
+    @overload
+    def __getitem__(self, key: slice) -> list[_T]: ...
     def names(self) -> list[str]: ...
-    def dims(self, format: str) -> Tuple[str, ...]: ...
 
 class HsiReport:
     path: str
     context: Context
     namespace: str
-    inputs: _Tensors
-    outputs: _Tensors
+    inputs: _Tensors[HsiTensor]
+    outputs: _Tensors[HsiTensor]
     def __init__(self, path: StrPath, ctx: Optional[Context] = ...,
                  namespace: Optional[str] = ...) -> None: ...
+
+class TidlTensor:
+    model: TidlModel
+    is_output: bool
+    index: int
+    name: str
+    tensor_name: str
+    cpu_shape: Tuple[int, ...]
+    cpu_dtype: str
+    hw_dtype: str
+    nhwc: bool
+    buffer_bytes: int
+    issue: Optional[str]
+    spec: Optional[str]
+    format: str
+    def plan(self, direction: str, dtype: DType = ...) -> Plan: ...
+    def pack(self, x: Buffer, out: Optional[Buffer] = ..., threads: int = ...,
+             dtype: DType = ...) -> npt.NDArray[Any]: ...
+    def unpack(self, buf: Buffer, out: Optional[Buffer] = ..., threads: int = ...,
+               dtype: DType = ...) -> npt.NDArray[Any]: ...
+
+class TidlModel:
+    path: str
+    context: Context
+    namespace: str
+    version: str
+    issues: list[Tuple[int, int, bool, str]]
+    inputs: _Tensors[TidlTensor]
+    outputs: _Tensors[TidlTensor]
+    def __init__(self, path: StrPath, ctx: Optional[Context] = ...,
+                 namespace: Optional[str] = ...) -> None: ...
+    def spec(self) -> str: ...
+    def check(self) -> str: ...
+
+class KneronTensor:
+    path: str
+    context: Context
+    namespace: str
+    name: str
+    index: int
+    data_layout: str
+    shape_version: int
+    cpu_shape: Tuple[int, ...]
+    dtype: str
+    fixed_dtype: str
+    npu_bytes: int
+    nscales: int
+    quantized_axis: int
+    format: str
+    fixed_format: str
+    def __init__(self, path: StrPath, ctx: Optional[Context] = ...,
+                 namespace: Optional[str] = ...) -> None: ...
+    def spec(self) -> str: ...
+    def plan(self, direction: str, dtype: DType = ...) -> Plan: ...
+    def pack(self, x: Buffer, out: Optional[Buffer] = ..., threads: int = ...,
+             dtype: DType = ...) -> npt.NDArray[Any]: ...
+    def unpack(self, buf: Buffer, out: Optional[Buffer] = ..., threads: int = ...,
+               dtype: DType = ...) -> npt.NDArray[Any]: ...

@@ -1223,6 +1223,13 @@ static const conv_case CONVS[] = {
     /* (new cases go last: the random inputs of the ones above stay) */
     {"kneron.1w16c8b_ch_compact", "kneron.kl520_16w1c8b", {2, 19, 3, 5},
      LAY_DT_INT8},
+    /* the other vendors' namespaces */
+    {"onednn.nChw16c", "trt.chw16", {2, 19, 3, 5}, LAY_DT_INT8},
+    {"ethosu.nhcwb16", "core.nhwc", {2, 3, 5, 19}, LAY_DT_FP16},
+    {"rknn.nc1hwc2(16)", "amd.hcwnc8", {1, 19, 3, 5}, LAY_DT_INT8},
+    {"trt.hwc8", "ethosu.nhcwb16", {2, 11, 3, 5}, LAY_DT_INT16},
+    {"onednn.OIhw4i16o4i", "onednn.OIhw16i16o", {18, 21, 2, 3}, LAY_DT_UINT8},
+    {"xla.tiled(2, 2)", "mlir.pack_kc(2, 3)", {5, 7}, LAY_DT_FP32},
 };
 
 static void check_convert(const conv_case *cc) {

@@ -159,6 +159,14 @@ static const int D_NHCWB16[] = {0, 1, 0, 0, 1, 1, 0, 0, 3, 16, 0, 0,
 /* RKNN NC1HWC2: [n][c/C2][h][w][c%C2] */
 static const int D_NC1HWC2_16[] = D_CHWX(16), D_NC1HWC2_8[] = D_CHWX(8);
 static const int D_NC1HWC2_4[] = D_CHWX(4), D_NC1HWC2_5[] = D_CHWX(5);
+/* RKNN matmul (Table 3-5 and its conversion code): A and C [K/s][M][s],
+** B [N/sn][K/sk][sn][sk]; CPU sides (m, k), (k, n), (m, n) */
+#define D_MMA(s) {1, s, 0, 0, 0, 1, 0, 0, 1, 1, s, 0}
+#define D_MMB(sn, sk) {1, sn, 0, 0, 0, sk, 0, 0, 1, 1, sn, 0, 0, 1, sk, 0}
+static const int D_MMA16[] = D_MMA(16), D_MMA8[] = D_MMA(8);
+static const int D_MMA4[] = D_MMA(4), D_MMA5[] = D_MMA(5);
+static const int D_MMB32X32[] = D_MMB(32, 32), D_MMB16X32[] = D_MMB(16, 32);
+static const int D_MMB8X16[] = D_MMB(8, 16), D_MMB3X5[] = D_MMB(3, 5);
 /* XLA: linear_index((floor(e/t), e mod t), (ceil(d/t), t)) */
 static const int D_XLA_2X2[] = {0, 2, 0, 0, 1, 2, 0, 0, 0, 1, 2, 0, 1, 1, 2, 0};
 static const int D_XLA_8X128[] = {0, 8, 0, 0, 1, 128, 0, 0,
@@ -394,6 +402,23 @@ static const fmt fmts[] = {
      .own = LAY_DT_UINT8},
     {DG("rknn", "rknn.rk3566_nc1hwc2_fp16", NCHW, D_NC1HWC2_4),
      .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.mm_a(5)", "m,k", D_MMA5)},
+    {DG("rknn", "rknn.mm_b(3, 5)", "k,n", D_MMB3X5)},
+    {DG("rknn", "rknn.mm_c", "m,n", D_MMA4)},
+    {DG("rknn", "rknn.rk3588_mm_a_int8", "m,k", D_MMA16), .own = I8},
+    {DG("rknn", "rknn.rk3588_mm_b_int8", "k,n", D_MMB32X32), .own = I8},
+    {DG("rknn", "rknn.rk3588_mm_c_int32", "m,n", D_MMA4), .own = LAY_DT_INT32},
+    {DG("rknn", "rknn.rk3588_mm_a_fp16", "m,k", D_MMA8), .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.rk3588_mm_b_fp16", "k,n", D_MMB16X32),
+     .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.rk3588_mm_c_fp32", "m,n", D_MMA4), .own = LAY_DT_FP32},
+    {DG("rknn", "rknn.rk3566_mm_a_int8", "m,k", D_MMA8), .own = I8},
+    {DG("rknn", "rknn.rk3566_mm_b_int8", "k,n", D_MMB16X32), .own = I8},
+    {DG("rknn", "rknn.rk3566_mm_c_int32", "m,n", D_MMA4), .own = LAY_DT_INT32},
+    {DG("rknn", "rknn.rk3566_mm_a_fp16", "m,k", D_MMA4), .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.rk3566_mm_b_fp16", "k,n", D_MMB8X16),
+     .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.rk3566_mm_c_fp32", "m,n", D_MMA4), .own = LAY_DT_FP32},
     /* XLA */
     {DG("xla", "xla.tiled(2, 2)", "a,b", D_XLA_2X2)},
     {DG("xla", "xla.tiled(t0=8, t1=128)", "a,b", D_XLA_8X128)},

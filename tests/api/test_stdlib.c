@@ -23,7 +23,16 @@
 ** and against lay's own unpack A then pack B. The names group checks that
 ** every name of the stdlib is covered here.
 **
-** Usage: test_stdlib GROUP (amd core qnn kneron ti convert names); prints
+** The other vendors' formats (oneDNN tags, TensorRT formats, Ethos-U
+** NHCWB16, RKNN NC1HWC2, XLA tiles, MLIR linalg.pack) are written as the
+** vendor writes them: the subscript of a C array (TensorRT's
+** "[n][c/2][h][w][c%2]", oneDNN's "nChw8c", Vela's strides, XLA's
+** "(floor(e/t), e mod t)", linalg.pack's outer and inner tile dims), a
+** list of digits x / div % mod of the CPU-side dimensions, outermost
+** first (R_DIGITS).
+**
+** Usage: test_stdlib GROUP (amd core qnn kneron ti onednn trt ethosu rknn
+** xla mlir convert names); prints
 ** the number of checks, and each failure with the format, shape, type and
 ** the first differing byte with its coordinate.
 */
@@ -52,7 +61,8 @@ typedef enum ref_kind {
   R_K4W4,     /* Kneron (n,c,h,w) -> [n, c/4, h, ceil4(w), c%4] */
   R_K16W1,    /* Kneron (n,c,h,w) -> [n, c, h, ceil16(w)] */
   R_TIDL,     /* TI: a = pad_l, pad_r, pad_t, pad_b, pad_ch, ch_pitch */
-  R_TIDL_NHWC /* TI, CPU side (n, h, w, c), the same planes and a */
+  R_TIDL_NHWC, /* TI, CPU side (n, h, w, c), the same planes and a */
+  R_DIGITS     /* a C array subscript: `digs`, see digits() */
 } ref_kind;
 
 /* The value rule between the CPU element and the hardware element. */
@@ -75,6 +85,8 @@ typedef struct fmt {
   int64_t a[6];      /* its parameters (see ref_kind) */
   const int *pairs;  /* R_CHUNKED: (dim, size) pairs, outermost first */
   int npairs;        /* the number of pairs */
+  const int *digs;   /* R_DIGITS: (dim, div, mod, pad) per subscript */
+  int ndigs;         /* the number of subscripts */
   int hl;            /* Kneron high/low byte entries (int16 only); 2:
                         16-bit words stored low byte & 0xfe, high byte */
   lay_dtype own;     /* a copy format's own CPU type (RAW_FLOAT: fp32) */
@@ -100,12 +112,94 @@ static const int P_CR2[] = {0, 0, 1, 0, 2, 0, 3, 0, 1, 8, 2, 2, 3, 32, 2, 2};
 static const int P_CONVW[] = {3, 0, 2, 0, 0, 0, 1, 0, 2, 8, 3, 32, 2, 4};
 #define PAIRS(p) .pairs = p, .npairs = (int)(sizeof p / sizeof p[0] / 2)
 
+/* C array subscripts, outermost first: (dim, div, mod, pad) is
+** x[dim] / div % mod, or x[dim] / div when mod is 0; `pad` > 0 rounds the
+** dimension up to a multiple of it (TensorRT's "(C+7)/8*8"). */
+#define DIGS(p) .digs = p, .ndigs = (int)(sizeof p / sizeof p[0] / 4)
+/* oneDNN (dnnl_types.h): nChw8c = [n][c/8][h][w][c%8], and so on */
+static const int D_NCHW8C[] = {0, 1, 0, 0, 1, 8, 0, 0, 2, 1, 0, 0,
+                               3, 1, 0, 0, 1, 1, 8, 0};
+static const int D_NCHW16C[] = {0, 1, 0, 0, 1, 16, 0, 0, 2, 1, 0, 0,
+                                3, 1, 0, 0, 1, 1, 16, 0};
+static const int D_NCDHW16C[] = {0, 1, 0, 0, 1, 16, 0, 0, 2, 1, 0, 0, 3, 1,
+                                 0, 0, 4, 1, 0, 0, 1, 1, 16, 0};
+/* OIhw16i16o: [o/16][i/16][h][w][i%16][o%16] */
+static const int D_OIHW16I16O[] = {0, 16, 0, 0, 1, 16, 0, 0, 2, 1, 0, 0,
+                                   3, 1,  0, 0, 1, 1,  16, 0, 0, 1, 16, 0};
+/* OIhw4i16o4i: [o/16][i/16][h][w][i/4%4][o%16][i%4] */
+static const int D_OIHW4I16O4I[] = {0, 16, 0, 0, 1, 16, 0,  0, 2, 1,
+                                    0, 0,  3, 1, 0, 0,  1,  4, 4, 0,
+                                    0, 1,  16, 0, 1, 1, 4, 0};
+/* gOIhw16i16o: [g][o/16][i/16][h][w][i%16][o%16] */
+static const int D_GOIHW16I16O[] = {0, 1, 0, 0, 1, 16, 0,  0, 2, 16,
+                                    0, 0, 3, 1, 0, 0,  4, 1, 0, 0,
+                                    2, 1, 16, 0, 1, 1, 16, 0};
+/* ABcd8b8a: [a/8][b/8][c][d][b%8][a%8] */
+static const int D_ABCD8B8A[] = {0, 8, 0, 0, 1, 8, 0, 0, 2, 1, 0, 0,
+                                 3, 1, 0, 0, 1, 1, 8, 0, 0, 1, 8, 0};
+/* TensorRT (TensorFormat): kCHWx = [n][c/x][h][w][c%x] */
+#define D_CHWX(x) {0, 1, 0, 0, 1, x, 0, 0, 2, 1, 0, 0, 3, 1, 0, 0, 1, 1, x, 0}
+static const int D_CHW2[] = D_CHWX(2), D_CHW4[] = D_CHWX(4);
+static const int D_CHW16[] = D_CHWX(16), D_CHW32[] = D_CHWX(32);
+/* kHWCx: [n][h][w][(C+x-1)/x*x]; kHWC: x = 1 */
+#define D_HWCX(x) {0, 1, 0, 0, 2, 1, 0, 0, 3, 1, 0, 0, 1, 1, 0, x}
+static const int D_HWC[] = D_HWCX(1), D_HWC8[] = D_HWCX(8);
+static const int D_HWC16[] = D_HWCX(16);
+/* {N, C, D, H, W}: kDHWC8 [n][d][h][w][(C+7)/8*8], kDHWC [n][d][h][w][c],
+** kCDHW32 [n][c/32][d][h][w][c%32] */
+static const int D_DHWC8[] = {0, 1, 0, 0, 2, 1, 0, 0, 3, 1, 0, 0,
+                              4, 1, 0, 0, 1, 1, 0, 8};
+static const int D_DHWC[] = {0, 1, 0, 0, 2, 1, 0, 0, 3, 1, 0, 0,
+                             4, 1, 0, 0, 1, 1, 0, 0};
+static const int D_CDHW32[] = {0, 1, 0, 0, 1, 32, 0, 0, 2, 1, 0, 0, 3, 1,
+                               0, 0, 4, 1, 0, 0,  1, 1, 32, 0};
+/* Vela's NHCWB16 strides: (n, h, w, c) at [n][h][c/16][w][c%16] */
+static const int D_NHCWB16[] = {0, 1, 0, 0, 1, 1, 0, 0, 3, 16, 0, 0,
+                                2, 1, 0, 0, 3, 1, 16, 0};
+/* RKNN NC1HWC2: [n][c/C2][h][w][c%C2] */
+static const int D_NC1HWC2_16[] = D_CHWX(16), D_NC1HWC2_8[] = D_CHWX(8);
+static const int D_NC1HWC2_4[] = D_CHWX(4), D_NC1HWC2_5[] = D_CHWX(5);
+/* RKNN matmul (Table 3-5 and its conversion code): A and C [K/s][M][s],
+** B [N/sn][K/sk][sn][sk]; CPU sides (m, k), (k, n), (m, n) */
+#define D_MMA(s) {1, s, 0, 0, 0, 1, 0, 0, 1, 1, s, 0}
+#define D_MMB(sn, sk) {1, sn, 0, 0, 0, sk, 0, 0, 1, 1, sn, 0, 0, 1, sk, 0}
+static const int D_MMA16[] = D_MMA(16), D_MMA8[] = D_MMA(8);
+static const int D_MMA4[] = D_MMA(4), D_MMA5[] = D_MMA(5);
+static const int D_MMB32X32[] = D_MMB(32, 32), D_MMB16X32[] = D_MMB(16, 32);
+static const int D_MMB8X16[] = D_MMB(8, 16), D_MMB3X5[] = D_MMB(3, 5);
+/* XLA: linear_index((floor(e/t), e mod t), (ceil(d/t), t)) */
+static const int D_XLA_2X2[] = {0, 2, 0, 0, 1, 2, 0, 0, 0, 1, 2, 0, 1, 1, 2, 0};
+static const int D_XLA_8X128[] = {0, 8, 0, 0, 1, 128, 0, 0,
+                                  0, 1, 8, 0, 1, 1, 128, 0};
+static const int D_XLA_MINOR4[] = {0, 1, 0, 0, 1, 4, 0, 0, 1, 1, 4, 0};
+static const int D_XLA_3D_2X4[] = {0, 1, 0, 0, 1, 2, 0, 0, 2, 4, 0, 0,
+                                   1, 1, 2, 0, 2, 1, 4, 0};
+/* T(8,128)(2,1) and T(32,128)(4,1): the tile tiled again by (2,1), (4,1) */
+static const int D_XLA_8X128_2X1[] = {0, 8, 0, 0, 1, 128, 0, 0, 0, 2, 4, 0,
+                                      1, 1, 128, 0, 0, 1, 2, 0};
+static const int D_XLA_32X128_4X1[] = {0, 32, 0, 0, 1, 128, 0, 0, 0, 4, 8, 0,
+                                       1, 1, 128, 0, 0, 1, 4, 0};
+/* linalg.pack: the outer dims (permuted by outer_dims_perm), then the
+** tiles of inner_dims_pos in order */
+static const int D_PACK_NC_8X32[] = {0, 8, 0, 0, 1, 32, 0, 0,
+                                     0, 1, 8, 0, 1, 1, 32, 0};
+static const int D_PACK_KC_2X3[] = {1, 3, 0, 0, 0, 2, 0, 0,
+                                    0, 1, 2, 0, 1, 1, 3, 0};
+static const int D_PACK_KCRS_4X2[] = {0, 1, 0, 0, 1, 1, 0, 0, 2, 2, 0, 0,
+                                      3, 4, 0, 0, 3, 1, 4, 0, 2, 1, 2, 0};
+static const int D_PACK_CBA_2[] = {2, 1, 0, 0, 1, 2, 0, 0,
+                                   0, 1, 0, 0, 1, 1, 2, 0};
+static const int D_PACK_BA_4X2[] = {0, 2, 0, 0, 1, 4, 0, 0, 2, 1, 0, 0,
+                                    3, 1, 0, 0, 1, 1, 4, 0, 0, 1, 2, 0};
+
 /* The fields every row has, then the format's own (designated). */
 #define F(g, n, d, k) .group = g, .name = n, .dims = d, .kind = k
 #define NCHW "n,c,h,w"
 #define BHWD "b,h,w,d"
 #define I8 LAY_DT_INT8
 #define I16 LAY_DT_INT16
+#define NCDHW "n,c,d,h,w"
+#define DG(g, n, d, p) F(g, n, d, R_DIGITS), DIGS(p)
 
 static const fmt fmts[] = {
     /* AMD */
@@ -270,6 +364,74 @@ static const fmt fmts[] = {
        R_TIDL_NHWC),
      .a = {0, 2, 0, 0, 0, 0}, .val = V_TIDL, .hwt = LAY_DT_UINT16,
      .v = {0.5, 1, 0}, .kmax = 1100000},
+    /* oneDNN */
+    {DG("onednn", "onednn.nChw8c", NCHW, D_NCHW8C)},
+    {DG("onednn", "onednn.nChw16c", NCHW, D_NCHW16C)},
+    {DG("onednn", "onednn.nCdhw16c", NCDHW, D_NCDHW16C)},
+    {DG("onednn", "onednn.OIhw16i16o", "o,i,h,w", D_OIHW16I16O)},
+    {DG("onednn", "onednn.OIhw4i16o4i", "o,i,h,w", D_OIHW4I16O4I)},
+    {DG("onednn", "onednn.gOIhw16i16o", "g,o,i,h,w", D_GOIHW16I16O)},
+    {DG("onednn", "onednn.ABcd8b8a", "a,b,c,d", D_ABCD8B8A)},
+    /* TensorRT */
+    {F("trt", "trt.linear", NCHW, R_ROWMAJOR)},
+    {DG("trt", "trt.chw2", NCHW, D_CHW2)},
+    {DG("trt", "trt.hwc8", NCHW, D_HWC8)},
+    {DG("trt", "trt.chw4", NCHW, D_CHW4)},
+    {DG("trt", "trt.chw16", NCHW, D_CHW16)},
+    {DG("trt", "trt.chw32", NCHW, D_CHW32)},
+    {DG("trt", "trt.dhwc8", NCDHW, D_DHWC8)},
+    {DG("trt", "trt.cdhw32", NCDHW, D_CDHW32)},
+    {DG("trt", "trt.hwc", NCHW, D_HWC)},
+    {DG("trt", "trt.hwc16", NCHW, D_HWC16)},
+    {DG("trt", "trt.dhwc", NCDHW, D_DHWC)},
+    /* Arm Ethos-U */
+    {F("ethosu", "ethosu.nhwc", "n,h,w,c", R_ROWMAJOR)},
+    {DG("ethosu", "ethosu.nhcwb16", "n,h,w,c", D_NHCWB16)},
+    /* Rockchip RKNN */
+    {F("rknn", "rknn.nchw", NCHW, R_ROWMAJOR)},
+    {F("rknn", "rknn.nhwc", "n,h,w,c", R_ROWMAJOR)},
+    {DG("rknn", "rknn.nc1hwc2(16)", NCHW, D_NC1HWC2_16)},
+    {DG("rknn", "rknn.nc1hwc2(c2=5)", NCHW, D_NC1HWC2_5)},
+    {DG("rknn", "rknn.rk3588_nc1hwc2_int8", NCHW, D_NC1HWC2_16), .own = I8},
+    {DG("rknn", "rknn.rk3588_nc1hwc2_uint8", NCHW, D_NC1HWC2_16),
+     .own = LAY_DT_UINT8},
+    {DG("rknn", "rknn.rk3588_nc1hwc2_fp16", NCHW, D_NC1HWC2_8),
+     .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.rk3566_nc1hwc2_int8", NCHW, D_NC1HWC2_8), .own = I8},
+    {DG("rknn", "rknn.rk3566_nc1hwc2_uint8", NCHW, D_NC1HWC2_8),
+     .own = LAY_DT_UINT8},
+    {DG("rknn", "rknn.rk3566_nc1hwc2_fp16", NCHW, D_NC1HWC2_4),
+     .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.mm_a(5)", "m,k", D_MMA5)},
+    {DG("rknn", "rknn.mm_b(3, 5)", "k,n", D_MMB3X5)},
+    {DG("rknn", "rknn.mm_c", "m,n", D_MMA4)},
+    {DG("rknn", "rknn.rk3588_mm_a_int8", "m,k", D_MMA16), .own = I8},
+    {DG("rknn", "rknn.rk3588_mm_b_int8", "k,n", D_MMB32X32), .own = I8},
+    {DG("rknn", "rknn.rk3588_mm_c_int32", "m,n", D_MMA4), .own = LAY_DT_INT32},
+    {DG("rknn", "rknn.rk3588_mm_a_fp16", "m,k", D_MMA8), .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.rk3588_mm_b_fp16", "k,n", D_MMB16X32),
+     .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.rk3588_mm_c_fp32", "m,n", D_MMA4), .own = LAY_DT_FP32},
+    {DG("rknn", "rknn.rk3566_mm_a_int8", "m,k", D_MMA8), .own = I8},
+    {DG("rknn", "rknn.rk3566_mm_b_int8", "k,n", D_MMB16X32), .own = I8},
+    {DG("rknn", "rknn.rk3566_mm_c_int32", "m,n", D_MMA4), .own = LAY_DT_INT32},
+    {DG("rknn", "rknn.rk3566_mm_a_fp16", "m,k", D_MMA4), .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.rk3566_mm_b_fp16", "k,n", D_MMB8X16),
+     .own = LAY_DT_FP16},
+    {DG("rknn", "rknn.rk3566_mm_c_fp32", "m,n", D_MMA4), .own = LAY_DT_FP32},
+    /* XLA */
+    {DG("xla", "xla.tiled(2, 2)", "a,b", D_XLA_2X2)},
+    {DG("xla", "xla.tiled(t0=8, t1=128)", "a,b", D_XLA_8X128)},
+    {DG("xla", "xla.tiled_minor(4)", "a,b", D_XLA_MINOR4)},
+    {DG("xla", "xla.tiled3(2, 4)", "a,b,c", D_XLA_3D_2X4)},
+    {DG("xla", "xla.tiled_8x128_2x1", "a,b", D_XLA_8X128_2X1)},
+    {DG("xla", "xla.tiled_32x128_4x1", "a,b", D_XLA_32X128_4X1)},
+    /* MLIR linalg.pack */
+    {DG("mlir", "mlir.pack_nc(8, 32)", "a,b", D_PACK_NC_8X32)},
+    {DG("mlir", "mlir.pack_kc(2, 3)", "a,b", D_PACK_KC_2X3)},
+    {DG("mlir", "mlir.pack_kcrs_sr(4, 2)", "k,c,r,s", D_PACK_KCRS_4X2)},
+    {DG("mlir", "mlir.pack_cba_b(2)", "a,b,c", D_PACK_CBA_2)},
+    {DG("mlir", "mlir.pack_ba(4, 2, pad=0)", "a,b,c,d", D_PACK_BA_4X2)},
 };
 #define NFMTS (int)(sizeof fmts / sizeof fmts[0])
 
@@ -387,6 +549,34 @@ static int64_t chunked(const fmt *f, const int64_t *s, const int64_t *x,
   return slot;
 }
 
+/* The slot of x in a C array given by subscripts (dim, div, mod, pad),
+** outermost first, and the number of slots. Each dimension is padded to
+** a multiple of the largest div * mod (or div, or pad) of its subscripts;
+** a subscript without mod spans the padded extent / div. */
+static int64_t digits(const fmt *f, const int64_t *s, int rank,
+                      const int64_t *x, int64_t *slots) {
+  int64_t padded[8];
+  for (int d = 0; d < rank; d++) {
+    int64_t m = 1;
+    for (int i = 0; i < f->ndigs; i++) {
+      const int *g = f->digs + 4 * i;
+      int64_t b = g[2] ? (int64_t)g[1] * g[2] : g[1] > g[3] ? g[1] : g[3];
+      if (g[0] == d && b > m) m = b;
+    }
+    padded[d] = ceil_to(s[d], m);
+  }
+  int64_t slot = 0, total = 1;
+  for (int i = 0; i < f->ndigs; i++) {
+    const int *g = f->digs + 4 * i;
+    int64_t ext = g[2] ? g[2] : padded[g[0]] / g[1];
+    int64_t digit = g[2] ? x[g[0]] / g[1] % g[2] : x[g[0]] / g[1];
+    slot = slot * ext + digit;
+    total *= ext;
+  }
+  *slots = total;
+  return slot;
+}
+
 /* The slot of coordinate x (CPU-side order) of format f on shape s, and
 ** the number of slots of the buffer in *slots. */
 static int64_t ref_slot(const fmt *f, const int64_t *s, int rank,
@@ -398,6 +588,7 @@ static int64_t ref_slot(const fmt *f, const int64_t *s, int rank,
     return i;
   }
   if (f->kind == R_CHUNKED) return chunked(f, s, x, slots);
+  if (f->kind == R_DIGITS) return digits(f, s, rank, x, slots);
   if (f->kind == R_TIDL_NHWC) { /* s and x are (n, h, w, c) */
     int64_t pl = f->a[0], pr = f->a[1], pt = f->a[2], pb = f->a[3];
     int64_t pch = f->a[4], line = pl + s[2] + pr;
@@ -411,7 +602,8 @@ static int64_t ref_slot(const fmt *f, const int64_t *s, int rank,
   switch (f->kind) {
   case R_ROWMAJOR:
   case R_CHUNKED:
-  case R_TIDL_NHWC: break;
+  case R_TIDL_NHWC:
+  case R_DIGITS: break;
   case R_HCWNC: {
     int64_t bx = f->a[0], cb = ceil_to(c, bx) / bx;
     *slots = h * cb * w * n * bx;
@@ -1056,6 +1248,13 @@ static const conv_case CONVS[] = {
     /* (new cases go last: the random inputs of the ones above stay) */
     {"kneron.1w16c8b_ch_compact", "kneron.kl520_16w1c8b", {2, 19, 3, 5},
      LAY_DT_INT8},
+    /* the other vendors' namespaces */
+    {"onednn.nChw16c", "trt.chw16", {2, 19, 3, 5}, LAY_DT_INT8},
+    {"ethosu.nhcwb16", "core.nhwc", {2, 3, 5, 19}, LAY_DT_FP16},
+    {"rknn.nc1hwc2(16)", "amd.hcwnc8", {1, 19, 3, 5}, LAY_DT_INT8},
+    {"trt.hwc8", "ethosu.nhcwb16", {2, 11, 3, 5}, LAY_DT_INT16},
+    {"onednn.OIhw4i16o4i", "onednn.OIhw16i16o", {18, 21, 2, 3}, LAY_DT_UINT8},
+    {"xla.tiled(2, 2)", "mlir.pack_kc(2, 3)", {5, 7}, LAY_DT_FP32},
 };
 
 static void check_convert(const conv_case *cc) {
@@ -1185,7 +1384,8 @@ int main(int argc, char **argv) {
   lay_ctx_free(g_ctx);
   if (!known) {
     fprintf(stderr,
-            "usage: test_stdlib amd|core|qnn|kneron|ti|convert|names\n");
+            "usage: test_stdlib amd|core|qnn|kneron|ti|onednn|trt|ethosu|"
+            "rknn|xla|mlir|convert|names\n");
     return 2;
   }
   printf("test_stdlib %s: %d formats or pairs, %ld cases (format, shape, "

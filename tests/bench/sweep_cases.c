@@ -1,5 +1,7 @@
 /* tests/bench/sweep_cases.c: the cases of lay_sweep. Every stdlib format
- * (parameterized ones with typical arguments) both ways at three shapes
+ * of amd, core, kneron, qnn and ti, and one layout of each of onednn,
+ * trt, ethosu, rknn, xla and mlir (parameterized ones with typical
+ * arguments) both ways at three shapes
  * (realistic, odd extents, batch > 1); the untyped ones also with 2- and
  * 4-byte elements; quantizers with zero point 0 and not; converts between
  * vendors; the layouts of sw_user_spec; a few cases of 8 MB and more for
@@ -110,6 +112,13 @@ static const fmt_row k_formats[] = {
      F_NCHW, 'z'},
     {"ti.tidl_qu16(4096, pad_l=1, pad_r=1, pad_t=1, pad_b=1)",
      "ti.tidl_qu16(4096, zero_point=-4, pad_l=1, pad_r=1, pad_t=1, pad_b=1)", F_NCHW, 'z'},
+    /* one layout of each of the other vendors' namespaces */
+    {"onednn.nChw16c", 0, F_NCHW, 'u'},
+    {"trt.hwc8", 0, F_NCHW, 'u'},
+    {"ethosu.nhcwb16", 0, F_NHWC, 'u'},
+    {"rknn.nc1hwc2(16)", 0, F_NCHW, 'u'},
+    {"xla.tiled(8, 128)", 0, F_AB, 'u'},
+    {"mlir.pack_kc(8, 32)", 0, F_AB, 'u'},
     /* the sweep's own layouts (group "user") */
     {"sweep.c32", 0, F_NCHW, 'u'},
     {"sweep.tile", 0, F_AB, 'u'},

@@ -16,6 +16,16 @@ ref_of() {
   ti.tidl_q*) echo "$1(tensor_scale=4,pad_l=1,pad_t=2,pad_ch=1)" ;;
   ti.tidl_nhwc_q*) echo "$1(tensor_scale=4,pad_l=1,pad_t=2,pad_ch=1)" ;;
   ti.tidl) echo "ti.tidl(1,2,1,0,1)" ;;
+  rknn.nc1hwc2) echo "rknn.nc1hwc2(16)" ;;
+  rknn.mm_a) echo "rknn.mm_a(16)" ;;
+  rknn.mm_b) echo "rknn.mm_b(32,32)" ;;
+  xla.tiled) echo "xla.tiled(8,128)" ;;
+  xla.tiled_minor) echo "xla.tiled_minor(4)" ;;
+  xla.tiled3) echo "xla.tiled3(2,4)" ;;
+  mlir.pack_nc | mlir.pack_kc) echo "$1(8,32)" ;;
+  mlir.pack_kcrs_sr) echo "mlir.pack_kcrs_sr(8,32)" ;;
+  mlir.pack_cba_b) echo "mlir.pack_cba_b(2,pad=3)" ;;
+  mlir.pack_ba) echo "mlir.pack_ba(32,8)" ;;
   *) echo "$1" ;;
   esac
 }
@@ -25,6 +35,10 @@ shape_of() {
   core.flat1) echo 37 ;;
   core.flat3) echo 2,3,5 ;;
   core.flat5) echo 2,3,1,4,5 ;;
+  rknn.*mm_*) echo 37,70 ;;
+  xla.tiled | xla.tiled_minor | xla.tiled_8x128_2x1 | xla.tiled_32x128_4x1 | mlir.pack_nc | mlir.pack_kc) echo 13,130 ;;
+  xla.tiled3 | mlir.pack_cba_b) echo 2,5,7 ;;
+  onednn.nCdhw16c | onednn.gOIhw16i16o | trt.dhwc8 | trt.cdhw32 | trt.dhwc) echo 2,19,3,5,7 ;;
   *) echo 2,19,5,7 ;;
   esac
 }

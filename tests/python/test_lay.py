@@ -16,9 +16,27 @@ ARGS = {
     "ti.tidl_q8": "(4)", "ti.tidl_qu8": "(4)", "ti.tidl_q16": "(2)",
     "ti.tidl_qu16": "(2)", "ti.tidl_nhwc_q8": "(4)", "ti.tidl_nhwc_qu8": "(4)",
     "ti.tidl_nhwc_q16": "(2)", "ti.tidl_nhwc_qu16": "(2)",
+    "rknn.nc1hwc2": "(16)", "rknn.mm_a": "(16)", "rknn.mm_b": "(32, 32)",
+    "xla.tiled": "(8, 128)", "xla.tiled_minor": "(4)",
+    "xla.tiled3": "(2, 4)", "mlir.pack_nc": "(8, 32)", "mlir.pack_kc": "(8, 32)",
+    "mlir.pack_kcrs_sr": "(8, 32)", "mlir.pack_cba_b": "(2, pad=3)",
+    "mlir.pack_ba": "(32, 8)",
 }
 RANK = {"core.flat1": (37,), "core.flat2": (5, 37), "core.flat3": (3, 5, 7),
-        "core.flat5": (2, 5, 3, 7, 4), "core.ab": (5, 37), "amd.ab": (5, 37)}
+        "core.flat5": (2, 5, 3, 7, 4), "core.ab": (5, 37), "amd.ab": (5, 37),
+        "onednn.nCdhw16c": (2, 19, 3, 5, 7), "onednn.gOIhw16i16o": (2, 19, 3, 5, 7),
+        "trt.dhwc8": (2, 19, 3, 5, 7), "trt.cdhw32": (2, 19, 3, 5, 7),
+        "trt.dhwc": (2, 19, 3, 5, 7), "xla.tiled": (13, 130),
+        "xla.tiled_minor": (13, 130), "xla.tiled_8x128_2x1": (13, 130),
+        "xla.tiled_32x128_4x1": (13, 130), "xla.tiled3": (2, 5, 7),
+        "mlir.pack_nc": (13, 130), "mlir.pack_kc": (13, 130),
+        "mlir.pack_cba_b": (2, 5, 7)}
+RANK.update({n: (37, 70) for n in (
+    "rknn.mm_a", "rknn.mm_b", "rknn.mm_c", "rknn.rk3588_mm_a_int8",
+    "rknn.rk3588_mm_b_int8", "rknn.rk3588_mm_c_int32", "rknn.rk3588_mm_a_fp16",
+    "rknn.rk3588_mm_b_fp16", "rknn.rk3588_mm_c_fp32", "rknn.rk3566_mm_a_int8",
+    "rknn.rk3566_mm_b_int8", "rknn.rk3566_mm_c_int32", "rknn.rk3566_mm_a_fp16",
+    "rknn.rk3566_mm_b_fp16", "rknn.rk3566_mm_c_fp32")})
 
 
 def fmt_of(name):

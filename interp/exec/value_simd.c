@@ -1,0 +1,158 @@
+/*
+** value_simd.c: the vectorized stages of value.c's tile path (load to
+** doubles, quantize / dequantize, store with rounding and saturation,
+** fp32 <-> fp16 / bf16 casts). The kernels (value_simd_k.h) are compiled
+** twice, for SSE2 and for AVX2 (chosen by the rule's simd level); fp32 ->
+** fp16 uses F16C's vcvtps2ph where the CPU has it. Bit for bit the scalar
+** code's results: tests/interp/test_value.c compares them on millions of
+** values.
+*/
+#include <stdint.h>
+#include <string.h>
+
+#include "value_simd.h"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
+    defined(__SSE2__)
+#define LI_VS 1
+/* The helpers returning vectors are always inlined: no vector crosses a
+** call, whatever the copy's instruction set. */
+#define VS_INL __attribute__((always_inline))
+#pragma GCC diagnostic ignored "-Wpsabi"
+#include <immintrin.h>
+
+typedef double vd __attribute__((vector_size(32)));
+typedef int64_t vl __attribute__((vector_size(32)));
+typedef float vf __attribute__((vector_size(16)));
+typedef int32_t vi __attribute__((vector_size(16)));
+typedef uint32_t vu __attribute__((vector_size(16)));
+typedef int16_t vs __attribute__((vector_size(8)));
+typedef uint16_t vus __attribute__((vector_size(8)));
+typedef int8_t vb __attribute__((vector_size(4)));
+typedef uint8_t vub __attribute__((vector_size(4)));
+#define SIGN64 INT64_MIN
+#define VD1(x) ((vd){(x), (x), (x), (x)})
+
+#define VS_ATTR
+#define VS(name) vs_##name##_sse
+#include "value_simd_k.h"
+#undef VS_ATTR
+#undef VS
+#define VS_ATTR __attribute__((target("avx2")))
+#define VS(name) vs_##name##_avx2
+#include "value_simd_k.h"
+#undef VS_ATTR
+#undef VS
+
+/* fp32 -> fp16 with F16C, 8 a step: vcvtps2ph rounds to nearest even,
+** gives infinity from 65520 up, subnormals exactly, and a NaN as sign |
+** 0x7e00 | its top payload bits (quietened): li_f32_to_f16's bits. */
+__attribute__((target("avx2,f16c"))) static int64_t
+f16_avx2(const uint8_t *s, uint8_t *d, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 x = _mm256_loadu_ps((const float *)(const void *)(s + 4 * i));
+    __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128((__m128i *)(void *)(d + 2 * i), h);
+  }
+  return i;
+}
+
+static int have_f16c(void) {
+  static int v = -1;
+  if (v < 0) v = __builtin_cpu_supports("f16c") ? 1 : 0;
+  return v;
+}
+#endif
+
+int li_vs_ld(lay_dtype t, const void *src, double *x, int64_t n, int simd) {
+#if defined(LI_VS)
+  if (simd < LI_SIMD_SSE || t < LAY_DT_FP32 || t > LAY_DT_UINT32) return 0;
+  if (simd >= LI_SIMD_AVX2) vs_ld_avx2(t, src, x, n);
+  else vs_ld_sse(t, src, x, n);
+  return 1;
+#else
+  (void)t; (void)src; (void)x; (void)n; (void)simd;
+  return 0;
+#endif
+}
+
+int li_vs_quant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
+#if defined(LI_VS)
+  if (r->simd < LI_SIMD_SSE) return 0;
+  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch);
+  else vs_quant_sse(r, x, n, ch);
+  return 1;
+#else
+  (void)r; (void)x; (void)n; (void)ch;
+  return 0;
+#endif
+}
+
+int li_vs_dequant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
+#if defined(LI_VS)
+  if (r->simd < LI_SIMD_SSE) return 0;
+  if (r->simd >= LI_SIMD_AVX2) vs_dequant_avx2(r, x, n, ch);
+  else vs_dequant_sse(r, x, n, ch);
+  return 1;
+#else
+  (void)r; (void)x; (void)n; (void)ch;
+  return 0;
+#endif
+}
+
+int li_vs_st(lay_dtype t, void *dst, const double *x, int64_t n, int round,
+             int saturate, double lo, double hi, int simd) {
+#if defined(LI_VS)
+  int ok = t == LAY_DT_FP32 ||
+           (saturate && t >= LAY_DT_INT8 && t <= LAY_DT_UINT32);
+  if (simd < LI_SIMD_SSE || !ok) return 0;
+  if (simd >= LI_SIMD_AVX2) vs_st_avx2(t, dst, x, n, round, lo, hi);
+  else vs_st_sse(t, dst, x, n, round, lo, hi);
+  return 1;
+#else
+  (void)t; (void)dst; (void)x; (void)n; (void)round; (void)saturate;
+  (void)lo; (void)hi; (void)simd;
+  return 0;
+#endif
+}
+
+int li_vs_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
+               int64_t n, int simd) {
+#if defined(LI_VS)
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  int64_t i;
+  if (simd < LI_SIMD_SSE) return 0;
+  if (from == LAY_DT_FP32 && to == LAY_DT_FP16) {
+    if (simd < LI_SIMD_AVX2 || !have_f16c()) return 0;
+    i = f16_avx2(s, d, n);
+  } else if ((from == LAY_DT_FP32 && to == LAY_DT_BF16) ||
+             (to == LAY_DT_FP32 && (from == LAY_DT_FP16 || from == LAY_DT_BF16))) {
+    i = simd >= LI_SIMD_AVX2 ? vs_cast_avx2(from, to, s, d, n)
+                             : vs_cast_sse(from, to, s, d, n);
+  } else {
+    return 0;
+  }
+  size_t fs = from == LAY_DT_FP32 ? 4 : 2, ts = to == LAY_DT_FP32 ? 4 : 2;
+  for (; i < n; i++) { /* the tail, element by element */
+    uint32_t u = 0;
+    memcpy(&u, s + fs * (size_t)i, fs);
+    float f;
+    uint16_t h;
+    if (from == LAY_DT_FP32) {
+      memcpy(&f, &u, 4);
+      h = to == LAY_DT_FP16 ? li_f32_to_f16(f) : li_f32_to_bf16(f);
+      memcpy(d + ts * (size_t)i, &h, 2);
+    } else {
+      if (from == LAY_DT_BF16) u <<= 16;
+      else { f = li_f16_to_f32((uint16_t)u); memcpy(&u, &f, 4); }
+      memcpy(d + ts * (size_t)i, &u, 4);
+    }
+  }
+  return 1;
+#else
+  (void)from; (void)to; (void)src; (void)dst; (void)n; (void)simd;
+  return 0;
+#endif
+}

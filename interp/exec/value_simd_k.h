@@ -1,0 +1,254 @@
+/*
+** value_simd_k.h: the kernels of value_simd.c, written once with GCC
+** vector extensions and included twice: VS_ATTR empty (SSE2, each 4-lane
+** vector is two registers) and VS_ATTR target("avx2") (one register).
+** VS(name) gives each copy its suffix. Every operation is the scalar
+** model's IEEE operation (value.c), lane by lane, in the same order; no
+** FMA is enabled, so nothing is contracted.
+*/
+
+/* value.c's rnd(t, LG_R_HALF_EVEN): (t + m) - m with m = copysign(2^52, t)
+** where |t| < 2^52, t itself elsewhere (NaN, inf, large). */
+static inline VS_ATTR VS_INL vd VS(rne)(vd t) {
+  vl bits = (vl)t;
+  vd a = (vd)(bits & ~SIGN64), m = (vd)((bits & SIGN64) | (vl)VD1(0x1p52));
+  vd r = (t + m) - m;
+  vl small = a < 0x1p52;
+  return (vd)(((vl)r & small) | (bits & ~small));
+}
+
+/* trunc(t): the nearest integer, one step toward zero where it is farther
+** from zero than t (exact below 2^52; beyond, t is integral). The sign of
+** a zero result may differ from trunc's: rnd's results only ever become
+** integers. */
+static inline VS_ATTR VS_INL vd VS(trunc)(vd t) {
+  vd r = VS(rne)(t);
+  vl bits = (vl)t;
+  vd one = (vd)((bits & SIGN64) | (vl)VD1(1.0));
+  vl over = (vd)((vl)r & ~SIGN64) > (vd)(bits & ~SIGN64);
+  return r - (vd)((vl)one & over);
+}
+
+/* round(t): half away from zero; t - trunc(t) is exact. */
+static inline VS_ATTR VS_INL vd VS(away)(vd t) {
+  vd r = VS(trunc)(t), f = t - r;
+  vl big = (vd)((vl)f & ~SIGN64) >= 0.5;
+  vd one = (vd)(((vl)t & SIGN64) | (vl)VD1(1.0));
+  return r + (vd)((vl)one & big);
+}
+
+static inline VS_ATTR VS_INL vd VS(rnd)(vd t, int mode) {
+  if (mode == LG_R_HALF_AWAY) return VS(away)(t);
+  if (mode == LG_R_TRUNC) return VS(trunc)(t);
+  return VS(rne)(t);
+}
+
+/* Lane constants of channel c[0..3] from array a. */
+static inline VS_ATTR VS_INL vd VS(gat)(const double *a, const int *c) {
+  vd v = {a[c[0]], a[c[1]], a[c[2]], a[c[3]]};
+  return v;
+}
+
+static inline VS_ATTR void VS(chans)(const li_vrule *r, const int32_t *ch,
+                                     int64_t i, int64_t n, int *c) {
+  for (int j = 0; j < 4; j++)
+    c[j] = i + j < n && ch && r->nch > 1 && r->axis >= 0 ? (int)ch[i + j] : 0;
+}
+
+static VS_ATTR void VS(quant)(const li_vrule *r, double *x, int64_t n,
+                              const int32_t *ch) {
+  int64_t np = LI_VS_UP(n);
+  int perch = ch && r->nch > 1 && r->axis >= 0, mode = r->round;
+  int c[4] = {0, 0, 0, 0};
+  vd xo = VS(gat)(r->xoff, c), nu = VS(gat)(r->num, c),
+     de = VS(gat)(r->den, c), zp = VS(gat)(r->zp, c);
+  for (int64_t i = 0; i < np; i += 4) {
+    vd v;
+    memcpy(&v, x + i, sizeof v);
+    if (perch) {
+      VS(chans)(r, ch, i, n, c);
+      xo = VS(gat)(r->xoff, c); nu = VS(gat)(r->num, c);
+      de = VS(gat)(r->den, c); zp = VS(gat)(r->zp, c);
+    }
+    if (r->arith == LG_A_F32) {
+      vf k = __builtin_convertvector(nu, vf) / __builtin_convertvector(de, vf);
+      vf t = __builtin_convertvector(v, vf) - __builtin_convertvector(xo, vf);
+      vf q = t * k;
+      v = VS(rnd)(__builtin_convertvector(q, vd), mode) + zp;
+    } else {
+      v = VS(rnd)((v - xo) * nu / de, mode) + zp;
+    }
+    memcpy(x + i, &v, sizeof v);
+  }
+}
+
+static VS_ATTR void VS(dequant)(const li_vrule *r, double *x, int64_t n,
+                                const int32_t *ch) {
+  int64_t np = LI_VS_UP(n);
+  int perch = ch && r->nch > 1 && r->axis >= 0;
+  int c[4] = {0, 0, 0, 0};
+  vd xo = VS(gat)(r->xoff, c), nu = VS(gat)(r->num, c),
+     de = VS(gat)(r->den, c), zp = VS(gat)(r->zp, c);
+  for (int64_t i = 0; i < np; i += 4) {
+    vd v;
+    memcpy(&v, x + i, sizeof v);
+    if (perch) {
+      VS(chans)(r, ch, i, n, c);
+      xo = VS(gat)(r->xoff, c); nu = VS(gat)(r->num, c);
+      de = VS(gat)(r->den, c); zp = VS(gat)(r->zp, c);
+    }
+    if (r->arith == LG_A_F32) {
+      vf k = __builtin_convertvector(de, vf) / __builtin_convertvector(nu, vf);
+      vf t = __builtin_convertvector(v - zp, vf);
+      vf w = t * k;
+      v = __builtin_convertvector(
+          __builtin_convertvector(__builtin_convertvector(w, vd) + xo, vf), vd);
+    } else {
+      v = (v - zp) * de / nu + xo;
+    }
+    memcpy(x + i, &v, sizeof v);
+  }
+}
+
+/* fp16 bits (zero-extended to 32) -> fp32 bits, as li_f16_to_f32: NaN
+** payloads move up untouched (a signalling NaN stays signalling). */
+static inline VS_ATTR VS_INL vu VS(h2f)(vu h) {
+  vu sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  vu nrm = sign | ((e + 112u) << 23) | (m << 13);
+  vu inf = sign | 0x7f800000u | (m << 13);
+  vf sub = __builtin_convertvector(m, vf) * 0x1p-24f;
+  vu subu = (vu)sub | sign;
+  vu isinf = (vu)(e == 0x1fu), iszero = (vu)(e == 0u);
+  return (nrm & ~isinf & ~iszero) | (inf & isinf) | (subu & iszero);
+}
+
+static VS_ATTR void VS(ld)(lay_dtype t, const void *src, double *x,
+                           int64_t n) {
+  const uint8_t *s = src;
+  int64_t i = 0;
+#define VLD(T, VT, EXPR)                                                   \
+  for (; i + 4 <= n; i += 4) {                                             \
+    VT w;                                                                  \
+    memcpy(&w, s + i * (int64_t)sizeof(T), sizeof w);                      \
+    vd v = EXPR;                                                           \
+    memcpy(x + i, &v, sizeof v);                                           \
+  }                                                                        \
+  for (; i < n; i++) {                                                     \
+    T e;                                                                   \
+    memcpy(&e, s + i * (int64_t)sizeof(T), sizeof e);                      \
+    x[i] = (double)e;                                                      \
+  }                                                                        \
+  break;
+  switch (t) {
+  case LAY_DT_FP32: VLD(float, vf, __builtin_convertvector(w, vd))
+  case LAY_DT_INT8: VLD(int8_t, vb, __builtin_convertvector(w, vd))
+  case LAY_DT_UINT8: VLD(uint8_t, vub, __builtin_convertvector(w, vd))
+  case LAY_DT_INT16: VLD(int16_t, vs, __builtin_convertvector(w, vd))
+  case LAY_DT_UINT16: VLD(uint16_t, vus, __builtin_convertvector(w, vd))
+  case LAY_DT_INT32: VLD(int32_t, vi, __builtin_convertvector(w, vd))
+  case LAY_DT_UINT32: VLD(uint32_t, vu, __builtin_convertvector(w, vd))
+  case LAY_DT_BF16:
+    for (; i + 4 <= n; i += 4) {
+      vus w;
+      memcpy(&w, s + 2 * i, sizeof w);
+      vu b = __builtin_convertvector(w, vu) << 16;
+      vd v = __builtin_convertvector((vf)b, vd);
+      memcpy(x + i, &v, sizeof v);
+    }
+    for (; i < n; i++) {
+      uint16_t h; memcpy(&h, s + 2 * i, 2);
+      x[i] = li_bf16_to_f32(h);
+    }
+    break;
+  case LAY_DT_FP16:
+    for (; i + 4 <= n; i += 4) {
+      vus w;
+      memcpy(&w, s + 2 * i, sizeof w);
+      vd v = __builtin_convertvector((vf)VS(h2f)(__builtin_convertvector(w, vu)), vd);
+      memcpy(x + i, &v, sizeof v);
+    }
+    for (; i < n; i++) {
+      uint16_t h; memcpy(&h, s + 2 * i, 2);
+      x[i] = li_f16_to_f32(h);
+    }
+    break;
+  default: break;
+  }
+#undef VLD
+  for (; i < LI_VS_UP(n); i++) x[i] = 0;
+}
+
+/* value.c's st_run, saturating: rnd, NaN -> 0, clamp to [lo, hi], then
+** the integer's low bits. uint32 goes through int32 with 2^31 taken off
+** (exact: the value is integral and in range). */
+static VS_ATTR void VS(st)(lay_dtype t, void *dst, const double *x,
+                           int64_t n, int mode, double lo, double hi) {
+  uint8_t *d = dst;
+  size_t sz = t == LAY_DT_FP32 || t == LAY_DT_INT32 || t == LAY_DT_UINT32 ? 4
+              : t == LAY_DT_INT16 || t == LAY_DT_UINT16                ? 2
+                                                                       : 1;
+  for (int64_t i = 0; i < n; i += 4) {
+    vd v;
+    memcpy(&v, x + i, sizeof v);
+    unsigned char out[16];
+    if (t == LAY_DT_FP32) {
+      vf f = __builtin_convertvector(v, vf);
+      memcpy(out, &f, sizeof f);
+    } else {
+      vd q = VS(rnd)(v, mode);
+      vl nan = q != q, below = ~(q >= lo);
+      vd lov = (vd)((vl)(vd){lo, lo, lo, lo} & ~nan);
+      q = (vd)(((vl)q & ~below) | ((vl)lov & below));
+      vl above = q > hi;
+      q = (vd)(((vl)q & ~above) | ((vl)(vd){hi, hi, hi, hi} & above));
+      vi w;
+      if (t == LAY_DT_UINT32)
+        w = __builtin_convertvector(q - 2147483648.0, vi) ^ INT32_MIN;
+      else
+        w = __builtin_convertvector(q, vi);
+      if (sz == 1) {
+        vb b = __builtin_convertvector(w, vb);
+        memcpy(out, &b, sizeof b);
+      } else if (sz == 2) {
+        vs h = __builtin_convertvector(w, vs);
+        memcpy(out, &h, sizeof h);
+      } else {
+        memcpy(out, &w, sizeof w);
+      }
+    }
+    int64_t m = n - i < 4 ? n - i : 4;
+    memcpy(d + (size_t)i * sz, out, (size_t)m * sz);
+  }
+}
+
+/* fp32 -> bf16 as li_f32_to_bf16, fp16 -> fp32 / bf16 -> fp32 bitwise. */
+static VS_ATTR int64_t VS(cast)(lay_dtype from, lay_dtype to,
+                                const uint8_t *s, uint8_t *d, int64_t n) {
+  int64_t i = 0;
+  if (from == LAY_DT_FP32 && to == LAY_DT_BF16) {
+    for (; i + 4 <= n; i += 4) {
+      vu u;
+      memcpy(&u, s + 4 * i, sizeof u);
+      vu nan = (vu)((vi)(u & 0x7fffffffu) > 0x7f800000);
+      vu r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+      vu q = (u >> 16) | 0x40u;
+      vus h = __builtin_convertvector((r & ~nan) | (q & nan), vus);
+      memcpy(d + 2 * i, &h, sizeof h);
+    }
+  } else if (from == LAY_DT_FP16 && to == LAY_DT_FP32) {
+    for (; i + 4 <= n; i += 4) {
+      vus w;
+      memcpy(&w, s + 2 * i, sizeof w);
+      vu f = VS(h2f)(__builtin_convertvector(w, vu));
+      memcpy(d + 4 * i, &f, sizeof f);
+    }
+  } else if (from == LAY_DT_BF16 && to == LAY_DT_FP32) {
+    for (; i + 4 <= n; i += 4) {
+      vus w;
+      memcpy(&w, s + 2 * i, sizeof w);
+      vu f = __builtin_convertvector(w, vu) << 16;
+      memcpy(d + 4 * i, &f, sizeof f);
+    }
+  }
+  return i;
+}

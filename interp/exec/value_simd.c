@@ -80,8 +80,8 @@ int li_vs_ld(lay_dtype t, const void *src, double *x, int64_t n, int simd) {
 int li_vs_quant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
 #if defined(LI_VS)
   if (r->simd < LI_SIMD_SSE) return 0;
-  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch);
-  else vs_quant_sse(r, x, n, ch);
+  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch, 1);
+  else vs_quant_sse(r, x, n, ch, 1);
   return 1;
 #else
   (void)r; (void)x; (void)n; (void)ch;
@@ -92,8 +92,8 @@ int li_vs_quant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
 int li_vs_dequant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
 #if defined(LI_VS)
   if (r->simd < LI_SIMD_SSE) return 0;
-  if (r->simd >= LI_SIMD_AVX2) vs_dequant_avx2(r, x, n, ch);
-  else vs_dequant_sse(r, x, n, ch);
+  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch, 0);
+  else vs_quant_sse(r, x, n, ch, 0);
   return 1;
 #else
   (void)r; (void)x; (void)n; (void)ch;

@@ -55,49 +55,36 @@ static inline VS_ATTR void VS(chans)(const li_vrule *r, const int32_t *ch,
     c[j] = i + j < n && ch && r->nch > 1 && r->axis >= 0 ? (int)ch[i + j] : 0;
 }
 
-static VS_ATTR void VS(quant)(const li_vrule *r, double *x, int64_t n,
-                              const int32_t *ch) {
+/* The lanes' channels' constants, loaded once per tensor or per step. */
+#define VS_CONSTS(CH)                                                      \
+  xo = VS(gat)(r->xoff, CH); nu = VS(gat)(r->num, CH);                     \
+  de = VS(gat)(r->den, CH); zp = VS(gat)(r->zp, CH);
+
+/* value.c's quant_run (enc) or dequant_run on 4 lanes a step; mode,
+** f32 (arith) and perch are constants in each inlined copy. */
+static inline VS_ATTR VS_INL void VS(qk)(const li_vrule *r, double *x,
+                                         int64_t n, const int32_t *ch,
+                                         int enc, int mode, int f32,
+                                         int perch) {
   int64_t np = LI_VS_UP(n);
-  int perch = ch && r->nch > 1 && r->axis >= 0, mode = r->round;
   int c[4] = {0, 0, 0, 0};
-  vd xo = VS(gat)(r->xoff, c), nu = VS(gat)(r->num, c),
-     de = VS(gat)(r->den, c), zp = VS(gat)(r->zp, c);
+  vd xo, nu, de, zp;
+  VS_CONSTS(c)
   for (int64_t i = 0; i < np; i += 4) {
     vd v;
     memcpy(&v, x + i, sizeof v);
     if (perch) {
       VS(chans)(r, ch, i, n, c);
-      xo = VS(gat)(r->xoff, c); nu = VS(gat)(r->num, c);
-      de = VS(gat)(r->den, c); zp = VS(gat)(r->zp, c);
+      VS_CONSTS(c)
     }
-    if (r->arith == LG_A_F32) {
+    if (enc && f32) {
       vf k = __builtin_convertvector(nu, vf) / __builtin_convertvector(de, vf);
       vf t = __builtin_convertvector(v, vf) - __builtin_convertvector(xo, vf);
       vf q = t * k;
       v = VS(rnd)(__builtin_convertvector(q, vd), mode) + zp;
-    } else {
+    } else if (enc) {
       v = VS(rnd)((v - xo) * nu / de, mode) + zp;
-    }
-    memcpy(x + i, &v, sizeof v);
-  }
-}
-
-static VS_ATTR void VS(dequant)(const li_vrule *r, double *x, int64_t n,
-                                const int32_t *ch) {
-  int64_t np = LI_VS_UP(n);
-  int perch = ch && r->nch > 1 && r->axis >= 0;
-  int c[4] = {0, 0, 0, 0};
-  vd xo = VS(gat)(r->xoff, c), nu = VS(gat)(r->num, c),
-     de = VS(gat)(r->den, c), zp = VS(gat)(r->zp, c);
-  for (int64_t i = 0; i < np; i += 4) {
-    vd v;
-    memcpy(&v, x + i, sizeof v);
-    if (perch) {
-      VS(chans)(r, ch, i, n, c);
-      xo = VS(gat)(r->xoff, c); nu = VS(gat)(r->num, c);
-      de = VS(gat)(r->den, c); zp = VS(gat)(r->zp, c);
-    }
-    if (r->arith == LG_A_F32) {
+    } else if (f32) {
       vf k = __builtin_convertvector(de, vf) / __builtin_convertvector(nu, vf);
       vf t = __builtin_convertvector(v - zp, vf);
       vf w = t * k;
@@ -108,6 +95,28 @@ static VS_ATTR void VS(dequant)(const li_vrule *r, double *x, int64_t n,
     }
     memcpy(x + i, &v, sizeof v);
   }
+}
+
+/* quant_run (enc) or dequant_run: one specialized copy per case. */
+static VS_ATTR void VS(quant)(const li_vrule *r, double *x, int64_t n,
+                              const int32_t *ch, int enc) {
+  int perch = ch && r->nch > 1 && r->axis >= 0;
+  int f32 = r->arith == LG_A_F32;
+#define VQ(E, M, F, P) VS(qk)(r, x, n, ch, E, M, F, P)
+#define VQM(E, F, P)                                                       \
+  if (r->round == LG_R_HALF_AWAY) VQ(E, LG_R_HALF_AWAY, F, P);             \
+  else if (r->round == LG_R_TRUNC) VQ(E, LG_R_TRUNC, F, P);                \
+  else VQ(E, LG_R_HALF_EVEN, F, P);
+  if (!enc) {
+    if (f32) { if (perch) VQ(0, 0, 1, 1); else VQ(0, 0, 1, 0); }
+    else { if (perch) VQ(0, 0, 0, 1); else VQ(0, 0, 0, 0); }
+  } else if (f32) {
+    if (perch) { VQM(1, 1, 1) } else { VQM(1, 1, 0) }
+  } else {
+    if (perch) { VQM(1, 0, 1) } else { VQM(1, 0, 0) }
+  }
+#undef VQ
+#undef VQM
 }
 
 /* fp16 bits (zero-extended to 32) -> fp32 bits, as li_f16_to_f32: NaN
@@ -178,47 +187,81 @@ static VS_ATTR void VS(ld)(lay_dtype t, const void *src, double *x,
   for (; i < LI_VS_UP(n); i++) x[i] = 0;
 }
 
-/* value.c's st_run, saturating: rnd, NaN -> 0, clamp to [lo, hi], then
-** the integer's low bits. uint32 goes through int32 with 2^31 taken off
-** (exact: the value is integral and in range). */
+/* value.c's st_run, saturating, of 4 lanes into out: rnd, NaN -> 0,
+** clamp to [lo, hi], then the integer's low bits. uint32 goes through
+** int32 with 2^31 taken off (exact: the value is integral and in range).
+** t and mode are constants in each inlined copy. */
+static inline VS_ATTR VS_INL void VS(st4)(vd v, lay_dtype t, int mode,
+                                          vd lo, vd hi, unsigned char *out) {
+  if (t == LAY_DT_FP32) {
+    vf f = __builtin_convertvector(v, vf);
+    memcpy(out, &f, sizeof f);
+    return;
+  }
+  vd q = VS(rnd)(v, mode);
+  vl nan = q != q, below = ~(q >= lo);
+  vd lov = (vd)((vl)lo & ~nan);
+  q = (vd)(((vl)q & ~below) | ((vl)lov & below));
+  vl above = q > hi;
+  q = (vd)(((vl)q & ~above) | ((vl)hi & above));
+  vi w;
+  if (t == LAY_DT_UINT32)
+    w = __builtin_convertvector(q - 2147483648.0, vi) ^ INT32_MIN;
+  else
+    w = __builtin_convertvector(q, vi);
+  if (t == LAY_DT_INT8 || t == LAY_DT_UINT8) {
+    vb b = __builtin_convertvector(w, vb);
+    memcpy(out, &b, sizeof b);
+  } else if (t == LAY_DT_INT16 || t == LAY_DT_UINT16) {
+    vs h = __builtin_convertvector(w, vs);
+    memcpy(out, &h, sizeof h);
+  } else {
+    memcpy(out, &w, sizeof w);
+  }
+}
+
+static inline VS_ATTR VS_INL void VS(stk)(lay_dtype t, uint8_t *d,
+                                          const double *x, int64_t n,
+                                          int mode, double lo, double hi,
+                                          size_t sz) {
+  vd lov = VD1(lo), hiv = VD1(hi);
+  unsigned char out[16];
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    vd v;
+    memcpy(&v, x + i, sizeof v);
+    VS(st4)(v, t, mode, lov, hiv, out);
+    memcpy(d + (size_t)i * sz, out, 4 * sz);
+  }
+  if (i < n) { /* x is padded to the group */
+    vd v;
+    memcpy(&v, x + i, sizeof v);
+    VS(st4)(v, t, mode, lov, hiv, out);
+    memcpy(d + (size_t)i * sz, out, (size_t)(n - i) * sz);
+  }
+}
+
+/* st_run: one specialized copy per type and rounding. */
 static VS_ATTR void VS(st)(lay_dtype t, void *dst, const double *x,
                            int64_t n, int mode, double lo, double hi) {
   uint8_t *d = dst;
-  size_t sz = t == LAY_DT_FP32 || t == LAY_DT_INT32 || t == LAY_DT_UINT32 ? 4
-              : t == LAY_DT_INT16 || t == LAY_DT_UINT16                ? 2
-                                                                       : 1;
-  for (int64_t i = 0; i < n; i += 4) {
-    vd v;
-    memcpy(&v, x + i, sizeof v);
-    unsigned char out[16];
-    if (t == LAY_DT_FP32) {
-      vf f = __builtin_convertvector(v, vf);
-      memcpy(out, &f, sizeof f);
-    } else {
-      vd q = VS(rnd)(v, mode);
-      vl nan = q != q, below = ~(q >= lo);
-      vd lov = (vd)((vl)(vd){lo, lo, lo, lo} & ~nan);
-      q = (vd)(((vl)q & ~below) | ((vl)lov & below));
-      vl above = q > hi;
-      q = (vd)(((vl)q & ~above) | ((vl)(vd){hi, hi, hi, hi} & above));
-      vi w;
-      if (t == LAY_DT_UINT32)
-        w = __builtin_convertvector(q - 2147483648.0, vi) ^ INT32_MIN;
-      else
-        w = __builtin_convertvector(q, vi);
-      if (sz == 1) {
-        vb b = __builtin_convertvector(w, vb);
-        memcpy(out, &b, sizeof b);
-      } else if (sz == 2) {
-        vs h = __builtin_convertvector(w, vs);
-        memcpy(out, &h, sizeof h);
-      } else {
-        memcpy(out, &w, sizeof w);
-      }
-    }
-    int64_t m = n - i < 4 ? n - i : 4;
-    memcpy(d + (size_t)i * sz, out, (size_t)m * sz);
+#define VSTM(T, SZ)                                                        \
+  case T:                                                                  \
+    if (mode == LG_R_HALF_AWAY) VS(stk)(T, d, x, n, LG_R_HALF_AWAY, lo, hi, SZ); \
+    else if (mode == LG_R_TRUNC) VS(stk)(T, d, x, n, LG_R_TRUNC, lo, hi, SZ);    \
+    else VS(stk)(T, d, x, n, LG_R_HALF_EVEN, lo, hi, SZ);                  \
+    return;
+  switch (t) {
+  case LAY_DT_FP32: VS(stk)(LAY_DT_FP32, d, x, n, 0, lo, hi, 4); return;
+  VSTM(LAY_DT_INT8, 1)
+  VSTM(LAY_DT_UINT8, 1)
+  VSTM(LAY_DT_INT16, 2)
+  VSTM(LAY_DT_UINT16, 2)
+  VSTM(LAY_DT_INT32, 4)
+  VSTM(LAY_DT_UINT32, 4)
+  default: return;
   }
+#undef VSTM
 }
 
 /* fp32 -> bf16 as li_f32_to_bf16, fp16 -> fp32 / bf16 -> fp32 bitwise. */

@@ -49,10 +49,19 @@ static inline VS_ATTR VS_INL vd VS(gat)(const double *a, const int *c) {
   return v;
 }
 
-static inline VS_ATTR void VS(chans)(const li_vrule *r, const int32_t *ch,
-                                     int64_t i, int64_t n, int *c) {
-  for (int j = 0; j < 4; j++)
-    c[j] = i + j < n && ch && r->nch > 1 && r->axis >= 0 ? (int)ch[i + j] : 0;
+/* The channels of lanes i .. i+3 (channel 0 past n) into c; 0 when they
+** are those c already holds (runs of one channel keep their constants). */
+static inline VS_ATTR VS_INL int VS(chans)(const int32_t *ch, int64_t i,
+                                           int64_t n, int *c) {
+  int d[4];
+  if (i + 4 <= n) {
+    d[0] = ch[i]; d[1] = ch[i + 1]; d[2] = ch[i + 2]; d[3] = ch[i + 3];
+  } else {
+    for (int j = 0; j < 4; j++) d[j] = i + j < n ? (int)ch[i + j] : 0;
+  }
+  if (d[0] == c[0] && d[1] == c[1] && d[2] == c[2] && d[3] == c[3]) return 0;
+  memcpy(c, d, sizeof d);
+  return 1;
 }
 
 /* The lanes' channels' constants, loaded once per tensor or per step. */
@@ -73,8 +82,7 @@ static inline VS_ATTR VS_INL void VS(qk)(const li_vrule *r, double *x,
   for (int64_t i = 0; i < np; i += 4) {
     vd v;
     memcpy(&v, x + i, sizeof v);
-    if (perch) {
-      VS(chans)(r, ch, i, n, c);
+    if (perch && VS(chans)(ch, i, n, c)) {
       VS_CONSTS(c)
     }
     if (enc && f32) {

@@ -217,12 +217,16 @@ static inline VS_ATTR VS_INL void VS(st4)(vd v, lay_dtype t, int mode,
     w = __builtin_convertvector(q - 2147483648.0, vi) ^ INT32_MIN;
   else
     w = __builtin_convertvector(q, vi);
-  if (t == LAY_DT_INT8 || t == LAY_DT_UINT8) {
-    vb b = __builtin_convertvector(w, vb);
-    memcpy(out, &b, sizeof b);
-  } else if (t == LAY_DT_INT16 || t == LAY_DT_UINT16) {
-    vs h = __builtin_convertvector(w, vs);
-    memcpy(out, &h, sizeof h);
+  if (t == LAY_DT_INT8 || t == LAY_DT_UINT8) { /* low bytes, packed */
+    __m128i b = _mm_srai_epi32(_mm_slli_epi32((__m128i)w, 24), 24);
+    b = _mm_packs_epi32(b, b);
+    b = _mm_packs_epi16(b, b);
+    uint32_t u = (uint32_t)_mm_cvtsi128_si32(b);
+    memcpy(out, &u, 4);
+  } else if (t == LAY_DT_INT16 || t == LAY_DT_UINT16) { /* low halves */
+    __m128i h = _mm_srai_epi32(_mm_slli_epi32((__m128i)w, 16), 16);
+    h = _mm_packs_epi32(h, h);
+    _mm_storel_epi64((__m128i *)(void *)out, h);
   } else {
     memcpy(out, &w, sizeof w);
   }

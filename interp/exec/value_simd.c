@@ -33,13 +33,38 @@ typedef uint8_t vub __attribute__((vector_size(4)));
 #define SIGN64 INT64_MIN
 #define VD1(x) ((vd){(x), (x), (x), (x)})
 
+/* Comparisons of 4 doubles giving lane masks: SSE2 has no 4-lane
+** compare, and GCC lowers a generic one lane by lane through scalar
+** branches, so the SSE2 copy compares the two halves with cmppd. */
+static inline VS_INL vl cmp_sse(vd a, vd b, int op) {
+  __m128d ah[2], bh[2], r[2];
+  memcpy(ah, &a, sizeof a);
+  memcpy(bh, &b, sizeof b);
+  for (int j = 0; j < 2; j++)
+    r[j] = op == 0 ? _mm_cmplt_pd(ah[j], bh[j])
+           : op == 1 ? _mm_cmple_pd(ah[j], bh[j])
+                     : _mm_cmpunord_pd(ah[j], bh[j]);
+  vl m;
+  memcpy(&m, r, sizeof m);
+  return m;
+}
+
 #define VS_ATTR
 #define VS(name) vs_##name##_sse
+#define VS_LT(a, b) cmp_sse((a), (b), 0)
+#define VS_LE(a, b) cmp_sse((a), (b), 1)
+#define VS_UNORD(a, b) cmp_sse((a), (b), 2)
 #include "value_simd_k.h"
 #undef VS_ATTR
 #undef VS
+#undef VS_LT
+#undef VS_LE
+#undef VS_UNORD
 #define VS_ATTR __attribute__((target("avx2")))
 #define VS(name) vs_##name##_avx2
+#define VS_LT(a, b) ((a) < (b))
+#define VS_LE(a, b) ((a) <= (b))
+#define VS_UNORD(a, b) (((a) != (a)) | ((b) != (b)))
 #include "value_simd_k.h"
 #undef VS_ATTR
 #undef VS

@@ -13,7 +13,7 @@ static inline VS_ATTR VS_INL vd VS(rne)(vd t) {
   vl bits = (vl)t;
   vd a = (vd)(bits & ~SIGN64), m = (vd)((bits & SIGN64) | (vl)VD1(0x1p52));
   vd r = (t + m) - m;
-  vl small = a < 0x1p52;
+  vl small = VS_LT(a, VD1(0x1p52));
   return (vd)(((vl)r & small) | (bits & ~small));
 }
 
@@ -25,14 +25,14 @@ static inline VS_ATTR VS_INL vd VS(trunc)(vd t) {
   vd r = VS(rne)(t);
   vl bits = (vl)t;
   vd one = (vd)((bits & SIGN64) | (vl)VD1(1.0));
-  vl over = (vd)((vl)r & ~SIGN64) > (vd)(bits & ~SIGN64);
+  vl over = VS_LT((vd)(bits & ~SIGN64), (vd)((vl)r & ~SIGN64));
   return r - (vd)((vl)one & over);
 }
 
 /* round(t): half away from zero; t - trunc(t) is exact. */
 static inline VS_ATTR VS_INL vd VS(away)(vd t) {
   vd r = VS(trunc)(t), f = t - r;
-  vl big = (vd)((vl)f & ~SIGN64) >= 0.5;
+  vl big = VS_LE(VD1(0.5), (vd)((vl)f & ~SIGN64));
   vd one = (vd)(((vl)t & SIGN64) | (vl)VD1(1.0));
   return r + (vd)((vl)one & big);
 }
@@ -156,12 +156,14 @@ static VS_ATTR void VS(ld)(lay_dtype t, const void *src, double *x,
     x[i] = (double)e;                                                      \
   }                                                                        \
   break;
+/* through int32 lanes: a widening move, then cvtdq2pd */
+#define VS_I2D(w) __builtin_convertvector(__builtin_convertvector(w, vi), vd)
   switch (t) {
   case LAY_DT_FP32: VLD(float, vf, __builtin_convertvector(w, vd))
-  case LAY_DT_INT8: VLD(int8_t, vb, __builtin_convertvector(w, vd))
-  case LAY_DT_UINT8: VLD(uint8_t, vub, __builtin_convertvector(w, vd))
-  case LAY_DT_INT16: VLD(int16_t, vs, __builtin_convertvector(w, vd))
-  case LAY_DT_UINT16: VLD(uint16_t, vus, __builtin_convertvector(w, vd))
+  case LAY_DT_INT8: VLD(int8_t, vb, VS_I2D(w))
+  case LAY_DT_UINT8: VLD(uint8_t, vub, VS_I2D(w))
+  case LAY_DT_INT16: VLD(int16_t, vs, VS_I2D(w))
+  case LAY_DT_UINT16: VLD(uint16_t, vus, VS_I2D(w))
   case LAY_DT_INT32: VLD(int32_t, vi, __builtin_convertvector(w, vd))
   case LAY_DT_UINT32: VLD(uint32_t, vu, __builtin_convertvector(w, vd))
   case LAY_DT_BF16:
@@ -192,6 +194,7 @@ static VS_ATTR void VS(ld)(lay_dtype t, const void *src, double *x,
   default: break;
   }
 #undef VLD
+#undef VS_I2D
   for (; i < LI_VS_UP(n); i++) x[i] = 0;
 }
 
@@ -207,10 +210,10 @@ static inline VS_ATTR VS_INL void VS(st4)(vd v, lay_dtype t, int mode,
     return;
   }
   vd q = VS(rnd)(v, mode);
-  vl nan = q != q, below = ~(q >= lo);
+  vl nan = VS_UNORD(q, q), below = ~VS_LE(lo, q);
   vd lov = (vd)((vl)lo & ~nan);
   q = (vd)(((vl)q & ~below) | ((vl)lov & below));
-  vl above = q > hi;
+  vl above = VS_LT(hi, q);
   q = (vd)(((vl)q & ~above) | ((vl)hi & above));
   vi w;
   if (t == LAY_DT_UINT32)

@@ -7,6 +7,7 @@
 ** code's results: tests/interp/test_value.c compares them on millions of
 ** values.
 */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -102,11 +103,24 @@ int li_vs_ld(lay_dtype t, const void *src, double *x, int64_t n, int simd) {
 #endif
 }
 
+#if defined(LI_VS)
+/* 1/v when v is a power of two whose reciprocal is a normal double, else
+** 0. Then y / v and y * (1/v) are both the correctly rounded value of the
+** same real number y * 2^-e, for every y (subnormal results, overflow,
+** infinities, NaNs and signed zeros included): the same double. */
+static double exact_recip(double v) {
+  int e;
+  if (!(v > 0) || frexp(v, &e) != 0.5 || e < -1000 || e > 1000) return 0;
+  return ldexp(1.0, 1 - e);
+}
+#endif
+
 int li_vs_quant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
 #if defined(LI_VS)
   if (r->simd < LI_SIMD_SSE) return 0;
-  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch, 1);
-  else vs_quant_sse(r, x, n, ch, 1);
+  double rd = exact_recip(r->den[0]);
+  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch, 1, rd);
+  else vs_quant_sse(r, x, n, ch, 1, rd);
   return 1;
 #else
   (void)r; (void)x; (void)n; (void)ch;
@@ -117,8 +131,9 @@ int li_vs_quant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
 int li_vs_dequant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
 #if defined(LI_VS)
   if (r->simd < LI_SIMD_SSE) return 0;
-  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch, 0);
-  else vs_quant_sse(r, x, n, ch, 0);
+  double rd = exact_recip(r->num[0]);
+  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch, 0, rd);
+  else vs_quant_sse(r, x, n, ch, 0, rd);
   return 1;
 #else
   (void)r; (void)x; (void)n; (void)ch;

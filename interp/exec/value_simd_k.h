@@ -74,7 +74,8 @@ static inline VS_ATTR VS_INL int VS(chans)(const int32_t *ch, int64_t i,
 static inline VS_ATTR VS_INL void VS(qk)(const li_vrule *r, double *x,
                                          int64_t n, const int32_t *ch,
                                          int enc, int mode, int f32,
-                                         int perch) {
+                                         int perch, int recip, double rd) {
+  vd rdiv = VD1(rd);
   int64_t np = LI_VS_UP(n);
   int c[4] = {0, 0, 0, 0};
   vd xo, nu, de, zp;
@@ -90,6 +91,8 @@ static inline VS_ATTR VS_INL void VS(qk)(const li_vrule *r, double *x,
       vf t = __builtin_convertvector(v, vf) - __builtin_convertvector(xo, vf);
       vf q = t * k;
       v = VS(rnd)(__builtin_convertvector(q, vd), mode) + zp;
+    } else if (enc && recip) {
+      v = VS(rnd)((v - xo) * nu * rdiv, mode) + zp;
     } else if (enc) {
       v = VS(rnd)((v - xo) * nu / de, mode) + zp;
     } else if (f32) {
@@ -98,6 +101,8 @@ static inline VS_ATTR VS_INL void VS(qk)(const li_vrule *r, double *x,
       vf w = t * k;
       v = __builtin_convertvector(
           __builtin_convertvector(__builtin_convertvector(w, vd) + xo, vf), vd);
+    } else if (recip) {
+      v = (v - zp) * de * rdiv + xo;
     } else {
       v = (v - zp) * de / nu + xo;
     }
@@ -107,10 +112,17 @@ static inline VS_ATTR VS_INL void VS(qk)(const li_vrule *r, double *x,
 
 /* quant_run (enc) or dequant_run: one specialized copy per case. */
 static VS_ATTR void VS(quant)(const li_vrule *r, double *x, int64_t n,
-                              const int32_t *ch, int enc) {
+                              const int32_t *ch, int enc, double rd) {
   int perch = ch && r->nch > 1 && r->axis >= 0;
   int f32 = r->arith == LG_A_F32;
-#define VQ(E, M, F, P) VS(qk)(r, x, n, ch, E, M, F, P)
+  if (!perch && !f32 && rd != 0) { /* the divisor's exact reciprocal */
+    if (!enc) VS(qk)(r, x, n, ch, 0, 0, 0, 0, 1, rd);
+    else if (r->round == LG_R_HALF_AWAY) VS(qk)(r, x, n, ch, 1, LG_R_HALF_AWAY, 0, 0, 1, rd);
+    else if (r->round == LG_R_TRUNC) VS(qk)(r, x, n, ch, 1, LG_R_TRUNC, 0, 0, 1, rd);
+    else VS(qk)(r, x, n, ch, 1, LG_R_HALF_EVEN, 0, 0, 1, rd);
+    return;
+  }
+#define VQ(E, M, F, P) VS(qk)(r, x, n, ch, E, M, F, P, 0, 0)
 #define VQM(E, F, P)                                                       \
   if (r->round == LG_R_HALF_AWAY) VQ(E, LG_R_HALF_AWAY, F, P);             \
   else if (r->round == LG_R_TRUNC) VQ(E, LG_R_TRUNC, F, P);                \

@@ -331,9 +331,13 @@ static int fast_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
   return 0;
 }
 
+/* v = 2^k with -101 < k < 99 (frexp's 0.5 * 2^e, -100 < e < 100), read
+** from the bits: li_quant_fast is asked on every run. */
 static int pow2(double v) {
-  int e;
-  return v > 0 && frexp(v, &e) == 0.5 && e > -100 && e < 100;
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  int64_t k = (int64_t)(u >> 52) - 1023; /* sign 0 needed: u >> 52 < 2048 */
+  return (u & 0xfffffffffffffu) == 0 && k > -101 && k < 99;
 }
 
 /* fp32 -> int8/uint8/int16 quantization whose scale num/den is a power of

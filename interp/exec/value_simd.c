@@ -7,7 +7,6 @@
 ** code's results: tests/interp/test_value.c compares them on millions of
 ** values.
 */
-#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -109,9 +108,13 @@ int li_vs_ld(lay_dtype t, const void *src, double *x, int64_t n, int simd) {
 ** same real number y * 2^-e, for every y (subnormal results, overflow,
 ** infinities, NaNs and signed zeros included): the same double. */
 static double exact_recip(double v) {
-  int e;
-  if (!(v > 0) || frexp(v, &e) != 0.5 || e < -1000 || e > 1000) return 0;
-  return ldexp(1.0, 1 - e);
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  int64_t k = (int64_t)(u >> 52) - 1023; /* v = 2^k when positive, normal */
+  if ((u & 0xfffffffffffffu) != 0 || k < -1000 || k > 1000) return 0;
+  u = (uint64_t)(1023 - k) << 52; /* 2^-k */
+  memcpy(&v, &u, 8);
+  return v;
 }
 #endif
 

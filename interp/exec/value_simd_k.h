@@ -18,15 +18,16 @@ static inline VS_ATTR VS_INL vd VS(rne)(vd t) {
 }
 
 /* trunc(t): the nearest integer, one step toward zero where it is farther
-** from zero than t (exact below 2^52; beyond, t is integral). The sign of
-** a zero result may differ from trunc's: rnd's results only ever become
-** integers. */
+** from zero than t (exact below 2^52; beyond, t is integral), with t's
+** sign (a zero result is -0.0 for negative t, as trunc's: it shows after
+** + zp when zp is -0.0 and the target is a float). */
 static inline VS_ATTR VS_INL vd VS(trunc)(vd t) {
   vd r = VS(rne)(t);
   vl bits = (vl)t;
   vd one = (vd)((bits & SIGN64) | (vl)VD1(1.0));
   vl over = VS_LT((vd)(bits & ~SIGN64), (vd)((vl)r & ~SIGN64));
-  return r - (vd)((vl)one & over);
+  r = r - (vd)((vl)one & over);
+  return (vd)((vl)r | (bits & SIGN64)); /* trunc(-0.3) is -0.0 */
 }
 
 /* round(t): half away from zero; t - trunc(t) is exact. */
@@ -34,7 +35,8 @@ static inline VS_ATTR VS_INL vd VS(away)(vd t) {
   vd r = VS(trunc)(t), f = t - r;
   vl big = VS_LE(VD1(0.5), (vd)((vl)f & ~SIGN64));
   vd one = (vd)(((vl)t & SIGN64) | (vl)VD1(1.0));
-  return r + (vd)((vl)one & big);
+  r = r + (vd)((vl)one & big);
+  return (vd)((vl)r | ((vl)t & SIGN64)); /* round(-0.3) is -0.0 */
 }
 
 static inline VS_ATTR VS_INL vd VS(rnd)(vd t, int mode) {

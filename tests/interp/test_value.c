@@ -82,7 +82,8 @@ typedef struct rule_vals { double num, den, zp, xoff; } rule_vals;
 static const rule_vals rules[] = {
     {1, 1, 0, 0},     {1, 0.05, 3, 0},     {1, 0.05, 0, 0},  {32, 1, 1, 0},
     {4096, 2, 0.5, 0}, {3072, 1, -4, 0},   {3, 7, -5, 0.25}, {1, 3, 128, -1.5},
-    {0.001, 1, 0, 0}, {1, 0.0078125, -5, 0},
+    {0.001, 1, 0, 0}, {1, 0.0078125, -5, 0},  {1, 1, -0.0, -0.0},
+    {1, 3, -0.0, 0},
 };
 #define NRULES (int)(sizeof rules / sizeof rules[0])
 #define NCH 5

@@ -19,6 +19,7 @@
 ** call, whatever the copy's instruction set. */
 #define VS_INL __attribute__((always_inline))
 #pragma GCC diagnostic ignored "-Wpsabi"
+#include <cpuid.h>
 #include <immintrin.h>
 
 typedef double vd __attribute__((vector_size(32)));
@@ -85,7 +86,9 @@ f16_avx2(const uint8_t *s, uint8_t *d, int64_t n) {
 
 static int have_f16c(void) {
   static int v = -1;
-  if (v < 0) v = __builtin_cpu_supports("f16c") ? 1 : 0;
+  unsigned a, b, c, d;
+  if (v < 0) /* CPUID.1:ECX bit 29 (clang's __builtin_cpu_supports lacks it) */
+    v = __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1u) ? 1 : 0;
   return v;
 }
 #endif

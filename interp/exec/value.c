@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan_int.h"
+#include "value_simd.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -330,9 +331,13 @@ static int fast_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
   return 0;
 }
 
+/* v = 2^k with -101 < k < 99 (frexp's 0.5 * 2^e, -100 < e < 100), read
+** from the bits: li_quant_fast is asked on every run. */
 static int pow2(double v) {
-  int e;
-  return v > 0 && frexp(v, &e) == 0.5 && e > -100 && e < 100;
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  int64_t k = (int64_t)(u >> 52) - 1023; /* sign 0 needed: u >> 52 < 2048 */
+  return (u & 0xfffffffffffffu) == 0 && k > -101 && k < 99;
 }
 
 /* fp32 -> int8/uint8/int16 quantization whose scale num/den is a power of
@@ -448,6 +453,33 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
 #endif
 }
 
+/* The tile path with value_simd.c's stages (each the scalar stage's
+** operations lane by lane): 0 when a stage does not take the types. */
+static int apply_simd(const li_vrule *r, int enc, lay_dtype from,
+                      lay_dtype to, const void *src, void *dst, int64_t n,
+                      const int32_t *ch) {
+  double x[TILE + 4], lo = 0, hi = 0;
+  int quant = (r->kind == LI_VR_QUANT) == enc;
+  size_t fs = li_dt_size(from), ts = li_dt_size(to);
+  if (r->simd < LI_SIMD_SSE || fs == 0 || ts == 0) return 0;
+  if (to != LAY_DT_FP32 && !(r->saturate && !li_dt_is_float(to))) return 0;
+  if (!li_dt_is_float(to)) int_range(to, &lo, &hi);
+  for (int64_t i = 0; i < n; i += TILE) {
+    int64_t m = n - i < TILE ? n - i : TILE;
+    li_vs_ld(from, (const uint8_t *)src + (size_t)i * fs, x, m, r->simd);
+    if (r->kind == LI_VR_CAST) {
+      /* plain conversion */
+    } else if (quant) {
+      li_vs_quant(r, x, m, ch ? ch + i : NULL);
+    } else {
+      li_vs_dequant(r, x, m, ch ? ch + i : NULL);
+    }
+    li_vs_st(to, (uint8_t *)dst + (size_t)i * ts, x, m, r->round,
+             r->saturate, lo, hi, r->simd);
+  }
+  return 1;
+}
+
 static void apply(const li_vrule *r, int enc, const void *src, void *dst,
                   int64_t n, const int32_t *ch) {
   lay_dtype from = enc ? r->cpu : r->hw, to = enc ? r->hw : r->cpu;
@@ -456,8 +488,12 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
     memcpy(dst, src, (size_t)n * fs);
     return;
   }
-  if (r->kind == LI_VR_CAST && fast_cast(from, to, src, dst, n)) return;
+  if (r->kind == LI_VR_CAST &&
+      (li_vs_cast(from, to, src, dst, n, r->simd) ||
+       fast_cast(from, to, src, dst, n)))
+    return;
   if (r->kind == LI_VR_QUANT && enc && fast_quant(r, src, dst, n)) return;
+  if (apply_simd(r, enc, from, to, src, dst, n, ch)) return;
   double x[TILE];
   int quant = (r->kind == LI_VR_QUANT) == enc;
   for (int64_t i = 0; i < n; i += TILE) {

@@ -1,0 +1,204 @@
+/*
+** value_simd.c: the vectorized stages of value.c's tile path (load to
+** doubles, quantize / dequantize, store with rounding and saturation,
+** fp32 <-> fp16 / bf16 casts). The kernels (value_simd_k.h) are compiled
+** twice, for SSE2 and for AVX2 (chosen by the rule's simd level); fp32 ->
+** fp16 uses F16C's vcvtps2ph where the CPU has it. Bit for bit the scalar
+** code's results: tests/interp/test_value.c compares them on millions of
+** values.
+*/
+#include <stdint.h>
+#include <string.h>
+
+#include "value_simd.h"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
+    defined(__SSE2__)
+#define LI_VS 1
+/* The helpers returning vectors are always inlined: no vector crosses a
+** call, whatever the copy's instruction set. */
+#define VS_INL __attribute__((always_inline))
+#pragma GCC diagnostic ignored "-Wpsabi"
+#include <cpuid.h>
+#include <immintrin.h>
+
+typedef double vd __attribute__((vector_size(32)));
+typedef int64_t vl __attribute__((vector_size(32)));
+typedef float vf __attribute__((vector_size(16)));
+typedef int32_t vi __attribute__((vector_size(16)));
+typedef uint32_t vu __attribute__((vector_size(16)));
+typedef int16_t vs __attribute__((vector_size(8)));
+typedef uint16_t vus __attribute__((vector_size(8)));
+typedef int8_t vb __attribute__((vector_size(4)));
+typedef uint8_t vub __attribute__((vector_size(4)));
+#define SIGN64 INT64_MIN
+#define VD1(x) ((vd){(x), (x), (x), (x)})
+
+/* Comparisons of 4 doubles giving lane masks: SSE2 has no 4-lane
+** compare, and GCC lowers a generic one lane by lane through scalar
+** branches, so the SSE2 copy compares the two halves with cmppd. */
+static inline VS_INL vl cmp_sse(vd a, vd b, int op) {
+  __m128d ah[2], bh[2], r[2];
+  memcpy(ah, &a, sizeof a);
+  memcpy(bh, &b, sizeof b);
+  for (int j = 0; j < 2; j++)
+    r[j] = op == 0 ? _mm_cmplt_pd(ah[j], bh[j])
+           : op == 1 ? _mm_cmple_pd(ah[j], bh[j])
+                     : _mm_cmpunord_pd(ah[j], bh[j]);
+  vl m;
+  memcpy(&m, r, sizeof m);
+  return m;
+}
+
+#define VS_ATTR
+#define VS(name) vs_##name##_sse
+#define VS_LT(a, b) cmp_sse((a), (b), 0)
+#define VS_LE(a, b) cmp_sse((a), (b), 1)
+#define VS_UNORD(a, b) cmp_sse((a), (b), 2)
+#include "value_simd_k.h"
+#undef VS_ATTR
+#undef VS
+#undef VS_LT
+#undef VS_LE
+#undef VS_UNORD
+#define VS_ATTR __attribute__((target("avx2")))
+#define VS(name) vs_##name##_avx2
+#define VS_LT(a, b) ((a) < (b))
+#define VS_LE(a, b) ((a) <= (b))
+#define VS_UNORD(a, b) (((a) != (a)) | ((b) != (b)))
+#include "value_simd_k.h"
+#undef VS_ATTR
+#undef VS
+
+/* fp32 -> fp16 with F16C, 8 a step: vcvtps2ph rounds to nearest even,
+** gives infinity from 65520 up, subnormals exactly, and a NaN as sign |
+** 0x7e00 | its top payload bits (quietened): li_f32_to_f16's bits. */
+__attribute__((target("avx2,f16c"))) static int64_t
+f16_avx2(const uint8_t *s, uint8_t *d, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 x = _mm256_loadu_ps((const float *)(const void *)(s + 4 * i));
+    __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128((__m128i *)(void *)(d + 2 * i), h);
+  }
+  return i;
+}
+
+static int have_f16c(void) {
+  static int v = -1;
+  unsigned a, b, c, d;
+  if (v < 0) /* CPUID.1:ECX bit 29 (clang's __builtin_cpu_supports lacks it) */
+    v = __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1u) ? 1 : 0;
+  return v;
+}
+#endif
+
+int li_vs_ld(lay_dtype t, const void *src, double *x, int64_t n, int simd) {
+#if defined(LI_VS)
+  if (simd < LI_SIMD_SSE || t < LAY_DT_FP32 || t > LAY_DT_UINT32) return 0;
+  if (simd >= LI_SIMD_AVX2) vs_ld_avx2(t, src, x, n);
+  else vs_ld_sse(t, src, x, n);
+  return 1;
+#else
+  (void)t; (void)src; (void)x; (void)n; (void)simd;
+  return 0;
+#endif
+}
+
+#if defined(LI_VS)
+/* 1/v when v is a power of two whose reciprocal is a normal double, else
+** 0. Then y / v and y * (1/v) are both the correctly rounded value of the
+** same real number y * 2^-e, for every y (subnormal results, overflow,
+** infinities, NaNs and signed zeros included): the same double. */
+static double exact_recip(double v) {
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  int64_t k = (int64_t)(u >> 52) - 1023; /* v = 2^k when positive, normal */
+  if ((u & 0xfffffffffffffu) != 0 || k < -1000 || k > 1000) return 0;
+  u = (uint64_t)(1023 - k) << 52; /* 2^-k */
+  memcpy(&v, &u, 8);
+  return v;
+}
+#endif
+
+int li_vs_quant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
+#if defined(LI_VS)
+  if (r->simd < LI_SIMD_SSE) return 0;
+  double rd = exact_recip(r->den[0]);
+  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch, 1, rd);
+  else vs_quant_sse(r, x, n, ch, 1, rd);
+  return 1;
+#else
+  (void)r; (void)x; (void)n; (void)ch;
+  return 0;
+#endif
+}
+
+int li_vs_dequant(const li_vrule *r, double *x, int64_t n, const int32_t *ch) {
+#if defined(LI_VS)
+  if (r->simd < LI_SIMD_SSE) return 0;
+  double rd = exact_recip(r->num[0]);
+  if (r->simd >= LI_SIMD_AVX2) vs_quant_avx2(r, x, n, ch, 0, rd);
+  else vs_quant_sse(r, x, n, ch, 0, rd);
+  return 1;
+#else
+  (void)r; (void)x; (void)n; (void)ch;
+  return 0;
+#endif
+}
+
+int li_vs_st(lay_dtype t, void *dst, const double *x, int64_t n, int round,
+             int saturate, double lo, double hi, int simd) {
+#if defined(LI_VS)
+  int ok = t == LAY_DT_FP32 ||
+           (saturate && t >= LAY_DT_INT8 && t <= LAY_DT_UINT32);
+  if (simd < LI_SIMD_SSE || !ok) return 0;
+  if (simd >= LI_SIMD_AVX2) vs_st_avx2(t, dst, x, n, round, lo, hi);
+  else vs_st_sse(t, dst, x, n, round, lo, hi);
+  return 1;
+#else
+  (void)t; (void)dst; (void)x; (void)n; (void)round; (void)saturate;
+  (void)lo; (void)hi; (void)simd;
+  return 0;
+#endif
+}
+
+int li_vs_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
+               int64_t n, int simd) {
+#if defined(LI_VS)
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  int64_t i;
+  if (simd < LI_SIMD_SSE) return 0;
+  if (from == LAY_DT_FP32 && to == LAY_DT_FP16) {
+    if (simd < LI_SIMD_AVX2 || !have_f16c()) return 0;
+    i = f16_avx2(s, d, n);
+  } else if ((from == LAY_DT_FP32 && to == LAY_DT_BF16) ||
+             (to == LAY_DT_FP32 && (from == LAY_DT_FP16 || from == LAY_DT_BF16))) {
+    i = simd >= LI_SIMD_AVX2 ? vs_cast_avx2(from, to, s, d, n)
+                             : vs_cast_sse(from, to, s, d, n);
+  } else {
+    return 0;
+  }
+  size_t fs = from == LAY_DT_FP32 ? 4 : 2, ts = to == LAY_DT_FP32 ? 4 : 2;
+  for (; i < n; i++) { /* the tail, element by element */
+    uint32_t u = 0;
+    memcpy(&u, s + fs * (size_t)i, fs);
+    float f;
+    uint16_t h;
+    if (from == LAY_DT_FP32) {
+      memcpy(&f, &u, 4);
+      h = to == LAY_DT_FP16 ? li_f32_to_f16(f) : li_f32_to_bf16(f);
+      memcpy(d + ts * (size_t)i, &h, 2);
+    } else {
+      if (from == LAY_DT_BF16) u <<= 16;
+      else { f = li_f16_to_f32((uint16_t)u); memcpy(&u, &f, 4); }
+      memcpy(d + ts * (size_t)i, &u, 4);
+    }
+  }
+  return 1;
+#else
+  (void)from; (void)to; (void)src; (void)dst; (void)n; (void)simd;
+  return 0;
+#endif
+}

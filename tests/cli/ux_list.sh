@@ -23,7 +23,7 @@ grep -q "^ti.tidl            (n, c, h, w)  any   pad_l=0, pad_r=0, pad_t=0, pad_
 
 run list amdd
 expect_rc 1 "list of an unknown namespace"
-expect_err "lay: no layouts in namespace 'amdd' (did you mean 'amd'?); the namespaces are: amd, core, kneron, qnn, ti" "list amdd"
+expect_err "lay: no layouts in namespace 'amdd' (did you mean 'amd'?); the namespaces are: amd, core, ethosu, kneron, mlir, onednn, qnn, rknn, ti, trt, xla" "list amdd"
 
 run describe amd.hcwnc4
 expect_rc 0 "describe"

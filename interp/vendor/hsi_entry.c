@@ -411,16 +411,23 @@ int hsi_implied_value(lay_hsi *h, tensor *t, const char *path, op *o,
   return 1;
 }
 
+/* The value step as spec text, in VART's arithmetic (stdlib/amd.lay,
+** ARITHMETIC; VART-ML's npu_runner/quantization.cpp): fp32 -> bf16
+** truncates (float_to_bf16, `if32 >> 16`), a quantize multiplies by the
+** float32 coefficient 1 / scale and a dequantize divides by it
+** (`arith = f32_div`). */
 static void sb_value(lg_strbuf *b, const op *o) {
   if (o->k == OP_CAST) {
-    lg_sb_printf(b, "cast(to = %s)", lay_dtype_name(o->dout));
+    lg_sb_printf(b, "cast(to = %s%s)", lay_dtype_name(o->dout),
+                 o->din == LAY_DT_FP32 && o->dout == LAY_DT_BF16
+                     ? ", round = truncate" : "");
     return;
   }
   lg_sb_printf(b, "%s(scale = ", o->k == OP_QUANT ? "quantize" : "dequantize");
   hsi_sb_num(b, o->scale);
   lg_sb_printf(b, ", zero_point = ");
   hsi_sb_num(b, o->zp);
-  lg_sb_printf(b, ", to = %s)", lay_dtype_name(o->dout));
+  lg_sb_printf(b, ", to = %s, arith = f32_div)", lay_dtype_name(o->dout));
 }
 
 static char *annotation_text(tensor *t, const char *def, int64_t *hw,

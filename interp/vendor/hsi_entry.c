@@ -326,8 +326,9 @@ static int read_op(pctx *p, tensor *t, const cJSON *j, const char *path,
 ** AMD: scale_factor is the "quantization scale used when converting
 ** between cpu_dtype and hw_dtype", -1.0 = unset, and zero_point is "paired
 ** with scale_factor". So:
-**   no scale:  equal types: no step; float -> float: a plain cast (bf16
-**              rounds to nearest even); anything else needs a scale; a
+**   no scale:  equal types: no step; float -> float: a plain cast (fp32
+**              -> bf16 truncates, as VART; see sb_value); anything else
+**              needs a scale; a
 **              non-zero zero_point would be dropped: an inconsistency;
 **   scale S, zero point Z: to an integer hw_dtype a quantize (from any
 **              cpu_dtype: int8 -> uint8, S 1, Z 128 is q = x + 128), from

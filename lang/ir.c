@@ -359,6 +359,7 @@ char *lg_ir_dump(const lg_ir *ir) {
                : "-",
            v->n, round_name(v->round), v->saturate);
     if (v->arith == LG_A_F32) lg_sb_printf(&d, " arith=f32");
+    if (v->arith == LG_A_F32_DIV) lg_sb_printf(&d, " arith=f32_div");
   }
   lg_sb_printf(&d, "\n");
   if (v->kind == LG_V_AFFINE) {

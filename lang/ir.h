@@ -91,23 +91,30 @@ typedef struct lg_ir_axis {
 typedef enum lg_value_kind {
   LG_V_NONE,  /* hw == cpu, bytes copied */
   LG_V_CAST,  /* plain conversion cpu -> hw (float->float rounds to nearest
-                 even; float->int rounds with `round` and saturates) */
+                 even, or toward zero with round = truncate; float->int
+                 rounds with `round` and saturates) */
   LG_V_AFFINE /* quantization, see below */
 } lg_value_kind;
 
 typedef enum lg_round {
   LG_R_HALF_EVEN = 0, /* default */
   LG_R_HALF_AWAY = 1,
-  LG_R_TRUNC = 2      /* toward zero (TIDL) */
+  LG_R_TRUNC = 2      /* toward zero (TIDL; a cast to fp16/bf16 drops
+                         the low bits: bf16 is the top 16 bits of the
+                         float32, as AMD VART-ML's default cast) */
 } lg_round;
 
 /* How the affine formula is evaluated (`arith = ...`). */
 typedef enum lg_arith {
-  LG_A_EXACT = 0, /* default: in double, one rounding at the end */
-  LG_A_F32 = 1    /* as the vendors' runtimes do, every step in float32:
-                     k = f32(num) / f32(den), q = f32(f32(x - xoff) * k);
-                     dequantizing x = f32(f32(q - zp) * f32(den / num)) +
-                     xoff (TIDL-RT, VART, Kneron PLUS) */
+  LG_A_EXACT = 0,   /* default: in double, one rounding at the end */
+  LG_A_F32 = 1,     /* as TIDL-RT does, every step in float32:
+                       k = f32(num) / f32(den), q = f32(f32(x - xoff) * k);
+                       dequantizing multiplies by the float32 reciprocal:
+                       x = f32(f32(q - zp) * (f32(den) / f32(num))) + xoff */
+  LG_A_F32_DIV = 2  /* quantizing as LG_A_F32; dequantizing divides by the
+                       same k: x = f32(f32(q - zp) / k) + xoff (Kneron
+                       PLUS: `(float)q / f32(scale * 2^radix)`; AMD
+                       VART-ML: `q / coeff` with coeff = 1 / scale) */
 } lg_arith;
 
 /* LG_V_AFFINE, with per-channel arrays along `axis` (n entries) or one
@@ -131,7 +138,8 @@ typedef struct lg_ir_value {
   int n;              /* entries in num/den/zp/xoff (1 or the axis size) */
   double *num, *den, *zp, *xoff;
   lg_round round;     /* rounding for float -> int */
-  lg_arith arith;     /* LG_A_EXACT or LG_A_F32 (affine rules only) */
+  lg_arith arith;     /* LG_A_EXACT, LG_A_F32 or LG_A_F32_DIV (affine
+                         rules only) */
   int saturate;       /* 1 (default): clamp to the hw type's range */
   int nplanes;        /* 0, or the number of byte planes; each stored
                          element is then one uint8 plane of the hw-typed

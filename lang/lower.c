@@ -879,9 +879,10 @@ static int value_op(lw *w, const env *en, const char *op,
     if (s) {
       if (!strcmp(s, "exact")) v->arith = LG_A_EXACT;
       else if (!strcmp(s, "f32")) v->arith = LG_A_F32;
+      else if (!strcmp(s, "f32_div")) v->arith = LG_A_F32_DIV;
       else
         return fail(w, &en->sr, arg[K_ARITH]->pos, LAY_E_ARG,
-                    "unknown arithmetic '%s' (exact, f32)", s);
+                    "unknown arithmetic '%s' (exact, f32, f32_div)", s);
     }
   }
   if (arg[K_SAT]) {

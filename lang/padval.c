@@ -45,16 +45,19 @@ static double rnd(double t, lg_round mode) {
   return half_even(t);
 }
 
-/* v rounded to nearest even in float type t (inf past the largest). */
+/* v rounded to nearest even in float type t (inf past the largest), or
+** toward zero with LG_R_TRUNC (the largest finite past it): the
+** executor's fp16/bf16 casts. */
 static double round_float(lay_dtype t, double v, int bits, int emin,
-                          double max) {
-  (void)t;
+                          double max, lg_round mode) {
+  int tr = mode == LG_R_TRUNC && t != LAY_DT_FP32;
   if (v == 0 || !isfinite(v)) return v;
   int e;
   (void)frexp(v, &e);
   if (e < emin) e = emin;
-  double r = ldexp(half_even(ldexp(v, bits - e)), e - bits);
-  return fabs(r) > max ? copysign(INFINITY, v) : r;
+  double m = ldexp(v, bits - e);
+  double r = ldexp(tr ? trunc(m) : half_even(m), e - bits);
+  return fabs(r) > max ? copysign(tr ? max : INFINITY, v) : r;
 }
 
 int lg_value_of(lay_dtype t, double v, double *out) {
@@ -64,7 +67,7 @@ int lg_value_of(lay_dtype t, double v, double *out) {
   if (t == LAY_DT_NONE) return 0;
   if (float_format(t, &bits, &emin, &max)) {
     if (isnan(v)) return 0;
-    *out = round_float(t, v, bits, emin, max);
+    *out = round_float(t, v, bits, emin, max, LG_R_HALF_EVEN);
     return isfinite(*out) ? 0 : -1;
   }
   int_limits(t, &lo, &hi);
@@ -91,8 +94,21 @@ static double store(lay_dtype t, double x, lg_round mode, int saturate) {
   double max;
   if (t == LAY_DT_NONE) return x;
   if (float_format(t, &bits, &emin, &max))
-    return isnan(x) ? x : round_float(t, x, bits, emin, max);
+    return isnan(x) ? x : round_float(t, x, bits, emin, max, mode);
   return to_int(t, rnd(x, mode), saturate);
+}
+
+/* The affine formula in float32 (arith = f32, f32_div), as the
+** executor's quant_run_f32 / dequant_run_f32. */
+static double affine_f32(const lg_ir_value *r, int ch, double x) {
+  float k = (float)r->num[ch] / (float)r->den[ch];
+  if (!r->dequant)
+    return rnd((double)(((float)x - (float)r->xoff[ch]) * k), r->round) +
+           r->zp[ch];
+  float t = (float)(x - r->zp[ch]), v;
+  if (r->arith == LG_A_F32_DIV) v = t / k;
+  else v = t * ((float)r->den[ch] / (float)r->num[ch]);
+  return (double)(float)((double)v + r->xoff[ch]);
 }
 
 double lg_value_apply(const lg_ir_value *r, int ch, double x) {
@@ -101,6 +117,8 @@ double lg_value_apply(const lg_ir_value *r, int ch, double x) {
   switch (r->kind) {
   case LG_V_CAST: return store(hw, x, r->round, r->saturate);
   case LG_V_AFFINE:
+    if (r->arith != LG_A_EXACT)
+      return store(hw, affine_f32(r, ch, x), r->round, r->saturate);
     if (r->dequant)
       return store(hw, (x - r->zp[ch]) * r->den[ch] / r->num[ch] +
                            r->xoff[ch], r->round, r->saturate);

@@ -95,6 +95,43 @@ static float f_odd(double d) {
   return f;
 }
 
+/* ---- Truncating casts (round = truncate) --------------------------------- */
+/* fp32 -> bf16 dropping the low 16 bits, as AMD VART-ML's default
+** float_to_bf16 (`if32 >> 16`): toward zero, and a NaN whose payload lies
+** only in the low bits becomes an infinity there too. */
+static uint16_t bf16_trunc(float f) { return (uint16_t)(f2u(f) >> 16); }
+
+/* fp32 -> fp16 toward zero: past the largest finite fp16 gives 65504,
+** below 2^-24 gives zero; NaNs as li_f32_to_f16. */
+static uint16_t f16_trunc(float f) {
+  uint32_t u = f2u(f);
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+  uint32_t a = u & 0x7fffffffu;
+  if (a >= 0x7f800000u) return li_f32_to_f16(f); /* NaN, infinity */
+  if (a >= 0x47800000u) return (uint16_t)(sign | 0x7bff); /* >= 65536 */
+  if (a < 0x38800000u) { /* below the smallest normal */
+    if (a < 0x33800000u) return sign; /* < 2^-24 */
+    uint32_t e = a >> 23, m = (a & 0x7fffffu) | 0x800000u;
+    return (uint16_t)(sign | (m >> (126 - e)));
+  }
+  return (uint16_t)(sign | ((a - 0x38000000u) >> 13));
+}
+
+/* double -> float toward zero (a later truncation to fp16/bf16 is then the
+** truncation of the double). */
+static float f_trunc(double d) {
+  float f = (float)d;
+  if (!isnan(d) && fabs((double)f) > fabs(d)) f = nextafterf(f, 0.0f);
+  return f;
+}
+
+/* A double stored as fp16/bf16 with the rule's rounding. */
+static uint16_t half_of(lay_dtype t, double v, int round) {
+  if (round == LG_R_TRUNC)
+    return t == LAY_DT_FP16 ? f16_trunc(f_trunc(v)) : bf16_trunc(f_trunc(v));
+  return t == LAY_DT_FP16 ? li_f32_to_f16(f_odd(v)) : li_f32_to_bf16(f_odd(v));
+}
+
 /* ---- Rounding and integer ranges ---------------------------------------- */
 static double rnd(double t, int mode) {
   if (mode == LG_R_HALF_AWAY) return round(t);
@@ -150,8 +187,11 @@ double li_ld(lay_dtype t, const void *p) {
 void li_st(lay_dtype t, void *p, double v, int round, int saturate) {
   switch (t) {
   case LAY_DT_FP32: { float f = (float)v; memcpy(p, &f, 4); return; }
-  case LAY_DT_FP16: { uint16_t h = li_f32_to_f16(f_odd(v)); memcpy(p, &h, 2); return; }
-  case LAY_DT_BF16: { uint16_t h = li_f32_to_bf16(f_odd(v)); memcpy(p, &h, 2); return; }
+  case LAY_DT_FP16: case LAY_DT_BF16: {
+    uint16_t h = half_of(t, v, round);
+    memcpy(p, &h, 2);
+    return;
+  }
   default: break;
   }
   int64_t q = to_int(t, rnd(v, round), saturate);
@@ -231,12 +271,14 @@ static void st_run(lay_dtype t, void *dst, const double *x, int64_t n,
   }
 }
 
-/* LG_A_F32: the formula in float32, one operation at a time, as the
-** vendors' runtimes compute it (TIDL-RT: `(x - zp) * (scale / inScale)`
-** with float operands; VART: `x * (1 / scale)`; Kneron PLUS: `x * (scale
-** * 2^radix)`): k = f32(num) / f32(den), then f32(f32(x - xoff) * k),
-** rounded with the rule's rounding; dequantizing multiplies by
-** f32(den) / f32(num) (TIDL-RT: `q * (1.0f / outTensorScale)`). */
+/* LG_A_F32, LG_A_F32_DIV: the formula in float32, one operation at a
+** time, as the vendors' runtimes compute it (TIDL-RT: `(x - zp) * (scale /
+** inScale)` with float operands; AMD VART-ML: `x * coeff`, coeff = 1 /
+** scale; Kneron PLUS: `x * (scale * 2^radix)`): k = f32(num) / f32(den),
+** then f32(f32(x - xoff) * k), rounded with the rule's rounding.
+** Dequantizing, LG_A_F32 multiplies by f32(den) / f32(num) (TIDL-RT: `q *
+** (1.0f / outTensorScale)`), LG_A_F32_DIV divides by k (Kneron PLUS:
+** `(float)q / factor`; VART-ML: `q / coeff`). */
 static void quant_run_f32(const li_vrule *r, double *x, int64_t n,
                           const int32_t *ch) {
   for (int64_t i = 0; i < n; i++) {
@@ -250,11 +292,12 @@ static void quant_run_f32(const li_vrule *r, double *x, int64_t n,
 
 static void dequant_run_f32(const li_vrule *r, double *x, int64_t n,
                             const int32_t *ch) {
+  int div = r->arith == LG_A_F32_DIV;
   for (int64_t i = 0; i < n; i++) {
     int c = r->nch <= 1 || r->axis < 0 || !ch ? 0 : ch[i];
-    float k = (float)r->den[c] / (float)r->num[c];
-    float t = (float)(x[i] - r->zp[c]);
-    float v = t * k;
+    float t = (float)(x[i] - r->zp[c]), v;
+    if (div) v = t / ((float)r->num[c] / (float)r->den[c]);
+    else v = t * ((float)r->den[c] / (float)r->num[c]);
     x[i] = (double)(float)((double)v + r->xoff[c]);
   }
 }
@@ -262,7 +305,7 @@ static void dequant_run_f32(const li_vrule *r, double *x, int64_t n,
 static void quant_run(const li_vrule *r, double *x, int64_t n,
                       const int32_t *ch) {
   int64_t i;
-  if (r->arith == LG_A_F32) {
+  if (r->arith != LG_A_EXACT) {
     quant_run_f32(r, x, n, ch);
     return;
   }
@@ -281,7 +324,7 @@ static void quant_run(const li_vrule *r, double *x, int64_t n,
 static void dequant_run(const li_vrule *r, double *x, int64_t n,
                         const int32_t *ch) {
   int64_t i;
-  if (r->arith == LG_A_F32) {
+  if (r->arith != LG_A_EXACT) {
     dequant_run_f32(r, x, n, ch);
     return;
   }
@@ -296,16 +339,19 @@ static void dequant_run(const li_vrule *r, double *x, int64_t n,
   }
 }
 
-/* fp32 -> fp16/bf16 and back without doubles (the common casts). */
-static int fast_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
-                     int64_t n) {
+/* fp32 -> fp16/bf16 (rounding to nearest even, or truncating) and back
+** without doubles (the common casts). */
+static int fast_cast(lay_dtype from, lay_dtype to, int round, const void *src,
+                     void *dst, int64_t n) {
   const uint8_t *s = src;
   uint8_t *d = dst;
   int64_t i;
   if (from == LAY_DT_FP32 && (to == LAY_DT_FP16 || to == LAY_DT_BF16)) {
+    int tr = round == LG_R_TRUNC;
     for (i = 0; i < n; i++) {
       float f; memcpy(&f, s + 4 * i, 4);
-      uint16_t h = to == LAY_DT_FP16 ? li_f32_to_f16(f) : li_f32_to_bf16(f);
+      uint16_t h = to == LAY_DT_FP16 ? (tr ? f16_trunc(f) : li_f32_to_f16(f))
+                                     : (tr ? bf16_trunc(f) : li_f32_to_bf16(f));
       memcpy(d + 2 * i, &h, 2);
     }
     return 1;
@@ -462,6 +508,8 @@ static int apply_simd(const li_vrule *r, int enc, lay_dtype from,
   int quant = (r->kind == LI_VR_QUANT) == enc;
   size_t fs = li_dt_size(from), ts = li_dt_size(to);
   if (r->simd < LI_SIMD_SSE || fs == 0 || ts == 0) return 0;
+  /* f32_div dequantizes by a float32 division: the scalar path */
+  if (r->arith == LG_A_F32_DIV && !quant && r->kind != LI_VR_CAST) return 0;
   if (to != LAY_DT_FP32 && !(r->saturate && !li_dt_is_float(to))) return 0;
   if (!li_dt_is_float(to)) int_range(to, &lo, &hi);
   for (int64_t i = 0; i < n; i += TILE) {
@@ -489,8 +537,8 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
     return;
   }
   if (r->kind == LI_VR_CAST &&
-      (li_vs_cast(from, to, src, dst, n, r->simd) ||
-       fast_cast(from, to, src, dst, n)))
+      ((r->round != LG_R_TRUNC && li_vs_cast(from, to, src, dst, n, r->simd)) ||
+       fast_cast(from, to, r->round, src, dst, n)))
     return;
   if (r->kind == LI_VR_QUANT && enc && fast_quant(r, src, dst, n)) return;
   if (apply_simd(r, enc, from, to, src, dst, n, ch)) return;

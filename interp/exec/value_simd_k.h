@@ -116,7 +116,9 @@ static inline VS_ATTR VS_INL void VS(qk)(const li_vrule *r, double *x,
 static VS_ATTR void VS(quant)(const li_vrule *r, double *x, int64_t n,
                               const int32_t *ch, int enc, double rd) {
   int perch = ch && r->nch > 1 && r->axis >= 0;
-  int f32 = r->arith == LG_A_F32;
+  /* quantizing, f32 and f32_div compute alike (apply_simd leaves
+  ** f32_div's dequantize, a float32 division, to the scalar path) */
+  int f32 = r->arith != LG_A_EXACT;
   if (!perch && !f32 && rd != 0) { /* the divisor's exact reciprocal */
     if (!enc) VS(qk)(r, x, n, ch, 0, 0, 0, 0, 1, rd);
     else if (r->round == LG_R_HALF_AWAY) VS(qk)(r, x, n, ch, 1, LG_R_HALF_AWAY, 0, 0, 1, rd);

@@ -16,11 +16,13 @@
 **   - the annotation form (cpu_format -> hw_format) becomes a `layout`
 **     whose dims are the CPU dims in cpu_format order, e.g.
 **       layout input0 (n, c, h, w) : fp32 -> [h, c/4, w, n, c%4]
-**           cast(to = bf16)
+**           cast(to = bf16, round = truncate)
 **     with the value clause that cpu_dtype, hw_dtype, scale_factor and
 **     zero_point mean (implied_value: a quantize to an integer hw_dtype, a
 **     dequantize from an integer cpu_dtype, a plain cast between floats
-**     when scale_factor is -1.0, unset);
+**     when scale_factor is -1.0, unset), in VART's arithmetic: fp32 ->
+**     bf16 truncates, quantize/dequantize use `arith = f32_div`
+**     (hsi_entry.c, sb_value; stdlib/amd.lay, ARITHMETIC);
 **   - rt_transformations becomes a `transform`. For inputs the chain is
 **     listed CPU -> NPU and is copied as it is. For outputs the report
 **     lists it NPU -> CPU; lay's transforms always map the CPU tensor to

@@ -326,8 +326,9 @@ static int read_op(pctx *p, tensor *t, const cJSON *j, const char *path,
 ** AMD: scale_factor is the "quantization scale used when converting
 ** between cpu_dtype and hw_dtype", -1.0 = unset, and zero_point is "paired
 ** with scale_factor". So:
-**   no scale:  equal types: no step; float -> float: a plain cast (bf16
-**              rounds to nearest even); anything else needs a scale; a
+**   no scale:  equal types: no step; float -> float: a plain cast (fp32
+**              -> bf16 truncates, as VART; see sb_value); anything else
+**              needs a scale; a
 **              non-zero zero_point would be dropped: an inconsistency;
 **   scale S, zero point Z: to an integer hw_dtype a quantize (from any
 **              cpu_dtype: int8 -> uint8, S 1, Z 128 is q = x + 128), from
@@ -411,16 +412,23 @@ int hsi_implied_value(lay_hsi *h, tensor *t, const char *path, op *o,
   return 1;
 }
 
+/* The value step as spec text, in VART's arithmetic (stdlib/amd.lay,
+** ARITHMETIC; VART-ML's npu_runner/quantization.cpp): fp32 -> bf16
+** truncates (float_to_bf16, `if32 >> 16`), a quantize multiplies by the
+** float32 coefficient 1 / scale and a dequantize divides by it
+** (`arith = f32_div`). */
 static void sb_value(lg_strbuf *b, const op *o) {
   if (o->k == OP_CAST) {
-    lg_sb_printf(b, "cast(to = %s)", lay_dtype_name(o->dout));
+    lg_sb_printf(b, "cast(to = %s%s)", lay_dtype_name(o->dout),
+                 o->din == LAY_DT_FP32 && o->dout == LAY_DT_BF16
+                     ? ", round = truncate" : "");
     return;
   }
   lg_sb_printf(b, "%s(scale = ", o->k == OP_QUANT ? "quantize" : "dequantize");
   hsi_sb_num(b, o->scale);
   lg_sb_printf(b, ", zero_point = ");
   hsi_sb_num(b, o->zp);
-  lg_sb_printf(b, ", to = %s)", lay_dtype_name(o->dout));
+  lg_sb_printf(b, ", to = %s, arith = f32_div)", lay_dtype_name(o->dout));
 }
 
 static char *annotation_text(tensor *t, const char *def, int64_t *hw,

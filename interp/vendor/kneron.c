@@ -651,7 +651,9 @@ static void sb_list(lg_strbuf *b, const lay_kneron *k, int radix) {
   if (k->nq > 1) lg_sb_str(b, "]");
 }
 
-/* fixed(scale = ..., radix = ..., to = T[, axis = K]) */
+/* fixed(scale = ..., radix = ..., to = T[, axis = K], arith = f32_div):
+** the SDK's float32 arithmetic, as the stdlib's _q/_qc layouts (see
+** stdlib/kneron.lay, ARITHMETIC). */
 static void sb_fixed(lg_strbuf *b, const lay_kneron *k) {
   lg_sb_str(b, "    fixed(scale = ");
   sb_list(b, k, 0);
@@ -660,7 +662,7 @@ static void sb_fixed(lg_strbuf *b, const lay_kneron *k) {
   lg_sb_printf(b, ", to = %s",
                KFMTS[k->layout].store == K_8 ? "int8" : "int16");
   if (k->nq > 1) lg_sb_printf(b, ", axis = %d", k->qaxis);
-  lg_sb_str(b, ")\n");
+  lg_sb_str(b, ", arith = f32_div)\n");
 }
 
 /* One version 2 definition: `layout NAME(p0, ...) (dims) : T -> [items]`. */

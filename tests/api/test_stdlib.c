@@ -68,12 +68,14 @@ typedef enum ref_kind {
 /* The value rule between the CPU element and the hardware element. */
 typedef enum val_kind {
   V_COPY,  /* the same bytes */
-  V_QUANT, /* AMD: q = sat(round_half_even(x / v0) + v1), x = (q - v1) * v0 */
-  V_FIXED, /* Kneron: q = sat(round_half_even(x * m)), x = q / m,
-               m = v0 * 2^v1 (scale, radix) */
+  V_QUANT, /* AMD, VART-ML's float32 (quantization.cpp): coeff = 1.0f / v0,
+               q = sat(nearbyintf(x * coeff) + v1), x = (q - v1) / coeff */
+  V_FIXED, /* Kneron PLUS's float32: m = powf(2, v1) * (float)v0 (scale,
+               radix), q = sat(nearbyintf(f32(x * m))), x = (float)q / m */
   V_TIDL, /* TI, TIDL-RT's float32: q = sat(trunc(f32((x - v2) * f32(v0 /
              v1)))), x = f32(q * f32(v1 / v0)) + v2 */
-  V_BF16  /* fp32 -> bf16, rounding to nearest even; back exactly */
+  V_BF16  /* fp32 -> bf16 by truncation (VART-ML's float_to_bf16: the top
+             16 bits); back exactly */
 } val_kind;
 
 typedef struct fmt {
@@ -687,10 +689,13 @@ static int64_t ref_bytes(const fmt *f, const int64_t *s, int rank,
 
 /* ---- The reference: values ---------------------------------------------- */
 
-/* The fixed-point multiplier scale * 2^radix of channel ch. */
-static double fixed_mul(const fmt *f, int64_t ch) {
-  if (f->per_channel) return ldexp(QC_SCALE[ch % 5], QC_RADIX[ch % 5]);
-  return ldexp(f->v[0], (int)f->v[1]);
+/* The fixed-point multiplier of channel ch as Kneron PLUS computes it:
+** powf(2, radix) * scale in float32, scale a float32. */
+static float fixed_mul(const fmt *f, int64_t ch) {
+  double sc = f->per_channel ? QC_SCALE[ch % 5] : f->v[0];
+  double rx = f->per_channel ? QC_RADIX[ch % 5] : f->v[1];
+  volatile float m = powf(2.0f, (float)rx) * (float)sc;
+  return m;
 }
 
 static double sat(double q, lay_dtype t) {
@@ -744,22 +749,25 @@ static void ref_value(const fmt *f, lay_dtype t, int64_t ch, const uint8_t *in,
   }
   memcpy(&x, in, 4);
   switch (f->val) {
-  case V_QUANT:
-    store_int(sat(nearbyint(x / f->v[0]) + f->v[1], f->hwt), f->hwt, out);
+  case V_QUANT: {
+    volatile float coeff = 1.0f / (float)f->v[0], p = x * coeff;
+    store_int(sat(nearbyintf(p) + f->v[1], f->hwt), f->hwt, out);
     break;
-  case V_FIXED:
-    store_int(sat(nearbyint(x * fixed_mul(f, ch)), f->hwt), f->hwt, out);
+  }
+  case V_FIXED: {
+    volatile float p = x * fixed_mul(f, ch);
+    store_int(sat(nearbyintf(p), f->hwt), f->hwt, out);
     break;
+  }
   case V_TIDL: {
     float k = (float)f->v[0] / (float)f->v[1], t = (float)x - (float)f->v[2];
     float q = t * k;
     store_int(sat(trunc((double)q), f->hwt), f->hwt, out);
     break;
   }
-  case V_BF16: /* a NaN stays a NaN: sign and top payload, quiet bit set */
+  case V_BF16: /* VART truncates: the top 16 bits */
     memcpy(&u, in, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) u = (u >> 16) | 0x40u;
-    else u = (u + 0x7fffu + (u >> 16 & 1)) >> 16;
+    u >>= 16;
     out[0] = (uint8_t)u;
     out[1] = (uint8_t)(u >> 8);
     break;
@@ -774,8 +782,12 @@ static void ref_unvalue(const fmt *f, lay_dtype t, int64_t ch,
   uint32_t u;
   switch (f->val) {
   case V_COPY: memcpy(out, in, lay_dtype_size(cpu_type(f, t))); return;
-  case V_QUANT: x = (float)((load_int(in, f->hwt) - f->v[1]) * f->v[0]); break;
-  case V_FIXED: x = (float)(load_int(in, f->hwt) / fixed_mul(f, ch)); break;
+  case V_QUANT: {
+    volatile float coeff = 1.0f / (float)f->v[0];
+    x = (float)(load_int(in, f->hwt) - f->v[1]) / coeff;
+    break;
+  }
+  case V_FIXED: x = (float)load_int(in, f->hwt) / fixed_mul(f, ch); break;
   case V_TIDL: {
     float k = (float)f->v[1] / (float)f->v[0];
     float q = (float)load_int(in, f->hwt) * k;
@@ -1242,8 +1254,8 @@ static const conv_case CONVS[] = {
      "amd.hcwnc_q(x=4, scale=0.5, zero_point=-5)",
      {1, 17, 6, 5},
      LAY_DT_FP32},
-    /* random fp32 bytes, NaNs among them: a NaN's bf16 keeps its sign and
-    ** payload's top bits, quiet bit set (0x7fd4854a -> 0x7fd4) */
+    /* random fp32 bytes, NaNs among them: the truncating bf16 keeps the
+    ** top 16 bits (0x7fd4854a -> 0x7fd4) */
     {"core.nchw", "amd.hcwnc_bf16(8)", {2, 9, 3, 5}, LAY_DT_FP32},
     /* (new cases go last: the random inputs of the ones above stay) */
     {"kneron.1w16c8b_ch_compact", "kneron.kl520_16w1c8b", {2, 19, 3, 5},

@@ -68,8 +68,10 @@ def rounding(t, mode):
     return np.trunc(t + np.copysign(np.asarray(0.5, t.dtype), t))
 
 
-def to_bf16(x):
+def to_bf16(x, mode=0):
     u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    if mode == 2:  # round = truncate: the top 16 bits (VART-ML's float_to_bf16)
+        return (u >> np.uint32(16)).astype(np.uint16)
     r = ((u + np.uint32(0x7fff) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)).astype(np.uint16)
     nan = np.isnan(x)
     if nan.any():
@@ -102,9 +104,11 @@ def encode(x, L, ft):
         val = np.clip(np.nan_to_num(q, nan=0.0), lo, hi).astype(NP[split])
     elif v["kind"] == 1:
         if split == "fp16":
+            if v["round"] == 2:
+                raise Unsupported("truncating fp16 cast")
             val = x.astype(np.float16)
         elif split == "bf16":
-            val = to_bf16(x)
+            val = to_bf16(x, v["round"])
         elif split == "fp32":
             val = x.astype(np.float32)
         else:

@@ -37,15 +37,16 @@ parameters: none
 example:    lay show amd.hcwnc4 --shape 1,3,4,4' "describe amd.hcwnc4"
 
 run describe amd.hcwnc_q
-expect_out 'amd.hcwnc_q: a layout of stdlib/amd.lay:30
+expect_out 'amd.hcwnc_q: a layout of stdlib/amd.lay:51
   HCWNCx with AMD'"'"'s boundary quantization (rt_transformations "quantize":
-  to_dtype, scale, zero_point): fp32 on the CPU, q = sat(round(x / scale)
-  + zero_point) in int8 on the NPU, rounding half to even; unpack is AMD'"'"'s
-  "dequantize": x = (q - zero_point) * scale.
+  to_dtype, scale, zero_point): fp32 on the CPU, q = sat(round_half_even(
+  f32(x * (1.0f / scale))) + zero_point) in int8 on the NPU; unpack is
+  AMD'"'"'s "dequantize", x = f32((q - zero_point) / (1.0f / scale)).
 definition:
   layout hcwnc_q(x, scale, zero_point = 0) (n, c, h, w) : fp32
       -> [h, c/x, w, n, c%x]
-      quantize(scale = scale, zero_point = zero_point, to = int8)
+      quantize(scale = scale, zero_point = zero_point, to = int8,
+               arith = f32_div)
 cpu side:   (n, c, h, w) fp32
 memory:     [h, c, w, n, c%1], outermost first
 parameters: x (required)

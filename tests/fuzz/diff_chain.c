@@ -10,7 +10,8 @@
 ** or the IR: a pad is an element whose value (0 unless given) is one of
 ** the tensor's type there, the value ops convert every element, pads
 ** included (quantize q = sat(round(x / S) + Z), dequantize x = (q - Z) *
-** S, cast: round to the target type). It then expects either the exact
+** S, cast: round to the target type, toward zero to fp16/bf16 with
+** round = truncate). It then expects either the exact
 ** packed bytes, or one of the refusals LANGUAGE.md documents (two value
 ** ops; stored pads whose values differ, also across the channels of a
 ** per-channel quantize) with its message.
@@ -90,26 +91,28 @@ static void irange(lay_dtype t, double *lo, double *hi) {
   }
 }
 
-/* Round to nearest, ties to even, to `bits` significant bits with the
-** smallest normal exponent emin (IEEE formats with subnormals). */
-static double fround(double v, int bits, int emin) {
+/* Round to nearest, ties to even (toward zero when trunc), to `bits`
+** significant bits with the smallest normal exponent emin (IEEE formats
+** with subnormals). */
+static double fround(double v, int bits, int emin, int trunc_) {
   if (v == 0 || !isfinite(v)) return v;
   int e;
   frexp(v, &e);
   if (e < emin) e = emin;
-  double sc = ldexp(v, bits - e), r = nearbyint(sc); /* FE_TONEAREST */
+  double sc = ldexp(v, bits - e);
+  double r = trunc_ ? trunc(sc) : nearbyint(sc); /* FE_TONEAREST */
   return ldexp(r, e - bits);
 }
 
-/* A double as a value of float type t (inf past the largest). */
-static double as_float(lay_dtype t, double v) {
-  if (t == LAY_DT_FP16) {
-    double r = fround(v, 11, -13);
-    return fabs(r) > 65504 ? copysign(INFINITY, v) : r;
-  }
-  if (t == LAY_DT_BF16) {
-    double r = fround(v, 8, -125);
-    return fabs(r) > 0x1.fep127 ? copysign(INFINITY, v) : r;
+/* A double as a value of float type t: inf past the largest, or with
+** round = truncate (mode 2, fp16/bf16 only) the largest finite value. */
+static double as_float(lay_dtype t, double v, int mode) {
+  if (t == LAY_DT_FP16 || t == LAY_DT_BF16) {
+    int h = t == LAY_DT_FP16;
+    double max = h ? 65504 : 0x1.fep127;
+    double r = fround(v, h ? 11 : 8, h ? -13 : -125, mode == 2);
+    if (isinf(v)) return v;
+    return fabs(r) > max ? copysign(mode == 2 ? max : INFINITY, v) : r;
   }
   return (double)(float)v;
 }
@@ -121,7 +124,7 @@ static double rnd_mode(double x, int mode) {
 /* Store v in type t (floats rounded; integers rounded with mode, then
 ** saturated). */
 static double conv(lay_dtype t, double v, int mode) {
-  if (isf(t)) return as_float(t, v);
+  if (isf(t)) return as_float(t, v, mode);
   double lo, hi, q = rnd_mode(v, mode);
   irange(t, &lo, &hi);
   return q < lo ? lo : q > hi ? hi : q;

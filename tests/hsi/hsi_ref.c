@@ -5,9 +5,13 @@
 ** element from the doc's formulas, either with the HCWNCx index formula
 ** ("[H, C/x, W, N, x]", channels zero-padded) or by running the listed
 ** rt_transformations as numpy would (pad, reshape, transpose, slice on a
-** row-major array), with quantize q = sat(round_half_even(x / scale) + zp),
-** dequantize x = (q - zp) * scale, and fp32 -> bf16 rounding to nearest
-** even.
+** row-major array), with the values converted as AMD's runtime does
+** (VART-ML, Vitis-AI versal_ve/src/vart_ml/npu_runner/quantization.cpp:
+** float32, coeff = 1.0f / scale): quantize q = sat(nearbyintf(f32(x *
+** coeff)) + zp), dequantize x = f32((q - zp) / coeff), and fp32 -> bf16
+** the top 16 bits (float_to_bf16, truncation). The docs' exact formulas
+** (x / scale, (q - zp) * scale, rounding to nearest) differ on the ties
+** below.
 **
 **   hsi_ref CASE INPUT_FILE EXPECTED_FILE
 ** writes pseudo-random input data for CASE and the bytes lay must produce;
@@ -108,9 +112,18 @@ static void type_range(const char *t, int *lo, int *hi) {
   }
 }
 
-/* q = sat(round_half_even(x / scale) + zp) into [lo, hi]. */
+/* VART-ML's coefficient: the float32 reciprocal of the scale. */
+static float coeff_of(double scale) {
+  volatile float c = 1.0f / (float)scale;
+  return c;
+}
+
+/* q = sat(round_half_even(f32(x * coeff)) + zp) into [lo, hi] (VART-ML's
+** float_to_int8: clip(nearbyintf(src * coeff)); the zero point added to
+** the rounded integer). */
 static int quant_to(double x, double scale, double zp, int lo, int hi) {
-  double v = x / scale;
+  volatile float p = (float)x * coeff_of(scale);
+  double v = (double)p;
   if (v > 1e9) return hi;
   if (v < -1e9) return lo;
   int64_t q = round_half_even(v) + (int64_t)zp;
@@ -118,18 +131,20 @@ static int quant_to(double x, double scale, double zp, int lo, int hi) {
 }
 
 static int8_t quant(float x, double scale, double zp) {
-  double v = (double)x / scale;
-  if (v > 1e6) return 127;
-  if (v < -1e6) return -128;
-  int64_t q = round_half_even(v) + (int64_t)zp;
-  return (int8_t)(q > 127 ? 127 : q < -128 ? -128 : q);
+  return (int8_t)quant_to(x, scale, zp, -128, 127);
 }
 
+/* x = f32((q - zp) / coeff) (VART-ML's int8_to_float: src / coeff). */
+static float dequant(double q, double scale, double zp) {
+  volatile float x = (float)(q - zp) / coeff_of(scale);
+  return x;
+}
+
+/* fp32 -> bf16 as VART-ML's float_to_bf16: the top 16 bits. */
 static uint16_t to_bf16(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
-  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+  return (uint16_t)(u >> 16);
 }
 
 /* ---- A row-major array of doubles, and numpy's ops on it ---------------- */
@@ -301,7 +316,7 @@ static int case_xq(int in_side, double scale, double zp, const char *type,
   a = np_slice(a, st, sz);
   int64_t m = count(&a);
   float *x = xmalloc((size_t)m * 4);
-  for (int64_t i = 0; i < m; i++) x[i] = (float)((a.v[i] - zp) * scale);
+  for (int64_t i = 0; i < m; i++) x[i] = dequant(a.v[i], scale, zp);
   write_file(in, q, (size_t)n);
   write_file(ex, x, (size_t)m * 4);
   return 0;
@@ -341,7 +356,7 @@ static int case_ann_q(const char *ct, const char *ht, double scale,
                                    cpu_dtype and hw_dtype; VART's demo) */
           y[k] = (unsigned char)(int)x;
         } else if (hw_float) { /* dequantize */
-          float f = (float)((x - zp) * scale);
+          float f = dequant(x, scale, zp);
           memcpy(y + 4 * k, &f, 4);
         } else {
           y[k] = (unsigned char)quant_to(x, scale, zp, lo, hi);
@@ -570,7 +585,7 @@ int main(int argc, char **argv) {
     a = np_slice(a, st, sz);
     int64_t m = count(&a);
     float *x = xmalloc((size_t)m * 4);
-    for (int64_t i = 0; i < m; i++) x[i] = (float)((a.v[i] - 0) * 0.25);
+    for (int64_t i = 0; i < m; i++) x[i] = dequant(a.v[i], 0.25, 0);
     write_file(in, q, (size_t)n);
     write_file(ex, x, (size_t)m * 4);
   } else if (!strcmp(cs, "xf_out_pack")) {

@@ -114,7 +114,7 @@ static void test_strings(void) {
   CHECK(issue_with(h, 0, 0, "cpu_dtype: dtype 'FLOAT32' read as fp32 (case "
                             "ignored)"), "note cpu_dtype");
   CHECK(inf.spec && strstr(inf.spec, "quantize(scale = 0.5, zero_point = -3, "
-                                     "to = int8)"),
+                                     "to = int8, arith = f32_div)"),
         "the value rule: %s", inf.spec ? inf.spec : "(none)");
   lay_hsi_free(h);
 }

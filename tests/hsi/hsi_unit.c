@@ -131,7 +131,8 @@ static void test_export_text(void) {
     CHECK(lay_hsi_info_get(b, 1, 0, &ib) == 0, "no output");
     const char *want =
         "transform input0 (x : fp32[n=2, c=5, h=3, w=7]) =\n"
-        "    quantize(scale = 0.0078125, zero_point = 3, to = int8)\n"
+        "    quantize(scale = 0.0078125, zero_point = 3, to = int8, arith = "
+        "f32_div)\n"
         "    | pad(start = [0,0,0,0], end = [0,3,0,0])\n"
         "    | reshape([2,1,8,3,7])\n"
         "    | transpose([3,1,4,0,2])\n";
@@ -143,7 +144,8 @@ static void test_export_text(void) {
     CHECK(ia.ann_spec && !strcmp(ia.ann_spec,
                                  "layout input0_ann (n, c, h, w) : fp32 -> "
                                  "[h, c/8, w, n, c%8]\n    quantize(scale = "
-                                 "0.0078125, zero_point = 3, to = int8)\n"),
+                                 "0.0078125, zero_point = 3, to = int8, arith = "
+                                 "f32_div)\n"),
           "annotation:\n%s", ia.ann_spec ? ia.ann_spec : "(null)");
     CHECK(ia.hw_rank == 5 && ia.hw_shape[0] == 3 && ia.hw_shape[1] == 1 &&
               ia.hw_shape[2] == 7 && ia.hw_shape[3] == 2 &&
@@ -785,9 +787,9 @@ static void test_value_rules(void) {
     int chain;
     const char *want;
   } cases[] = {
-      {"fp32", "bf16", "-1.0", "0", 0, "cast(to = bf16)"},
-      {"fp32", "bf16", "", "", 0, "cast(to = bf16)"},
-      {"fp32", "bf16", "1", "0", 0, "cast(to = bf16)"},
+      {"fp32", "bf16", "-1.0", "0", 0, "cast(to = bf16, round = truncate)"},
+      {"fp32", "bf16", "", "", 0, "cast(to = bf16, round = truncate)"},
+      {"fp32", "bf16", "1", "0", 0, "cast(to = bf16, round = truncate)"},
       {"fp32", "bf16", "0.5", "0", 0,
        "inputs[0].scale_factor: 0.5 with zero_point 0 between the float "
        "types fp32 and bf16: a scale applies when quantizing to an integer "
@@ -805,16 +807,16 @@ static void test_value_rules(void) {
       {"int8", "int8", "0.25", "0", 0, ""},
       {"uint8", "uint8", "0.5", "3", 0, ""},
       {"int8", "uint8", "1", "128", 0,
-       "quantize(scale = 1, zero_point = 128, to = uint8)"},
+       "quantize(scale = 1, zero_point = 128, to = uint8, arith = f32_div)"},
       {"int8", "int8", "1", "", 0, ""},
       {"int8", "int8", "1", "0", 0, ""},
       {"int8", "int8", "0.5", "0", 0, ""},
       {"fp32", "int8", "0.1", "-5", 0,
-       "quantize(scale = 0.1, zero_point = -5, to = int8)"},
+       "quantize(scale = 0.1, zero_point = -5, to = int8, arith = f32_div)"},
       {"fp32", "uint8", "0.037", "128", 0,
-       "quantize(scale = 0.037, zero_point = 128, to = uint8)"},
+       "quantize(scale = 0.037, zero_point = 128, to = uint8, arith = f32_div)"},
       {"uint8", "fp32", "0.25", "3", 0,
-       "dequantize(scale = 0.25, zero_point = 3, to = fp32)"},
+       "dequantize(scale = 0.25, zero_point = 3, to = fp32, arith = f32_div)"},
       {"fp32", "uint8", "0.1", "-5", 0,
        "inputs[0].zero_point: -5 is outside the uint8 range [0, 255] "
        "(hw_dtype)"},
@@ -829,7 +831,7 @@ static void test_value_rules(void) {
        "int8 differ and no quantize or dequantize step converts them"},
       /* The same rules for a chain without a quantize step. */
       {"int8", "uint8", "1", "128", 1,
-       "quantize(scale = 1, zero_point = 128, to = uint8)"},
+       "quantize(scale = 1, zero_point = 128, to = uint8, arith = f32_div)"},
       {"fp32", "bf16", "0.5", "0", 1,
        "inputs[0].scale_factor: 0.5 with zero_point 0 between the float "
        "types fp32 and bf16: a scale applies when quantizing to an integer "

@@ -7,7 +7,8 @@
 ** it evaluates the dims and axes, fills the whole buffer with the pad
 ** value, then stores every CPU element of the window at the sum of its
 ** digits times the strides. Value rules use nearbyint/round/trunc, and fp16/bf16
-** roundings written with doubles.
+** roundings written with doubles (toward zero for a truncating cast); the
+** float32 arithmetic of `arith = f32 | f32_div` one float operation at a time.
 */
 #ifndef TESTS_INTERP_REF_H
 #define TESTS_INTERP_REF_H
@@ -198,17 +199,20 @@ static int rlay_in(const rlay *r, const int64_t *x) {
 }
 
 /* ---- Values ------------------------------------------------------------------ */
-/* fp16 by arithmetic: round v to 11 significant bits (nearest even). */
-static uint16_t r_f16(double v) {
+/* fp16 by arithmetic: round v to 11 significant bits (nearest even, or
+** toward zero with LG_R_TRUNC: 65504 past the largest finite value). */
+static uint16_t r_f16(double v, int mode) {
   uint16_t sign = signbit(v) ? 0x8000 : 0;
+  int tr = mode == LG_R_TRUNC;
   if (isnan(v)) return (uint16_t)(sign | 0x7e00);
   double a = fabs(v);
-  if (a >= 65520.0) return (uint16_t)(sign | 0x7c00);
+  if (isinf(a) || (!tr && a >= 65520.0)) return (uint16_t)(sign | 0x7c00);
+  if (tr && a >= 65504.0) return (uint16_t)(sign | 0x7bff);
   if (a == 0) return sign;
   int e = ilogb(a);
   if (e < -14) e = -14;
   double ulp = ldexp(1.0, e - 10);
-  double r = nearbyint(a / ulp) * ulp;
+  double r = (tr ? trunc(a / ulp) : nearbyint(a / ulp)) * ulp;
   if (r >= 65536.0) return (uint16_t)(sign | 0x7c00);
   if (r == 0) return sign;
   int E = ilogb(r);
@@ -238,16 +242,19 @@ static double r_ld(lay_dtype t, const uint8_t *p) {
   }
 }
 
-static uint16_t r_bf16(double v) {
+/* bf16: nearest even, or toward zero with LG_R_TRUNC (the top 16 bits,
+** a NaN's included, as VART-ML's float_to_bf16). */
+static uint16_t r_bf16(double v, int mode) {
   float f = (float)v; /* the tests feed values exact in fp32 */
   uint32_t u;
+  int tr = mode == LG_R_TRUNC;
   memcpy(&u, &f, 4);
-  if (isnan(f)) return (uint16_t)((u >> 16) | 0x40);
+  if (isnan(f)) return (uint16_t)(tr ? u >> 16 : (u >> 16) | 0x40);
   if (f == 0 || isinf(f)) return (uint16_t)(u >> 16);
   int e = ilogb(f);
   if (e < -126) e = -126;
   double ulp = ldexp(1.0, e - 7);
-  double r = nearbyint((double)f / ulp) * ulp;
+  double r = (tr ? trunc((double)f / ulp) : nearbyint((double)f / ulp)) * ulp;
   float g = (float)r; /* exact, or overflows to inf */
   memcpy(&u, &g, 4);
   return (uint16_t)(u >> 16);
@@ -262,8 +269,8 @@ static double r_round(double t, int mode) {
 static void r_st(lay_dtype t, uint8_t *p, double v, int mode, int sat) {
   switch (t) {
   case LAY_DT_FP32: { float f = (float)v; memcpy(p, &f, 4); return; }
-  case LAY_DT_FP16: { uint16_t h = r_f16(v); memcpy(p, &h, 2); return; }
-  case LAY_DT_BF16: { uint16_t h = r_bf16(v); memcpy(p, &h, 2); return; }
+  case LAY_DT_FP16: { uint16_t h = r_f16(v, mode); memcpy(p, &h, 2); return; }
+  case LAY_DT_BF16: { uint16_t h = r_bf16(v, mode); memcpy(p, &h, 2); return; }
   default: break;
   }
   double lo = t == LAY_DT_INT8 ? -128 : t == LAY_DT_UINT8 ? 0
@@ -326,18 +333,38 @@ static void r_decode(const rlay *r, const uint8_t *src, int64_t pstride,
   r_decode_t(r, r->hw, src, dst, ch);
 }
 
+/* The quantizing formula before rounding: (x - xoff) * num / den, in
+** double, or with arith = f32 | f32_div in float32: k = f32(num) /
+** f32(den), f32(f32(x - xoff) * k). */
+static double r_quant(const lg_ir_value *v, int c, double x) {
+  if (v->arith == LG_A_EXACT) return (x - v->xoff[c]) * v->num[c] / v->den[c];
+  float k = (float)v->num[c] / (float)v->den[c];
+  float t = (float)x - (float)v->xoff[c];
+  float p = t * k;
+  return p;
+}
+
+/* The dequantizing formula: (q - zp) * den / num + xoff in double; f32:
+** f32(f32(q - zp) * (f32(den) / f32(num))) + xoff; f32_div: f32(f32(q -
+** zp) / k) + xoff. */
+static double r_dequant(const lg_ir_value *v, int c, double q) {
+  if (v->arith == LG_A_EXACT) return (q - v->zp[c]) * v->den[c] / v->num[c] + v->xoff[c];
+  float t = (float)(q - v->zp[c]), y;
+  if (v->arith == LG_A_F32_DIV) y = t / ((float)v->num[c] / (float)v->den[c]);
+  else y = t * ((float)v->den[c] / (float)v->num[c]);
+  return (float)((double)y + v->xoff[c]);
+}
+
 static void r_encode_t(const rlay *r, lay_dtype hwt, const uint8_t *src,
                        uint8_t *dst, int64_t ch) {
   const lg_ir_value *v = &r->ir->value;
   double x = r_ld(r->cpu, src);
   int c = v->n > 1 ? (int)ch : 0;
   if (v->kind == LG_V_AFFINE && !v->dequant) {
-    double t = (x - v->xoff[c]) * v->num[c] / v->den[c];
-    double q = r_round(t, v->round) + v->zp[c];
+    double q = r_round(r_quant(v, c, x), v->round) + v->zp[c];
     r_st(hwt, dst, q, v->round, v->saturate);
   } else if (v->kind == LG_V_AFFINE) {
-    r_st(hwt, dst, (x - v->zp[c]) * v->den[c] / v->num[c] + v->xoff[c],
-         v->round, 1);
+    r_st(hwt, dst, r_dequant(v, c, x), v->round, 1);
   } else if (hwt == r->cpu) {
     memcpy(dst, src, r->csz);
   } else {
@@ -351,11 +378,10 @@ static void r_decode_t(const rlay *r, lay_dtype hwt, const uint8_t *src,
   double q = r_ld(hwt, src);
   int c = v->n > 1 ? (int)ch : 0;
   if (v->kind == LG_V_AFFINE && !v->dequant) {
-    r_st(r->cpu, dst, (q - v->zp[c]) * v->den[c] / v->num[c] + v->xoff[c],
-         v->round, 1);
+    r_st(r->cpu, dst, r_dequant(v, c, q), v->round, 1);
   } else if (v->kind == LG_V_AFFINE) {
-    double t = (q - v->xoff[c]) * v->num[c] / v->den[c];
-    r_st(r->cpu, dst, r_round(t, v->round) + v->zp[c], v->round, 1);
+    r_st(r->cpu, dst, r_round(r_quant(v, c, q), v->round) + v->zp[c],
+         v->round, 1);
   } else if (hwt == r->cpu) {
     memcpy(dst, src, r->csz);
   } else {

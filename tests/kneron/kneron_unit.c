@@ -82,7 +82,7 @@ static void v2_group(const char *dir) {
         e.message);
   char *spec = lay_kneron_spec(k, "kp");
   CHECK(spec && strstr(spec, "namespace kp\n") &&
-            strstr(spec, "fixed(scale = 0.5, radix = 3, to = int8)"),
+            strstr(spec, "fixed(scale = 0.5, radix = 3, to = int8, arith = f32_div)"),
         "spec: %s", spec ? spec : "(null)");
   lay_free(spec);
   lay_ctx_free(ctx);

@@ -6,7 +6,7 @@
 ** has it); the outputs must be identical. Inputs: ties at .5, values
 ** just around the saturation bounds, huge values, NaNs (quiet and
 ** signalling, both signs), infinities, -0.0, denormals and random bit
-** patterns; every element type pair, every rounding mode, both arithmetic
+** patterns; every element type pair, every rounding mode, the three arithmetic
 ** modes, saturating or not, per tensor and per channel (runs of one
 ** channel and channels changing at every element), and lengths that are
 ** not multiples of the vector width. The fp32 <-> fp16 / bf16 casts are
@@ -143,10 +143,11 @@ static void rules_all(void) {
             const rule_vals *v = &rules[((unsigned)ri + (c ? next() : 0u)) % NRULES];
             num[c] = v->num; den[c] = v->den; zp[c] = v->zp; xoff[c] = v->xoff;
           }
-          for (int mode = 0; mode < 9; mode++) {
+          for (int mode = 0; mode < 12; mode++) {
             r.round = mode % 3 == 0 ? LG_R_HALF_EVEN
                       : mode % 3 == 1 ? LG_R_HALF_AWAY : LG_R_TRUNC;
-            r.arith = mode / 3 == 1 ? LG_A_F32 : LG_A_EXACT;
+            r.arith = mode / 3 == 1 ? LG_A_F32
+                      : mode / 3 == 3 ? LG_A_F32_DIV : LG_A_EXACT;
             r.saturate = mode / 3 != 2;
             int perch = (int)(next() % 3); /* none, runs, every element */
             r.nch = perch ? NCH : 1;

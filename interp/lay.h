@@ -177,8 +177,22 @@ LAY_API int lay_plan_hw_shape(const lay_plan *plan, int64_t *shape,
 
 /* Run the plan: read src_bytes from src, write dst_bytes into dst. A
 ** buffer shorter than the plan needs fails with LAY_E_BUFFER and writes
-** nothing. Buffers must not overlap. threads <= 1 runs on the calling
-** thread; more splits the outer loop over that many pthreads. */
+** nothing. Buffers must not overlap. The bytes written never depend on
+** `threads`.
+** threads <= 1 runs on the calling thread and starts no thread. More
+** lends the run up to threads - 1 workers of a pool that liblay starts
+** once per process, the first time a run asks for them, and grows to the
+** most any run has asked for (at most 63); the workers sleep between runs
+** and are joined at exit (or when liblay is unloaded). Several threads may
+** run the same plan or different plans at once, each with its own count;
+** the pool is not usable in a child after fork(). A run is split only
+** where it pays: into at most one part per 256 KB it moves (bytes read +
+** written; waking a worker costs about what one thread moves in that
+** time), so a smaller run stays on the calling thread. The parts are
+** contiguous stretches of the plan's loops of about equal bytes, claimed
+** by the caller and the workers as they come; a worker that is late
+** leaves its share to the others. The environment variable
+** LAY_SPLIT_MIN (bytes, read once) replaces the 256 KB. */
 LAY_API lay_status lay_plan_run(const lay_plan *plan, const void *src,
                                 size_t src_bytes, void *dst,
                                 size_t dst_bytes, int threads,

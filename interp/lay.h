@@ -186,13 +186,15 @@ LAY_API int lay_plan_hw_shape(const lay_plan *plan, int64_t *shape,
 ** and are joined at exit (or when liblay is unloaded). Several threads may
 ** run the same plan or different plans at once, each with its own count;
 ** the pool is not usable in a child after fork(). A run is split only
-** where it pays: into at most one part per 256 KB it moves (bytes read +
-** written; waking a worker costs about what one thread moves in that
-** time), so a smaller run stays on the calling thread. The parts are
+** where it pays: on at most one thread per 1 MB it moves (bytes read +
+** written), so a smaller run stays on the calling thread. Handing work to
+** a sleeping worker costs the caller 2-4 us (a futex wake), and the worker
+** starts tens of us later, in which one thread moves several hundred KB
+** from cache: below 1 MB a second thread saves nothing. The parts are
 ** contiguous stretches of the plan's loops of about equal bytes, claimed
 ** by the caller and the workers as they come; a worker that is late
 ** leaves its share to the others. The environment variable
-** LAY_SPLIT_MIN (bytes, read once) replaces the 256 KB. */
+** LAY_SPLIT_MIN (bytes, read once) replaces the 1 MB. */
 LAY_API lay_status lay_plan_run(const lay_plan *plan, const void *src,
                                 size_t src_bytes, void *dst,
                                 size_t dst_bytes, int threads,

@@ -253,7 +253,7 @@ void li_pool_run(int helpers, int n, li_pool_fn fn, void *arg);
 ** split: LI_SPLIT_MIN, or the environment variable LAY_SPLIT_MIN read once
 ** (the tests set it to 1 to split small plans). Measured in exec.c's
 ** comment on li_plan_run. */
-#define LI_SPLIT_MIN (256 << 10)
+#define LI_SPLIT_MIN (1 << 20)
 int li_pool_split_min(void);
 
 /* tr.c: the gather tile t over `cols` columns: source s (the step's base),

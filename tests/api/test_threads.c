@@ -69,9 +69,11 @@ static const char *const ARGS[] = {"(3)", "(8, 0.25, 3)", "(0.5, 3)", "(4)"};
 /* The shapes tried for a name, by rank (the first that plans is used). */
 static const int64_t SMALL[5][5] = {
     {1531}, {53, 67}, {7, 29, 45}, {2, 37, 29, 45}, {2, 3, 11, 13, 17}};
+/* about 1M elements: int8 moves 2 MB (2 threads at the default 1 MB per
+** thread), fp32 8 MB (4 threads) */
 static const int64_t BIG[5][5] = {
-    {1 << 21}, {1031, 2053}, {67, 129, 257}, {2, 67, 97, 131},
-    {2, 5, 37, 41, 43}};
+    {1 << 20}, {1031, 1031}, {41, 101, 257}, {2, 41, 97, 131},
+    {2, 5, 41, 43, 61}};
 
 /* A plan for name on a shape of `rank`, trying the arguments above; the
 ** format string used in buf. Per-channel (_qc) formats get one scale and

@@ -188,9 +188,10 @@ LAY_API int lay_plan_hw_shape(const lay_plan *plan, int64_t *shape,
 ** the pool is not usable in a child after fork(). A run is split only
 ** where it pays: on at most one thread per 1 MB it moves (bytes read +
 ** written), so a smaller run stays on the calling thread. Handing work to
-** a sleeping worker costs the caller 2-4 us (a futex wake), and the worker
-** starts tens of us later, in which one thread moves several hundred KB
-** from cache: below 1 MB a second thread saves nothing. The parts are
+** a sleeping worker costs the caller 2-4 us (a futex wake, measured), and
+** the worker starts only after the scheduler wakes it, a delay in which
+** one thread moves hundreds of KB from cache (an estimate: the machine it
+** was tuned on was loaded), so below 1 MB a second thread saves nothing. The parts are
 ** contiguous stretches of the plan's loops of about equal bytes, claimed
 ** by the caller and the workers as they come; a worker that is late
 ** leaves its share to the others. The environment variable

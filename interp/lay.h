@@ -177,8 +177,25 @@ LAY_API int lay_plan_hw_shape(const lay_plan *plan, int64_t *shape,
 
 /* Run the plan: read src_bytes from src, write dst_bytes into dst. A
 ** buffer shorter than the plan needs fails with LAY_E_BUFFER and writes
-** nothing. Buffers must not overlap. threads <= 1 runs on the calling
-** thread; more splits the outer loop over that many pthreads. */
+** nothing. Buffers must not overlap. The bytes written never depend on
+** `threads`.
+** threads <= 1 runs on the calling thread and starts no thread. More
+** lends the run up to threads - 1 workers of a pool that liblay starts
+** once per process, the first time a run asks for them, and grows to the
+** most any run has asked for (at most 63); the workers sleep between runs
+** and are joined at exit (or when liblay is unloaded). Several threads may
+** run the same plan or different plans at once, each with its own count;
+** the pool is not usable in a child after fork(). A run is split only
+** where it pays: on at most one thread per 1 MB it moves (bytes read +
+** written), so a smaller run stays on the calling thread. Handing work to
+** a sleeping worker costs the caller 2-4 us (a futex wake, measured), and
+** the worker starts only after the scheduler wakes it, a delay in which
+** one thread moves hundreds of KB from cache (an estimate: the machine it
+** was tuned on was loaded), so below 1 MB a second thread saves nothing. The parts are
+** contiguous stretches of the plan's loops of about equal bytes, claimed
+** by the caller and the workers as they come; a worker that is late
+** leaves its share to the others. The environment variable
+** LAY_SPLIT_MIN (bytes, read once) replaces the 1 MB. */
 LAY_API lay_status lay_plan_run(const lay_plan *plan, const void *src,
                                 size_t src_bytes, void *dst,
                                 size_t dst_bytes, int threads,

@@ -8,11 +8,11 @@
 ** (interleaves, splits) and conv.c (the value path); the short copies
 ** and fills in kern.h. Row pads (the fused padding of the innermost
 ** hardware axis) are written by the kernels with their rows, or after the
-** step. Threads split every box's outermost loop (a lone row with its
-** pads is not split); boxes are disjoint, so the bytes do not depend on
-** the split.
+** step. On several threads the boxes' outer loops are cut into chunks of
+** about the same bytes that the calling thread and the pool's workers
+** (pool.c) claim one by one; boxes are disjoint, so the bytes do not
+** depend on the cuts.
 */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -594,48 +594,95 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
 }
 
 /* ---- Run ------------------------------------------------------------------- */
-typedef struct job {
+/* A run on several threads cuts the plan into chunks: the boxes one after
+** the other, each box's outer loop in order, cut where the bytes moved so
+** far (read + written) reach k / n of the whole. A chunk is a contiguous
+** stretch of that sequence (the end of one box, whole boxes, the start of
+** another); each writes its own destination bytes, since boxes are
+** disjoint and iterations of a box's outer loop are too. A lone row with
+** its pads (a box of one loop with pre or post) is never cut: a cut would
+** write pads at the cut. */
+#define LI_MAX_CHUNKS (4 * (LI_POOL_MAX + 1))
+
+typedef struct cut {
+  int box;       /* the box the chunk starts in (nbox: the end) */
+  int64_t it;    /* and its first iteration of that box's outer loop */
+} cut;
+
+typedef struct chunks {
   const li_plan *p;
   const uint8_t *src;
   uint8_t *dst;
-  int t, nt;
-} job;
+  int n;                      /* chunks */
+  cut at[LI_MAX_CHUNKS + 1];  /* chunk k runs from at[k] to at[k + 1] */
+} chunks;
 
-/* Part t of nt of the iterations [0, e): from and to. */
-static void part(int64_t e, int t, int nt, int64_t *from, int64_t *to) {
-  if (nt == 1) { /* no division: on a plan as small as T4tiny's, the three */
-    *from = 0;   /* boxes' divisions were a tenth of the call */
-    *to = e;
-    return;
+/* Whether box b can only run whole (see above). */
+static int whole(const li_box *b) { return b->nl == 1 && (b->pre || b->post); }
+
+/* The bytes box b moves per iteration of its outer loop (a whole box: in
+** all), and in *units the iterations a cut may fall between (1: whole). */
+static int64_t box_bytes(const li_plan *p, const li_box *b, int64_t *units) {
+  const li_loop *L = &p->loops[b->l0];
+  int64_t n = 1;
+  for (int i = 1; i < b->nl; i++) n *= L[i].ext;
+  int64_t rows = b->nl > 1 ? n / L[b->nl - 1].ext : 1;
+  int64_t w = n * ((b->fill ? 0 : (int64_t)p->s.esz) + (int64_t)p->d.esz) +
+              rows * (b->pre + b->post) * (int64_t)p->d.esz;
+  *units = L[0].ext;
+  if (whole(b)) {
+    w = L[0].ext * (int64_t)(p->s.esz + p->d.esz) +
+        (b->pre + b->post) * (int64_t)p->d.esz;
+    *units = 1;
   }
-  int64_t q = e / nt, rm = e % nt; /* without overflow */
-  *from = q * t + (t < rm ? t : rm);
-  *to = *from + q + (t < rm ? 1 : 0);
+  return w > 0 ? w : 1;
 }
 
-static void run_part(const li_plan *p, const uint8_t *src, uint8_t *dst,
-                     int t, int nt) {
-  int64_t from, to;
-  for (int i = 0; i < p->nbox; i++) {
+static int64_t plan_bytes(const li_plan *p) {
+  int64_t all = 0, u;
+  for (int i = 0; i < p->nbox; i++) all += box_bytes(p, &p->box[i], &u) * u;
+  return all;
+}
+
+/* Cut p's `all` bytes into c->n chunks of about the same bytes. */
+static void cut_plan(chunks *c, int64_t all) {
+  const li_plan *p = c->p;
+  int bi = 0;
+  int64_t before = 0, u = 0; /* bytes of the boxes before bi */
+  int64_t w = p->nbox ? box_bytes(p, &p->box[0], &u) : 0;
+  c->at[0] = (cut){0, 0};
+  for (int k = 1; k < c->n; k++) {
+    double goal = (double)all * k / c->n;
+    while (bi < p->nbox && (double)(before + w * u) <= goal) {
+      before += w * u;
+      if (++bi < p->nbox) w = box_bytes(p, &p->box[bi], &u);
+    }
+    int64_t it = 0;
+    if (bi < p->nbox) {
+      it = (int64_t)((goal - (double)before) / (double)w + 0.5);
+      if (it > u) it = u;
+      if (whole(&p->box[bi])) it = 0;
+    }
+    c->at[k] = (cut){bi, it};
+  }
+  c->at[c->n] = (cut){p->nbox, 0};
+}
+
+static void run_chunk(void *arg, int k) {
+  const chunks *c = arg;
+  const li_plan *p = c->p;
+  cut a = c->at[k], z = c->at[k + 1];
+  for (int i = a.box; i <= z.box && i < p->nbox; i++) {
     const li_box *b = &p->box[i];
     int64_t e = p->loops[b->l0].ext;
-    if (b->nl == 1 && (b->pre || b->post)) {
-      /* a single row with its pads: a split would write pads at the cut */
-      if (t == 0) li_exec_box(p, b, src, dst, 0, e);
+    int64_t from = i == a.box ? a.it : 0, to = i == z.box ? z.it : e;
+    if (whole(b)) {
+      if (from == 0 && to > 0) li_exec_box(p, b, c->src, c->dst, 0, e);
       continue;
     }
-    part(e, t, nt, &from, &to);
-    li_exec_box(p, b, src, dst, from, to);
+    li_exec_box(p, b, c->src, c->dst, from, to);
   }
 }
-
-static void *run_thread(void *arg) {
-  job *j = arg;
-  run_part(j->p, j->src, j->dst, j->t, j->nt);
-  return NULL;
-}
-
-#define LI_MAX_THREADS 64
 
 lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
                        void *dst, size_t dst_bytes, int threads,
@@ -650,27 +697,29 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
                  p->dbytes);
   if ((!src && p->sbytes) || (!dst && p->dbytes))
     return li_fail(err, LAY_E_ARG, "missing buffer");
-  int nt = threads;
-  if (nt > LI_MAX_THREADS) nt = LI_MAX_THREADS;
-  if ((int64_t)p->dbytes < ((int64_t)1 << 16)) nt = 1;
   /* an unpack through a gather table that does not hold every element
-  ** fills the CPU side first: one thread */
-  if (p->s.table && p->d.is_cpu && p->nbox > 1) nt = 1;
-  if (nt <= 1) {
-    run_part(p, src, dst, 0, 1);
+  ** fills the CPU side first (the boxes overlap): one thread */
+  int nt = p->s.table && p->d.is_cpu && p->nbox > 1 ? 1 : threads;
+  int64_t all = 0, min = 0;
+  if (nt > 1) {
+    min = li_pool_split_min();
+    if (min < 1) min = 1;
+    all = plan_bytes(p);
+    if (nt > LI_POOL_MAX + 1) nt = LI_POOL_MAX + 1;
+    if (all / min < nt) nt = (int)(all / min);
+  }
+  if (nt <= 1) { /* the calling thread, the pool untouched */
+    for (int i = 0; i < p->nbox; i++)
+      li_exec_box(p, &p->box[i], src, dst, 0, p->loops[p->box[i].l0].ext);
     return LAY_OK;
   }
-  pthread_t th[LI_MAX_THREADS];
-  job jb[LI_MAX_THREADS];
-  int started = 0;
-  for (int t = 1; t < nt; t++) {
-    jb[t] = (job){p, src, dst, t, nt};
-    if (pthread_create(&th[t], NULL, run_thread, &jb[t])) break;
-    started = t;
-  }
-  run_part(p, src, dst, 0, nt);
-  for (int t = 1; t <= started; t++) pthread_join(th[t], NULL);
-  /* parts whose thread did not start run here */
-  for (int t = started + 1; t < nt; t++) run_part(p, src, dst, t, nt);
+  /* up to 4 chunks a thread, each of at least a quarter of the minimum:
+  ** a thread that wakes late, or loses its core, leaves less behind */
+  chunks c = {p, src, dst, 4 * nt, {{0, 0}}};
+  int64_t most = all / (min / 4 > 0 ? min / 4 : 1);
+  if (most < c.n) c.n = (int)most;
+  if (c.n < nt) c.n = nt;
+  cut_plan(&c, all);
+  li_pool_run(nt - 1, c.n, run_chunk, &c);
   return LAY_OK;
 }

@@ -238,6 +238,24 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
                        void *dst, size_t dst_bytes, int threads,
                        lay_error *err);
 
+/* ---- The worker pool (pool.c) ------------------------------------------- */
+/* lay_plan_run's threads: one pool per process, started by the first run
+** that asks for more than one thread, grown to the most any run asked for,
+** stopped and joined by a destructor. li_pool_run runs fn(arg, i) for
+** every i in [0, n) on the calling thread and on up to `helpers` workers,
+** each chunk once, and returns when all have run; helpers <= 0 (or n <= 1)
+** runs them all on the caller without touching the pool. Safe from several
+** threads at once. */
+#define LI_POOL_MAX 63 /* helpers of one run (threads - 1) */
+typedef void (*li_pool_fn)(void *arg, int i);
+void li_pool_run(int helpers, int n, li_pool_fn fn, void *arg);
+/* The bytes (read + written) a run must move per thread before it is
+** split: LI_SPLIT_MIN, or the environment variable LAY_SPLIT_MIN read once
+** (the tests set it to 1 to split small plans). Measured in exec.c's
+** comment on li_plan_run. */
+#define LI_SPLIT_MIN (1 << 20)
+int li_pool_split_min(void);
+
 /* tr.c: the gather tile t over `cols` columns: source s (the step's base),
 ** destination d, dsc the destination stride of a column (elements). */
 void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,

@@ -1,0 +1,147 @@
+/*
+** pool.c: the worker threads behind lay_plan_run(..., threads > 1).
+**
+** One pool per process, started lazily by the first run that asks for
+** helpers and grown to the largest number of helpers any run has asked
+** for (at most LI_POOL_MAX); its threads sleep on a condition variable
+** between runs. A run is a task: chunks 0 .. n-1 of work, claimed one at
+** a time through an atomic counter by the calling thread and by the
+** workers that join the task, up to the number of helpers the run wants.
+** The caller claims chunks like any worker and, once none is left, waits
+** only for the chunks that workers already hold: a worker that wakes late
+** (a loaded machine) finds nothing left and goes back to sleep, so a run
+** never waits for a thread to start or to wake up. Tasks of several
+** application threads (the same plan or different ones) queue side by
+** side; every caller makes progress on its own task whatever the workers
+** do, so no run can block another.
+**
+** Teardown: a destructor (at exit, or when liblay is unloaded) stops the
+** workers and joins them; a run that starts after that runs on its
+** caller alone. The pool is not carried across fork() (the child has no
+** workers but believes it has: do not run plans with threads > 1 in a
+** forked child of a process that did).
+*/
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "plan_int.h"
+
+typedef struct li_task li_task;
+struct li_task {
+  li_pool_fn fn;           /* chunk i: fn(arg, i) */
+  void *arg;
+  int n;                   /* chunks */
+  atomic_int next;         /* the next chunk to claim */
+  int want;                /* helpers it may still take (under mu) */
+  int active;              /* workers inside it (under mu) */
+  li_task *link;           /* the queue (under mu) */
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work = PTHREAD_COND_INITIALIZER; /* a task queued */
+static pthread_cond_t left = PTHREAD_COND_INITIALIZER; /* a worker left one */
+static li_task *queue;       /* tasks that still take helpers */
+static pthread_t workers[LI_POOL_MAX];
+static int nworkers;         /* started */
+static int idle;             /* waiting on `work` */
+static int stopped;          /* the destructor ran */
+
+/* Claim and run chunks of t until none is left. */
+static void drain(li_task *t) {
+  for (int i; (i = atomic_fetch_add_explicit(&t->next, 1,
+                                             memory_order_relaxed)) < t->n;)
+    t->fn(t->arg, i);
+}
+
+static void unqueue(li_task *t) {
+  for (li_task **q = &queue; *q; q = &(*q)->link)
+    if (*q == t) {
+      *q = t->link;
+      return;
+    }
+}
+
+static void *worker_main(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&mu);
+  for (;;) {
+    while (!queue && !stopped) {
+      idle++;
+      pthread_cond_wait(&work, &mu);
+      idle--;
+    }
+    if (stopped) break;
+    li_task *t = queue;
+    t->active++;
+    if (--t->want == 0) unqueue(t);
+    pthread_mutex_unlock(&mu);
+    drain(t);
+    pthread_mutex_lock(&mu);
+    if (--t->active == 0) pthread_cond_broadcast(&left);
+  }
+  pthread_mutex_unlock(&mu);
+  return NULL;
+}
+
+/* Start workers until there are `want` (under mu). A thread that cannot
+** be started leaves the pool smaller: the callers do its share. */
+static void grow(int want) {
+  pthread_attr_t at;
+  if (pthread_attr_init(&at)) return;
+  /* the executor's deepest frames take tens of KB (its stack tiles); the
+  ** default 8 MB would count against a caller's address-space limit */
+  pthread_attr_setstacksize(&at, (size_t)2 << 20);
+  while (nworkers < want &&
+         !pthread_create(&workers[nworkers], &at, worker_main, NULL))
+    nworkers++;
+  pthread_attr_destroy(&at);
+}
+
+__attribute__((destructor)) static void pool_stop(void) {
+  pthread_mutex_lock(&mu);
+  stopped = 1;
+  pthread_cond_broadcast(&work);
+  int n = nworkers;
+  pthread_mutex_unlock(&mu);
+  for (int i = 0; i < n; i++) pthread_join(workers[i], NULL);
+}
+
+void li_pool_run(int helpers, int n, li_pool_fn fn, void *arg) {
+  if (helpers > LI_POOL_MAX) helpers = LI_POOL_MAX;
+  if (helpers > n - 1) helpers = n - 1;
+  li_task t = {fn, arg, n, 0, helpers, 0, NULL};
+  if (helpers > 0) {
+    pthread_mutex_lock(&mu);
+    if (stopped) {
+      helpers = 0;
+    } else {
+      if (nworkers < helpers) grow(helpers);
+      t.link = queue; /* newest first: a waiting caller is served soonest */
+      queue = &t;
+      if (helpers >= idle) pthread_cond_broadcast(&work);
+      else
+        for (int i = 0; i < helpers; i++) pthread_cond_signal(&work);
+    }
+    pthread_mutex_unlock(&mu);
+  }
+  drain(&t);
+  if (helpers > 0) {
+    pthread_mutex_lock(&mu);
+    if (t.want > 0) unqueue(&t); /* no worker joins it any more */
+    while (t.active) pthread_cond_wait(&left, &mu);
+    pthread_mutex_unlock(&mu);
+  }
+}
+
+int li_pool_split_min(void) {
+  static atomic_int cached = -1;
+  int v = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (v >= 0) return v;
+  const char *e = getenv("LAY_SPLIT_MIN");
+  char *end;
+  long l = e && *e ? strtol(e, &end, 10) : -1;
+  v = l >= 0 && l <= (1L << 30) && e && !*end ? (int)l : LI_SPLIT_MIN;
+  atomic_store_explicit(&cached, v, memory_order_relaxed);
+  return v;
+}

@@ -163,14 +163,14 @@ static int bij_report(lw *w, const srcref *sr, const lg_layout *L,
                    (long long)y[d]);
   }
   return lg_fail(w, sr, pos, LAY_E_LAYOUT,
-              "layout is not a bijection for shape %s: %s) and %s) both map "
-              "to offset %lld",
-              sh, a, b, (long long)hit->off);
+                 "layout is not a bijection for shape %s: %s) and %s) both map "
+                 "to offset %lld",
+                 sh, a, b, (long long)hit->off);
 }
 
 /* Run the check over the ladder of shapes. */
 int lg_check_bijection(lw *w, const srcref *sr, const lg_layout *L,
-                           const lg_ir *ir, const int64_t *chunk) {
+                       const lg_ir *ir, const int64_t *chunk) {
   enum { LADDER = 48 };
   int rank = ir->rank;
   /* The largest constant stride: the ladder reaches past it. */

@@ -21,9 +21,9 @@ static int lookup(lw *w, const env *en, const lg_expr *e, val *out) {
     if (i >= en->visible) {
       if (i == en->self)
         return lg_fail(w, &en->sr, e->pos, LAY_E_NAME,
-                    "parameter '%s' cannot be used in its own default", s);
+                       "parameter '%s' cannot be used in its own default", s);
       return lg_fail(w, &en->sr, e->pos, LAY_E_NAME,
-                  "parameter '%s' is used before it is defined", s);
+                     "parameter '%s' is used before it is defined", s);
     }
     *out = en->p[i].v;
     if (out->k == V_UNK) w->unk_used = 1;
@@ -43,10 +43,10 @@ static int lookup(lw *w, const env *en, const lg_expr *e, val *out) {
 /* "unknown name 'b'" for a V_NAME value; at the argument that bound it to
 ** a parameter, when it came from one. */
 int lg_unknown_name(lw *w, const env *en, const lg_expr *e,
-                        const val *v) {
+                    const val *v) {
   if (v->arg)
     return lg_fail(w, &v->arg_sr, v->arg->pos, LAY_E_NAME,
-                "argument '%s': unknown name '%s'", v->param, v->name);
+                   "argument '%s': unknown name '%s'", v->param, v->name);
   return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown name '%s'", v->name);
 }
 
@@ -61,7 +61,7 @@ static int int_op(lw *w, const env *en, const lg_expr *e, lg_op op,
   case LG_OP_MOD: {
     if (b == 0)
       return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "division by zero in '%s'",
-                  lg_etext(w, &en->sr, e));
+                     lg_etext(w, &en->sr, e));
     if (a == INT64_MIN && b == -1) {
       bad = 1;
       break;
@@ -89,7 +89,7 @@ static int int_op(lw *w, const env *en, const lg_expr *e, lg_op op,
   }
   if (bad)
     return lg_fail(w, &en->sr, e->pos, LAY_E_OVERFLOW, "'%s' overflows",
-                lg_etext(w, &en->sr, e));
+                   lg_etext(w, &en->sr, e));
   return 0;
 }
 
@@ -106,7 +106,7 @@ static int as_ie(lw *w, const env *en, const lg_expr *e, const val *v,
   case V_NAME: return lg_unknown_name(w, en, e, v);
   default:
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'%s' must be an integer",
-                lg_etext(w, &en->sr, e));
+                   lg_etext(w, &en->sr, e));
   }
 }
 
@@ -123,7 +123,7 @@ static int eval_binary(lw *w, const env *en, const lg_expr *e, val *out) {
   }
   if (a.k == V_LIST || b.k == V_LIST)
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                "a list cannot be used with '%s'", op_names[op]);
+                   "a list cannot be used with '%s'", op_names[op]);
   if (a.k == V_INT && b.k == V_INT) {
     out->k = V_INT;
     return int_op(w, en, e, op, a.i, b.i, &out->i);
@@ -133,7 +133,7 @@ static int eval_binary(lw *w, const env *en, const lg_expr *e, val *out) {
                                           LG_IE_DIV, LG_IE_MOD};
     if (op > LG_OP_MOD)
       return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                  "'%s' needs constant operands", op_names[op]);
+                     "'%s' needs constant operands", op_names[op]);
     lg_iexpr *x, *y;
     if (as_ie(w, en, e->u.op.a, &a, &x) || as_ie(w, en, e->u.op.b, &b, &y))
       return -1;
@@ -141,7 +141,7 @@ static int eval_binary(lw *w, const env *en, const lg_expr *e, val *out) {
     if ((op == LG_OP_DIV || op == LG_OP_MOD) && lg_ie_is_const(y, &c) &&
         c == 0)
       return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "division by zero in '%s'",
-                  lg_etext(w, &en->sr, e));
+                     lg_etext(w, &en->sr, e));
     out->k = V_IE;
     out->ie = lg_ie_bin(w->a, kinds[op], x, y);
     return out->ie ? 0 : lg_nomem(w);
@@ -157,16 +157,16 @@ static int eval_binary(lw *w, const env *en, const lg_expr *e, val *out) {
   case LG_OP_DIV:
     if (y == 0)
       return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "division by zero in '%s'",
-                  lg_etext(w, &en->sr, e));
+                     lg_etext(w, &en->sr, e));
     out->f = x / y;
     break;
   default:
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'%s' needs integers",
-                op_names[op]);
+                   op_names[op]);
   }
   if (!isfinite(out->f))
     return lg_fail(w, &en->sr, e->pos, LAY_E_OVERFLOW, "'%s' overflows",
-                lg_etext(w, &en->sr, e));
+                   lg_etext(w, &en->sr, e));
   return 0;
 }
 
@@ -202,7 +202,7 @@ int lg_eval(lw *w, const env *en, const lg_expr *e, val *out) {
         allint = 0;
       } else {
         return lg_fail(w, &en->sr, e->u.list.v[i]->pos, LAY_E_ARG,
-                    "a list holds numbers");
+                       "a list holds numbers");
       }
     }
     if (!allint) out->ilist = NULL;
@@ -223,7 +223,7 @@ int lg_eval(lw *w, const env *en, const lg_expr *e, val *out) {
     if (a.k == V_INT) {
       if (a.i == INT64_MIN)
         return lg_fail(w, &en->sr, e->pos, LAY_E_OVERFLOW, "'%s' overflows",
-                    lg_etext(w, &en->sr, e));
+                       lg_etext(w, &en->sr, e));
       out->i = -a.i;
     } else if (a.k == V_NUM) {
       out->f = -a.f;
@@ -241,8 +241,8 @@ int lg_eval(lw *w, const env *en, const lg_expr *e, val *out) {
     const char *fn = e->u.call.fn->u.str.s;
     if (!strcmp(fn, "ceil") && e->u.call.args.n != 2)
       return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                  "ceil takes 2 arguments (ceil(x, k)), got %d",
-                  e->u.call.args.n);
+                     "ceil takes 2 arguments (ceil(x, k)), got %d",
+                     e->u.call.args.n);
     if (!strcmp(fn, "ceil")) {
       val a, b;
       if (lg_eval(w, en, e->u.call.args.v[0], &a) ||
@@ -254,7 +254,7 @@ int lg_eval(lw *w, const env *en, const lg_expr *e, val *out) {
       }
       if (b.k != V_INT || b.i <= 0)
         return lg_fail(w, &en->sr, e->u.call.args.v[1]->pos, LAY_E_ARG,
-                    "ceil: the multiple must be a positive integer");
+                       "ceil: the multiple must be a positive integer");
       lg_iexpr *x, *y;
       if (as_ie(w, en, e->u.call.args.v[0], &a, &x) ||
           as_ie(w, en, e->u.call.args.v[1], &b, &y))
@@ -275,7 +275,7 @@ int lg_eval(lw *w, const env *en, const lg_expr *e, val *out) {
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "a string is not a value here");
   default:
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "unexpected '%s'",
-                lg_etext(w, &en->sr, e));
+                   lg_etext(w, &en->sr, e));
   }
 }
 
@@ -288,7 +288,7 @@ int lg_eval_ie(lw *w, const env *en, const lg_expr *e, lg_iexpr **out) {
 
 /* Evaluate e to an integer constant; *unk set when unknown. */
 int lg_eval_int(lw *w, const env *en, const lg_expr *e, int64_t *out,
-                    int *unk) {
+                int *unk) {
   val v;
   *unk = 0;
   if (lg_eval(w, en, e, &v)) return -1;
@@ -303,10 +303,10 @@ int lg_eval_int(lw *w, const env *en, const lg_expr *e, int64_t *out,
   if (v.k == V_NAME) return lg_unknown_name(w, en, e, &v);
   if (v.k == V_IE)
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                "'%s' must be a constant (it depends on a dimension's size)",
-                lg_etext(w, &en->sr, e));
+                   "'%s' must be a constant (it depends on a dimension's size)",
+                   lg_etext(w, &en->sr, e));
   return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'%s' must be an integer",
-              lg_etext(w, &en->sr, e));
+                 lg_etext(w, &en->sr, e));
 }
 
 /* Does e mention a dimension (outside of parameters)? */
@@ -341,14 +341,14 @@ int lg_name_arg(lw *w, const env *en, const lg_expr *e, const char **out) {
   *out = NULL;
   if (e->kind != LG_X_NAME)
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "expected a name, not '%s'",
-                lg_etext(w, &en->sr, e));
+                   lg_etext(w, &en->sr, e));
   for (int i = 0; i < en->np && i < en->visible; i++) {
     if (strcmp(en->p[i].name, e->u.str.s)) continue;
     const val *v = &en->p[i].v;
     if (v->k == V_UNK) return 0;
     if (v->k != V_NAME)
       return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                  "parameter '%s' must be a name here", e->u.str.s);
+                     "parameter '%s' must be a name here", e->u.str.s);
     *out = v->name;
     return 0;
   }
@@ -365,13 +365,13 @@ static const char *param_name(const lg_expr *e) {
 /* Bind `args` (evaluated in `caller`) to the parameters of layout L (of
 ** def). `call_pos` is where missing arguments are reported (in caller). */
 int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
-                const lg_list *args, const env *caller, uint32_t call_pos,
-                param *ps, int *nps) {
+            const lg_list *args, const env *caller, uint32_t call_pos,
+            param *ps, int *nps) {
   srcref sr = lg_def_src(def);
   int np = L->params.n;
   if (np > LW_MAX_PARAMS)
     return lg_fail(w, &sr, L->pos, LAY_E_LIMIT, "more than %d parameters",
-                LW_MAX_PARAMS);
+                   LW_MAX_PARAMS);
   int set[LW_MAX_PARAMS] = {0};
   for (int i = 0; i < np; i++) {
     ps[i].name = param_name(L->params.v[i]);
@@ -379,11 +379,11 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
     for (int j = 0; j < i; j++)
       if (!strcmp(ps[j].name, ps[i].name))
         return lg_fail(w, &sr, L->params.v[i]->pos, LAY_E_NAME,
-                    "duplicate parameter '%s'", ps[i].name);
+                       "duplicate parameter '%s'", ps[i].name);
     for (int j = 0; j < L->dims.n; j++)
       if (!strcmp(L->dims.v[j]->u.str.s, ps[i].name))
         return lg_fail(w, &sr, L->params.v[i]->pos, LAY_E_NAME,
-                    "'%s' is both a parameter and a dimension", ps[i].name);
+                       "'%s' is both a parameter and a dimension", ps[i].name);
   }
   *nps = np;
   int nargs = args ? args->n : 0, named = 0;
@@ -398,22 +398,22 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
         if (!strcmp(ps[i].name, a->u.named.name.s)) break;
       if (i == np)
         return lg_fail(w, &caller->sr, a->pos, LAY_E_ARG,
-                    "unknown parameter '%s' of '%s'", a->u.named.name.s,
-                    def->qname);
+                       "unknown parameter '%s' of '%s'", a->u.named.name.s,
+                       def->qname);
     } else {
       if (named)
         return lg_fail(w, &caller->sr, a->pos, LAY_E_ARG,
-                    "a positional argument cannot follow named ones");
+                       "a positional argument cannot follow named ones");
       if (k >= np)
         return lg_fail(w, &caller->sr, a->pos, LAY_E_ARG,
-                    "'%s' takes %d argument%s, got %d", def->qname, np,
-                    np == 1 ? "" : "s", nargs);
+                       "'%s' takes %d argument%s, got %d", def->qname, np,
+                       np == 1 ? "" : "s", nargs);
       i = k;
       ve = a;
     }
     if (set[i])
       return lg_fail(w, &caller->sr, a->pos, LAY_E_ARG,
-                  "argument '%s' is given twice", ps[i].name);
+                     "argument '%s' is given twice", ps[i].name);
     set[i] = 1;
     if (lg_eval(w, caller, ve, &ps[i].v)) return -1;
     if (ps[i].v.k == V_NAME && !ps[i].v.arg) {
@@ -435,7 +435,7 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
       ps[i].v.k = V_UNK;
     } else {
       return lg_fail(w, &caller->sr, call_pos, LAY_E_ARG,
-                  "missing argument '%s' of '%s'", ps[i].name, def->qname);
+                     "missing argument '%s' of '%s'", ps[i].name, def->qname);
     }
   }
   return 0;
@@ -446,7 +446,7 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
 int lg_set_dims(lw *w, const srcref *sr, lg_ir *ir, const lg_list *dims) {
   if (dims->n > LG_MAX_RANK)
     return lg_fail(w, sr, dims->v[LG_MAX_RANK]->pos, LAY_E_LIMIT,
-                "more than %d dimensions", LG_MAX_RANK);
+                   "more than %d dimensions", LG_MAX_RANK);
   if (dims->n == 0)
     return lg_fail(w, sr, 0, LAY_E_SHAPE, "a layout needs at least one dimension");
   ir->rank = dims->n;
@@ -455,7 +455,7 @@ int lg_set_dims(lw *w, const srcref *sr, lg_ir *ir, const lg_list *dims) {
     for (int j = 0; j < i; j++)
       if (!strcmp(ir->dim[j].name, s))
         return lg_fail(w, sr, dims->v[i]->pos, LAY_E_NAME,
-                    "duplicate dimension '%s'", s);
+                       "duplicate dimension '%s'", s);
     ir->dim[i].name = s;
   }
   return 0;

@@ -65,7 +65,7 @@ static int int_list(lw *w, const env *en, const lg_expr *e, const char *op,
   if (lg_eval(w, en, e, &v)) return -1;
   if (v.k != V_LIST || !v.ilist)
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                "%s: %s must be a list of integers", op, what);
+                   "%s: %s must be a list of integers", op, what);
   *out = v.ilist;
   *n = v.n;
   return 0;
@@ -98,18 +98,18 @@ static int get_targs(lw *w, const env *en, const lg_expr *op, const char *nm,
       }
       if (k < 0)
         return lg_fail(w, &en->sr, a->pos, LAY_E_ARG,
-                    "unknown argument '%s' of %s", s, nm);
+                       "unknown argument '%s' of %s", s, nm);
       a = a->u.named.value;
     } else {
       k = i;
       if (k >= nkeys)
         return lg_fail(w, &en->sr, a->pos, LAY_E_ARG,
-                    "%s takes at most %d argument%s", nm, nkeys,
-                    nkeys == 1 ? "" : "s");
+                       "%s takes at most %d argument%s", nm, nkeys,
+                       nkeys == 1 ? "" : "s");
     }
     if (t->v[k])
       return lg_fail(w, &en->sr, a->pos, LAY_E_ARG,
-                  "argument %d of %s is given twice", k + 1, nm);
+                     "argument %d of %s is given twice", k + 1, nm);
     t->v[k] = a;
   }
   return 0;
@@ -178,17 +178,17 @@ static int pad_op(lw *w, const env *en, const lg_expr *op, tstate *t,
     if (int_list(w, en, a.v[k], nm, k ? "end" : "start", &v, &n)) return -1;
     if (n != r)
       return lg_fail(w, &en->sr, a.v[k]->pos, LAY_E_SHAPE,
-                  "pad: %d value%s for rank %d", n, n == 1 ? "" : "s", r);
+                     "pad: %d value%s for rank %d", n, n == 1 ? "" : "s", r);
     for (int i = 0; i < n; i++) {
       if (v[i] < 0)
         return lg_fail(w, &en->sr, a.v[k]->pos, LAY_E_SHAPE,
-                    "pad: negative amount %lld", (long long)v[i]);
+                       "pad: negative amount %lld", (long long)v[i]);
       (k ? s1 : s0)[i] = v[i];
     }
   }
   if (pp->n >= LW_MAX_PADS)
     return lg_fail(w, &en->sr, pos, LAY_E_LIMIT,
-                "more than %d pads in one transform", LW_MAX_PADS);
+                   "more than %d pads in one transform", LW_MAX_PADS);
   int id = pp->n++;
   /* The pad is an element of the tensor here: its value (0 unless
   ** given) is one of the tensor's type at this point of the chain. */
@@ -200,14 +200,14 @@ static int pad_op(lw *w, const env *en, const lg_expr *op, tstate *t,
     if (lg_get_nums(w, en, a.v[2], &x)) return -1;
     if (x.n)
       return lg_fail(w, &en->sr, a.v[2]->pos, LAY_E_ARG,
-                  "pad: value must be one number");
+                     "pad: value must be one number");
     lay_dtype ty = pp->nval && ir->value.hw != LAY_DT_NONE ? ir->value.hw
                                                            : ir->value.cpu;
     if (lg_value_of(ty, x.s, &pp->v[id])) {
       char buf[64];
       snprintf(buf, sizeof buf, "%g", x.s);
       return lg_fail(w, &en->sr, a.v[2]->pos, LAY_E_ARG,
-                  "pad: value %s does not fit %s", buf, lay_dtype_name(ty));
+                     "pad: value %s does not fit %s", buf, lay_dtype_name(ty));
     }
     pp->pos[id] = a.v[2]->pos;
   }
@@ -222,7 +222,7 @@ static int pad_op(lw *w, const env *en, const lg_expr *op, tstate *t,
       lg_fmt_list(b1, sizeof b1, v, n);
       lg_fmt_list(b2, sizeof b2, ns, r);
       return lg_fail(w, &en->sr, a.v[3]->pos, LAY_E_SHAPE,
-                  "pad: output_shape %s does not match %s", b1, b2);
+                     "pad: output_shape %s does not match %s", b1, b2);
     }
   }
   for (int i = 0; i < r && t->affine; i++) {
@@ -266,7 +266,7 @@ static int slice_op(lw *w, const env *en, const lg_expr *op, tstate *t,
     if (int_list(w, en, a.v[0], nm, "start", &v, &n)) return -1;
     if (n != r)
       return lg_fail(w, &en->sr, a.v[0]->pos, LAY_E_SHAPE,
-                  "slice: %d value%s for rank %d", n, n == 1 ? "" : "s", r);
+                     "slice: %d value%s for rank %d", n, n == 1 ? "" : "s", r);
     memcpy(st, v, sizeof(int64_t) * (size_t)r);
     for (int i = 0; i < r; i++) sz[i] = shape[i] - st[i];
   }
@@ -276,16 +276,16 @@ static int slice_op(lw *w, const env *en, const lg_expr *op, tstate *t,
       return -1;
     if (n != r)
       return lg_fail(w, &en->sr, a.v[k]->pos, LAY_E_SHAPE,
-                  "slice: %d value%s for rank %d", n, n == 1 ? "" : "s", r);
+                     "slice: %d value%s for rank %d", n, n == 1 ? "" : "s", r);
     for (int i = 0; i < r; i++) sz[i] = k == 1 ? v[i] : v[i] - st[i];
   }
   for (int i = 0; i < r; i++)
     if (st[i] < 0 || sz[i] <= 0 || st[i] > shape[i] - sz[i])
       return lg_fail(w, &en->sr, pos, LAY_E_SHAPE,
-                  "slice: [%lld:%lld] is out of range for axis %d of size "
-                  "%lld",
-                  (long long)st[i], (long long)(st[i] + sz[i]), i,
-                  (long long)shape[i]);
+                     "slice: [%lld:%lld] is out of range for axis %d of size "
+                     "%lld",
+                     (long long)st[i], (long long)(st[i] + sz[i]), i,
+                     (long long)shape[i]);
   for (int i = 0; i < r && t->affine; i++) {
     if (st[i] == 0 && sz[i] == shape[i]) continue;
     int d = lg_whole_dim(t, i);
@@ -344,7 +344,7 @@ static int transpose_op(lw *w, const env *en, const lg_expr *op, tstate *t,
     if (!ok) {
       lg_fmt_list(b1, sizeof b1, v, n);
       return lg_fail(w, &en->sr, a.v[0]->pos, LAY_E_SHAPE,
-                  "transpose: %s is not a permutation of %d axes", b1, r);
+                     "transpose: %s is not a permutation of %d axes", b1, r);
     }
     memcpy(p, v, sizeof(int64_t) * (size_t)r);
   } else {
@@ -431,30 +431,30 @@ static int reshape_op(lw *w, const env *en, const lg_expr *op, tstate *t,
   if (int_list(w, en, a.v[0], nm, "the shape", &v, &n)) return -1;
   if (n < 1 || n > LG_MAX_AXES)
     return lg_fail(w, &en->sr, a.v[0]->pos, LAY_E_LIMIT,
-                "reshape: 1 to %d sizes", LG_MAX_AXES);
+                   "reshape: 1 to %d sizes", LG_MAX_AXES);
   for (int i = 0; i < n; i++) {
     if (v[i] == -1) {
       if (infer >= 0)
         return lg_fail(w, &en->sr, a.v[0]->pos, LAY_E_SHAPE,
-                    "reshape: more than one -1");
+                       "reshape: more than one -1");
       infer = i;
       continue;
     }
     if (v[i] <= 0)
       return lg_fail(w, &en->sr, a.v[0]->pos, LAY_E_SHAPE,
-                  "reshape: size %lld is not positive", (long long)v[i]);
+                     "reshape: size %lld is not positive", (long long)v[i]);
     if (__builtin_mul_overflow(known, v[i], &known) ||
         known > (INT64_C(1) << 50))
       return lg_fail(w, &en->sr, a.v[0]->pos, LAY_E_OVERFLOW,
-                  "reshape: the shape overflows");
+                     "reshape: the shape overflows");
   }
   memcpy(ns, v, sizeof(int64_t) * (size_t)n);
   if (infer >= 0) {
     if (total % known) {
       lg_fmt_list(b1, sizeof b1, v, n);
       return lg_fail(w, &en->sr, a.v[0]->pos, LAY_E_SHAPE,
-                  "reshape: %lld elements do not fit %s",
-                  (long long)total, b1);
+                     "reshape: %lld elements do not fit %s",
+                     (long long)total, b1);
     }
     ns[infer] = total / known;
     known = total;
@@ -462,8 +462,8 @@ static int reshape_op(lw *w, const env *en, const lg_expr *op, tstate *t,
   if (known != total) {
     lg_fmt_list(b1, sizeof b1, v, n);
     return lg_fail(w, &en->sr, a.v[0]->pos, LAY_E_SHAPE,
-                "reshape: %lld elements into %s (%lld)", (long long)total,
-                b1, (long long)known);
+                   "reshape: %lld elements into %s (%lld)", (long long)total,
+                   b1, (long long)known);
   }
   if (t->affine) reshape_digits(t, r, ns, n);
   if (tbl) {

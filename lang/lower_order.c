@@ -30,8 +30,8 @@ static int check_nonneg(lw *w, const env *en, const lg_expr *e,
   int64_t c;
   if (lg_ie_is_const(ie, &c) && c < 0)
     return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-                "%s must not be negative, '%s' is %lld", what,
-                lg_etext(w, &en->sr, e), (long long)c);
+                   "%s must not be negative, '%s' is %lld", what,
+                   lg_etext(w, &en->sr, e), (long long)c);
   return 0;
 }
 
@@ -49,7 +49,7 @@ static int pad_terms(lw *w, const env *en, const lg_expr *e, int *seen,
   if (lg_mentions_dim(en, e)) {
     if (*seen)
       return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-                  "an order item names exactly one dimension");
+                     "an order item names exactly one dimension");
     *seen = 1;
     *core = e;
     return 0;
@@ -65,6 +65,128 @@ static int pad_terms(lw *w, const env *en, const lg_expr *e, int *seen,
   lg_iexpr **acc = *seen ? after : before;
   *acc = *acc ? lg_ie_bin(w->a, LG_IE_ADD, *acc, x) : x;
   return *acc ? 0 : lg_nomem(w);
+}
+
+/* d/k or d%k: a digit of the dimension d (its own digits chain). */
+static int classify_digit(lw *w, const env *en, const lg_expr *e,
+                          const char *plane, item *it) {
+  lg_op op = e->u.op.op;
+  if (classify(w, en, e->u.op.a, plane, it)) return -1;
+  if (it->kind != IT_DIGIT)
+    return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                   "'%s': only a dimension can be split",
+                   lg_etext(w, &en->sr, e));
+  int64_t k;
+  int unk;
+  if (lg_mentions_dim(en, e->u.op.b))
+    return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
+                   "an order item names exactly one dimension");
+  if (lg_eval_int(w, en, e->u.op.b, &k, &unk)) return -1;
+  it->pos = e->pos;
+  if (unk || it->unk) {
+    it->unk = 1;
+    return 0;
+  }
+  if (k <= 0)
+    return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
+                   "digit %s: %lld is not a positive integer",
+                   lg_etext(w, &en->sr, e), (long long)k);
+  if (op == LG_OP_DIV) {
+    if (it->mod && it->mod % k)
+      return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
+                     "digit %s: %lld does not divide %lld",
+                     lg_etext(w, &en->sr, e), (long long)k,
+                     (long long)it->mod);
+    if (__builtin_mul_overflow(it->div, k, &it->div))
+      return lg_fail(w, &en->sr, e->pos, LAY_E_OVERFLOW,
+                     "digit %s overflows", lg_etext(w, &en->sr, e));
+    if (it->mod) it->mod /= k;
+  } else {
+    if (it->mod && it->mod % k)
+      return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
+                     "digit %s: %lld does not divide %lld",
+                     lg_etext(w, &en->sr, e), (long long)k,
+                     (long long)it->mod);
+    it->mod = k;
+  }
+  return 0;
+}
+
+/* b + d + a: the dimension d padded with b before it and a after it. */
+static int classify_padded(lw *w, const env *en, const lg_expr *e,
+                           const char *plane, item *it) {
+  int seen = 0, unk = 0;
+  const lg_expr *core = NULL;
+  lg_iexpr *before = NULL, *after = NULL;
+  if (pad_terms(w, en, e, &seen, &core, &before, &after, &unk)) return -1;
+  if (!seen)
+    return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                   "an order item names exactly one dimension");
+  if (classify(w, en, core, plane, it)) return -1;
+  if (it->kind != IT_DIGIT || it->div != 1 || it->mod != 0 ||
+      it->before || it->after || it->ceil)
+    return lg_fail(w, &en->sr, core->pos, LAY_E_LAYOUT,
+                   "only a whole dimension or a slice can be padded");
+  it->pos = e->pos;
+  it->unk |= unk;
+  it->before = before;
+  it->after = after;
+  return 0;
+}
+
+/* d[lo:hi]: a window of the dimension d. */
+static int classify_slice(lw *w, const env *en, const lg_expr *e,
+                          const char *plane, item *it) {
+  const lg_expr *b = e->u.slice.base;
+  if (b->kind != LG_X_NAME || lg_dim_index(en, b->u.str.s) < 0) {
+    if (b->kind == LG_X_NAME) return classify(w, en, b, plane, it);
+    return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                   "only a dimension can be sliced");
+  }
+  it->kind = IT_DIGIT;
+  it->dim = lg_dim_index(en, b->u.str.s);
+  it->div = 1;
+  if (e->u.slice.lo && lg_eval_ie(w, en, e->u.slice.lo, &it->lo)) return -1;
+  if (e->u.slice.hi && lg_eval_ie(w, en, e->u.slice.hi, &it->hi)) return -1;
+  if ((e->u.slice.lo && !it->lo) || (e->u.slice.hi && !it->hi)) it->unk = 1;
+  int64_t lo = 0, hi;
+  if (it->lo && !lg_ie_is_const(it->lo, &lo)) lo = 0;
+  if ((it->lo && lg_ie_is_const(it->lo, &lo) && lo < 0) ||
+      (it->hi && lg_ie_is_const(it->hi, &hi) && hi <= lo))
+    return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                   "slice %s: needs 0 <= start < stop", lg_etext(w, &en->sr, e));
+  if (it->lo && lg_ie_is_const(it->lo, &lo) && lo == 0) it->lo = NULL;
+  return 0;
+}
+
+/* ceil(d, k): the dimension d rounded up to a multiple of k. */
+static int classify_ceil(lw *w, const env *en, const lg_expr *e,
+                         const char *plane, item *it) {
+  const char *fn = e->u.call.fn->u.str.s;
+  if (strcmp(fn, "ceil"))
+    return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                   "unknown function '%s' in a memory order (ceil(d, k))", fn);
+  if (e->u.call.args.n != 2)
+    return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
+                   "ceil takes 2 arguments (ceil(d, k)), got %d",
+                   e->u.call.args.n);
+  if (classify(w, en, e->u.call.args.v[0], plane, it)) return -1;
+  if (it->kind != IT_DIGIT || it->div != 1 || it->mod != 0 || it->ceil)
+    return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                   "ceil(d, k) rounds a whole dimension up");
+  int64_t k;
+  int unk;
+  if (lg_eval_int(w, en, e->u.call.args.v[1], &k, &unk)) return -1;
+  it->pos = e->pos;
+  if (unk) {
+    it->unk = 1;
+    return 0;
+  }
+  if (k <= 0)
+    return lg_fail(w, &en->sr, e->u.call.args.v[1]->pos, LAY_E_LAYOUT,
+                   "ceil: the multiple must be a positive integer");
+  it->ceil = k;
+  return 0;
 }
 
 static int classify(lw *w, const env *en, const lg_expr *e,
@@ -92,133 +214,27 @@ static int classify(lw *w, const env *en, const lg_expr *e,
     for (int i = 0; i < en->np; i++)
       if (!strcmp(en->p[i].name, s))
         return lg_fail(w, &en->sr, e->pos, LAY_E_NAME,
-                    "'%s' is not a dimension", s);
+                       "'%s' is not a dimension", s);
     return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown name '%s'", s);
   }
-  case LG_X_BINARY: {
-    lg_op op = e->u.op.op;
-    if (op == LG_OP_DIV || op == LG_OP_MOD) {
-      if (classify(w, en, e->u.op.a, plane, it)) return -1;
-      if (it->kind != IT_DIGIT)
-        return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-                    "'%s': only a dimension can be split",
-                    lg_etext(w, &en->sr, e));
-      int64_t k;
-      int unk;
-      if (lg_mentions_dim(en, e->u.op.b))
-        return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
-                    "an order item names exactly one dimension");
-      if (lg_eval_int(w, en, e->u.op.b, &k, &unk)) return -1;
-      it->pos = e->pos;
-      if (unk || it->unk) {
-        it->unk = 1;
-        return 0;
-      }
-      if (k <= 0)
-        return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
-                    "digit %s: %lld is not a positive integer",
-                    lg_etext(w, &en->sr, e), (long long)k);
-      if (op == LG_OP_DIV) {
-        if (it->mod && it->mod % k)
-          return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
-                      "digit %s: %lld does not divide %lld",
-                      lg_etext(w, &en->sr, e), (long long)k,
-                      (long long)it->mod);
-        if (__builtin_mul_overflow(it->div, k, &it->div))
-          return lg_fail(w, &en->sr, e->pos, LAY_E_OVERFLOW,
-                      "digit %s overflows", lg_etext(w, &en->sr, e));
-        if (it->mod) it->mod /= k;
-      } else {
-        if (it->mod && it->mod % k)
-          return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
-                      "digit %s: %lld does not divide %lld",
-                      lg_etext(w, &en->sr, e), (long long)k,
-                      (long long)it->mod);
-        it->mod = k;
-      }
-      return 0;
-    }
-    if (op == LG_OP_ADD) {
-      int seen = 0, unk = 0;
-      const lg_expr *core = NULL;
-      lg_iexpr *before = NULL, *after = NULL;
-      if (pad_terms(w, en, e, &seen, &core, &before, &after, &unk)) return -1;
-      if (!seen)
-        return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-                    "an order item names exactly one dimension");
-      if (classify(w, en, core, plane, it)) return -1;
-      if (it->kind != IT_DIGIT || it->div != 1 || it->mod != 0 ||
-          it->before || it->after || it->ceil)
-        return lg_fail(w, &en->sr, core->pos, LAY_E_LAYOUT,
-                    "only a whole dimension or a slice can be padded");
-      it->pos = e->pos;
-      it->unk |= unk;
-      it->before = before;
-      it->after = after;
-      return 0;
-    }
+  case LG_X_BINARY:
+    if (e->u.op.op == LG_OP_DIV || e->u.op.op == LG_OP_MOD)
+      return classify_digit(w, en, e, plane, it);
+    if (e->u.op.op == LG_OP_ADD) return classify_padded(w, en, e, plane, it);
     break;
-  }
-  case LG_X_SLICE: {
-    const lg_expr *b = e->u.slice.base;
-    if (b->kind != LG_X_NAME || lg_dim_index(en, b->u.str.s) < 0) {
-      if (b->kind == LG_X_NAME) return classify(w, en, b, plane, it);
-      return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-                  "only a dimension can be sliced");
-    }
-    it->kind = IT_DIGIT;
-    it->dim = lg_dim_index(en, b->u.str.s);
-    it->div = 1;
-    if (e->u.slice.lo && lg_eval_ie(w, en, e->u.slice.lo, &it->lo)) return -1;
-    if (e->u.slice.hi && lg_eval_ie(w, en, e->u.slice.hi, &it->hi)) return -1;
-    if ((e->u.slice.lo && !it->lo) || (e->u.slice.hi && !it->hi)) it->unk = 1;
-    int64_t lo = 0, hi;
-    if (it->lo && !lg_ie_is_const(it->lo, &lo)) lo = 0;
-    if ((it->lo && lg_ie_is_const(it->lo, &lo) && lo < 0) ||
-        (it->hi && lg_ie_is_const(it->hi, &hi) && hi <= lo))
-      return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-                  "slice %s: needs 0 <= start < stop", lg_etext(w, &en->sr, e));
-    if (it->lo && lg_ie_is_const(it->lo, &lo) && lo == 0) it->lo = NULL;
-    return 0;
-  }
-  case LG_X_CALL: {
-    const char *fn = e->u.call.fn->u.str.s;
-    if (strcmp(fn, "ceil"))
-      return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-                  "unknown function '%s' in a memory order (ceil(d, k))", fn);
-    if (e->u.call.args.n != 2)
-      return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                  "ceil takes 2 arguments (ceil(d, k)), got %d",
-                  e->u.call.args.n);
-    if (classify(w, en, e->u.call.args.v[0], plane, it)) return -1;
-    if (it->kind != IT_DIGIT || it->div != 1 || it->mod != 0 || it->ceil)
-      return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-                  "ceil(d, k) rounds a whole dimension up");
-    int64_t k;
-    int unk;
-    if (lg_eval_int(w, en, e->u.call.args.v[1], &k, &unk)) return -1;
-    it->pos = e->pos;
-    if (unk) {
-      it->unk = 1;
-      return 0;
-    }
-    if (k <= 0)
-      return lg_fail(w, &en->sr, e->u.call.args.v[1]->pos, LAY_E_LAYOUT,
-                  "ceil: the multiple must be a positive integer");
-    it->ceil = k;
-    return 0;
-  }
+  case LG_X_SLICE: return classify_slice(w, en, e, plane, it);
+  case LG_X_CALL: return classify_ceil(w, en, e, plane, it);
   default: break;
   }
   return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-              "'%s' is not an order item (a dimension, a digit d/k or d%%k, "
-              "ceil(d, k), a padded or sliced dimension, 1 or a plane)",
-              lg_etext(w, &en->sr, e));
+                 "'%s' is not an order item (a dimension, a digit d/k or d%%k, "
+                 "ceil(d, k), a padded or sliced dimension, 1 or a plane)",
+                 lg_etext(w, &en->sr, e));
 }
 
 /* "c/8", "c%8", "w/4%2". */
 const char *lg_digit_label(lw *w, const char *dim, int64_t div,
-                               int64_t mod) {
+                           int64_t mod) {
   char buf[128];
   int n = snprintf(buf, sizeof buf, "%s", dim);
   if (div > 1 && n < (int)sizeof buf)
@@ -250,8 +266,8 @@ static int check_chains(lw *w, const env *en, const item *its, int n,
       if (its[i].kind == IT_DIGIT && its[i].dim == d) idx[k++] = i;
     if (k == 0)
       return lg_fail(w, &en->sr, order_pos, LAY_E_LAYOUT,
-                  "dimension '%s' is missing from the memory order",
-                  en->dims[d]);
+                     "dimension '%s' is missing from the memory order",
+                     en->dims[d]);
     if (unk[d]) continue;
     /* Duplicates and a whole item beside others, in source order. */
     for (int a = 0; a < k; a++) {
@@ -260,10 +276,10 @@ static int check_chains(lw *w, const env *en, const item *its, int n,
         if (x->div == y->div && x->mod == y->mod) {
           if (x->div == 1 && x->mod == 0)
             return lg_fail(w, &en->sr, y->pos, LAY_E_LAYOUT,
-                        "dimension '%s' appears twice", en->dims[d]);
+                           "dimension '%s' appears twice", en->dims[d]);
           return lg_fail(w, &en->sr, y->pos, LAY_E_LAYOUT,
-                      "digit '%s' appears twice",
-                      lg_digit_label(w, en->dims[d], y->div, y->mod));
+                         "digit '%s' appears twice",
+                         lg_digit_label(w, en->dims[d], y->div, y->mod));
         }
       }
     }
@@ -288,26 +304,26 @@ static int check_chains(lw *w, const env *en, const item *its, int n,
         const item *later = s[a] > s[a + 1] ? x : y;
         const item *earlier = later == x ? y : x;
         return lg_fail(w, &en->sr, later->pos, LAY_E_LAYOUT,
-                    "inconsistent splits of '%s': '%s' and '%s'",
-                    en->dims[d],
-                    lg_digit_label(w, en->dims[d], earlier->div, earlier->mod),
-                    lg_digit_label(w, en->dims[d], later->div, later->mod));
+                       "inconsistent splits of '%s': '%s' and '%s'",
+                       en->dims[d],
+                       lg_digit_label(w, en->dims[d], earlier->div, earlier->mod),
+                       lg_digit_label(w, en->dims[d], later->div, later->mod));
       }
     }
     const item *lo = &its[s[0]], *top = &its[s[k - 1]];
     if (lo->div != 1)
       return lg_fail(w, &en->sr, lo->pos, LAY_E_LAYOUT,
-                  "digits of '%s' do not cover it: '%s' needs an inner digit "
-                  "'%s'",
-                  en->dims[d], lg_digit_label(w, en->dims[d], lo->div, lo->mod),
-                  lg_digit_label(w, en->dims[d], 1, lo->div));
+                     "digits of '%s' do not cover it: '%s' needs an inner digit "
+                     "'%s'",
+                     en->dims[d], lg_digit_label(w, en->dims[d], lo->div, lo->mod),
+                     lg_digit_label(w, en->dims[d], 1, lo->div));
     if (top->mod != 0)
       return lg_fail(w, &en->sr, top->pos, LAY_E_LAYOUT,
-                  "digits of '%s' do not cover it: '%s' needs an outer digit "
-                  "'%s'",
-                  en->dims[d],
-                  lg_digit_label(w, en->dims[d], top->div, top->mod),
-                  lg_digit_label(w, en->dims[d], top->div * top->mod, 0));
+                     "digits of '%s' do not cover it: '%s' needs an outer digit "
+                     "'%s'",
+                     en->dims[d],
+                     lg_digit_label(w, en->dims[d], top->div, top->mod),
+                     lg_digit_label(w, en->dims[d], top->div * top->mod, 0));
     chunk[d] = top->div;
   }
   return 0;
@@ -316,7 +332,7 @@ static int check_chains(lw *w, const env *en, const item *its, int n,
 /* ---- Layouts in the order form -------------------------------------------- */
 
 int lg_add_axis(lw *w, const srcref *sr, lg_ir *ir, uint32_t pos,
-                    lg_ir_axis **out) {
+                lg_ir_axis **out) {
   if (ir->naxes >= LG_MAX_AXES)
     return lg_fail(w, sr, pos, LAY_E_LIMIT, "more than %d axes", LG_MAX_AXES);
   *out = &ir->axis[ir->naxes++];
@@ -327,12 +343,12 @@ int lg_add_axis(lw *w, const srcref *sr, lg_ir *ir, uint32_t pos,
 }
 
 int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
-                       const char *plane) {
+                   const char *plane) {
   item *its = lg_walloc(w, sizeof(item) * (size_t)(L->n_items ? L->n_items : 1));
   if (!its) return -1;
   if (L->n_items > LG_MAX_AXES)
     return lg_fail(w, &en->sr, L->items[LG_MAX_AXES].e->pos, LAY_E_LIMIT,
-                "more than %d axes", LG_MAX_AXES);
+                   "more than %d axes", LG_MAX_AXES);
   int unk[LG_MAX_RANK] = {0}, nplane = 0, explicit_stride = 0;
   dpad pad[LG_MAX_RANK];
   memset(pad, 0, sizeof pad);
@@ -348,7 +364,7 @@ int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
     if (it->kind == IT_PLANE) {
       if (nplane++)
         return lg_fail(w, &en->sr, li->e->pos, LAY_E_LAYOUT,
-                    "plane '%s' appears twice", plane);
+                       "plane '%s' appears twice", plane);
       ax->kind = LG_AX_PLANE;
       ax->label = plane;
     } else if (it->kind == IT_UNIT) {
@@ -376,9 +392,9 @@ int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
                   !lg_ie_equal(p->before, it->before) ||
                   !lg_ie_equal(p->after, it->after) || p->ceil != it->ceil)) {
         return lg_fail(w, &en->sr, li->e->pos, LAY_E_LAYOUT,
-                    "inconsistent padding of '%s' (all items of a "
-                    "dimension carry the same pad and slice)",
-                    en->dims[d]);
+                       "inconsistent padding of '%s' (all items of a "
+                       "dimension carry the same pad and slice)",
+                       en->dims[d]);
       }
     }
     if (li->stride) {
@@ -391,13 +407,13 @@ int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
       if (lg_eval_ie(w, en, li->align, &ax->align)) return -1;
       if (lg_ie_is_const(ax->align, &c) && c <= 0)
         return lg_fail(w, &en->sr, li->align->pos, LAY_E_LAYOUT,
-                    "align must be positive, '%s' is %lld",
-                    lg_etext(w, &en->sr, li->align), (long long)c);
+                       "align must be positive, '%s' is %lld",
+                       lg_etext(w, &en->sr, li->align), (long long)c);
     }
   }
   if (plane && !nplane)
     return lg_fail(w, &en->sr, L->order_pos, LAY_E_LAYOUT,
-                "plane '%s' is missing from the memory order", plane);
+                   "plane '%s' is missing from the memory order", plane);
   int64_t chunk[LG_MAX_RANK];
   if (check_chains(w, en, its, L->n_items, unk, L->order_pos, chunk))
     return -1;
@@ -433,7 +449,7 @@ int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
 /* ---- chunked<R, d,s, ...> -------------------------------------------------- */
 
 int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c,
-                         lg_ir *ir) {
+                     lg_ir *ir) {
   const int64_t *v = c->u.chunked.v;
   const uint32_t *vp = c->u.chunked.vpos;
   int n = c->u.chunked.n;
@@ -441,11 +457,11 @@ int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c,
   int64_t R = v[0];
   if (R < 1 || R > LG_MAX_RANK)
     return lg_fail(w, sr, vp[0], LAY_E_LIMIT, "rank %lld is out of range (1 to %d)",
-                (long long)R, LG_MAX_RANK);
+                   (long long)R, LG_MAX_RANK);
   if (ir->rank && ir->rank != R)
     return lg_fail(w, sr, vp[0], LAY_E_SHAPE,
-                "rank %lld does not match the %d dimensions", (long long)R,
-                ir->rank);
+                   "rank %lld does not match the %d dimensions", (long long)R,
+                   ir->rank);
   if (!ir->rank) {
     ir->rank = (int)R;
     for (int d = 0; d < R; d++) {
@@ -463,18 +479,18 @@ int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c,
   } else {
     if (n % 2 == 0)
       return lg_fail(w, sr, c->pos, LAY_E_LAYOUT,
-                  "chunked<> needs the rank, then pairs of dimension and size");
+                     "chunked<> needs the rank, then pairs of dimension and size");
     if ((n - 1) / 2 > LG_MAX_AXES)
       return lg_fail(w, sr, c->pos, LAY_E_LIMIT, "more than %d axes",
-                  LG_MAX_AXES);
+                     LG_MAX_AXES);
     for (int i = 1; i < n; i += 2) {
       if (v[i] < 0 || v[i] >= R)
         return lg_fail(w, sr, vp[i], LAY_E_LAYOUT,
-                    "dimension index %lld out of range for rank %lld",
-                    (long long)v[i], (long long)R);
+                       "dimension index %lld out of range for rank %lld",
+                       (long long)v[i], (long long)R);
       if (v[i + 1] < 0)
         return lg_fail(w, sr, vp[i + 1], LAY_E_LAYOUT,
-                    "size %lld is negative", (long long)v[i + 1]);
+                       "size %lld is negative", (long long)v[i + 1]);
       pairs[2 * np] = v[i];
       pairs[2 * np++ + 1] = v[i + 1];
     }
@@ -490,20 +506,20 @@ int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c,
       if (pairs[2 * j + 1] == 0) {
         if (rest >= 0)
           return lg_fail(w, sr, c->u.chunked.flat ? c->pos : vp[1 + 2 * j],
-                      LAY_E_LAYOUT, "dimension %d has two '%d,0' pairs", d,
-                      d);
+                         LAY_E_LAYOUT, "dimension %d has two '%d,0' pairs", d,
+                         d);
         rest = j;
         continue;
       }
       div[j] = prod;
       if (__builtin_mul_overflow(prod, pairs[2 * j + 1], &prod))
         return lg_fail(w, sr, vp[2 + 2 * j], LAY_E_OVERFLOW,
-                    "the chunk of dimension %d overflows", d);
+                       "the chunk of dimension %d overflows", d);
     }
     if (rest < 0)
       return lg_fail(w, sr, c->pos, LAY_E_LAYOUT,
-                  "dimension %d has no '%d,0' pair (all the rest of it)", d,
-                  d);
+                     "dimension %d has no '%d,0' pair (all the rest of it)", d,
+                     d);
     div[rest] = prod;
   }
   for (int j = 0; j < np; j++) {

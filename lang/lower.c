@@ -41,7 +41,7 @@
 /* ---- Errors -------------------------------------------------------------- */
 
 int lg_fail(lw *w, const srcref *sr, uint32_t pos, lay_status code,
-                const char *fmt, ...) {
+            const char *fmt, ...) {
   if (w->st) return -1;
   char msg[512];
   va_list ap;
@@ -154,7 +154,7 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
     ir->value.cpu = lay_dtype_parse(L->dtype->u.str.s);
     if (ir->value.cpu == LAY_DT_NONE)
       return lg_fail(w, &sr, L->dtype->pos, LAY_E_TYPE, "unknown type '%s'",
-                  L->dtype->u.str.s);
+                     L->dtype->u.str.s);
   }
   const char *plane = NULL;
   const lg_clause *padc = NULL;
@@ -163,7 +163,7 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
   if (L->chunked) {
     if (plane)
       return lg_fail(w, &sr, L->order_pos, LAY_E_LAYOUT,
-                  "plane '%s' is missing from the memory order", plane);
+                     "plane '%s' is missing from the memory order", plane);
     return lg_lower_chunked(w, &sr, L->chunked, ir);
   }
   int rc = lg_lower_order(w, &en, L, ir, plane);
@@ -196,19 +196,19 @@ static int lower_alias(lw *w, const lg_def *def, const lg_list *args,
   if (t->kind == LG_X_CHUNKED) {
     if (nargs)
       return lg_fail(w, &caller->sr, args->v[0]->pos, LAY_E_ARG,
-                  "'%s' takes no arguments", def->qname);
+                     "'%s' takes no arguments", def->qname);
     ir->value.axis = -1;
     ir->value.saturate = 1;
     return lg_lower_chunked(w, &sr, t, ir);
   }
   const lg_expr *name = t->kind == LG_X_CALL ? t->u.call.fn : t;
-  const lg_def *target = lg_module_find(w->m, name->u.str.s, def->ns);
+  const lg_def *target = w->defs->find(w->defs->ud, name->u.str.s, def->ns);
   if (!target)
     return lg_fail(w, &sr, name->pos, LAY_E_NAME, "unknown layout '%s'",
-                name->u.str.s);
+                   name->u.str.s);
   if (t->kind == LG_X_CALL && nargs)
     return lg_fail(w, &caller->sr, args->v[0]->pos, LAY_E_ARG,
-                "'%s' takes no arguments", def->qname);
+                   "'%s' takes no arguments", def->qname);
   /* A bare alias passes its caller's arguments on. */
   const char *dims[LG_MAX_RANK];
   int rank = 0;
@@ -235,19 +235,19 @@ static int lower_def(lw *w, const lg_def *def, const lg_list *args,
     const lg_def *last = w->stack[w->depth - 1];
     srcref sr = lg_def_src(last);
     return lg_fail(w, &sr, last->layout ? last->layout->order_pos : 0,
-                LAY_E_NAME, "alias cycle: %s", chain);
+                   LAY_E_NAME, "alias cycle: %s", chain);
   }
   if (w->depth >= LW_MAX_ALIAS) {
     srcref sr = lg_def_src(def);
     return lg_fail(w, &sr, 0, LAY_E_LIMIT, "aliases nested deeper than %d",
-                LW_MAX_ALIAS);
+                   LW_MAX_ALIAS);
   }
   w->stack[w->depth++] = def;
   int rc;
   if (def->transform) {
     if (args && args->n)
       rc = lg_fail(w, &caller->sr, args->v[0]->pos, LAY_E_ARG,
-                "transform '%s' takes no arguments", def->qname);
+                   "transform '%s' takes no arguments", def->qname);
     else
       rc = lg_lower_transform(w, def, ir);
   } else if (def->layout->alias) {
@@ -261,13 +261,13 @@ static int lower_def(lw *w, const lg_def *def, const lg_list *args,
 
 /* ---- Entry points ----------------------------------------------------------- */
 
-static lay_status run(const lg_module *m, const lg_def *def,
+static lay_status run(const lg_defs *defs, const lg_def *def,
                       const lg_list *args, const char *ref_text, int partial,
                       lg_ir **out, lay_error *err) {
   if (out) *out = NULL;
   lw w;
   memset(&w, 0, sizeof w);
-  w.m = m;
+  w.defs = defs;
   w.err = err;
   w.partial = partial;
   w.a = lg_arena_new();
@@ -310,21 +310,21 @@ static lay_status run(const lg_module *m, const lg_def *def,
   return LAY_OK;
 }
 
-lay_status lg_lower(const lg_module *m, const lg_def *def,
+lay_status lg_lower(const lg_defs *defs, const lg_def *def,
                     const lg_list *args, const char *ref_text, lg_ir **out,
                     lay_error *err) {
-  if (!m || !def || !out) {
+  if (!defs || !defs->find || !def || !out) {
     lg_error_plain(err, LAY_E_ARG, "", "no module, definition or output");
     return LAY_E_ARG;
   }
-  return run(m, def, args, ref_text, 0, out, err);
+  return run(defs, def, args, ref_text, 0, out, err);
 }
 
-lay_status lg_check_def(const lg_module *m, const lg_def *def,
+lay_status lg_check_def(const lg_defs *defs, const lg_def *def,
                         lay_error *err) {
-  if (!m || !def) {
+  if (!defs || !defs->find || !def) {
     lg_error_plain(err, LAY_E_ARG, "", "no module or definition");
     return LAY_E_ARG;
   }
-  return run(m, def, NULL, NULL, 1, NULL, err);
+  return run(defs, def, NULL, NULL, 1, NULL, err);
 }

@@ -83,7 +83,7 @@ typedef struct env {
 
 /* The lowering context. */
 typedef struct lw {
-  const lg_module *m;
+  const lg_defs *defs;       /* where alias targets are looked up */
   lay_error *err;
   lay_status st;              /* the first error */
   lg_arena *a;                /* the IR's arena */

@@ -7,26 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dtypes.h"
 #include "lower_int.h"
 #include "padval.h"
 
 /* ---- Value rules --------------------------------------------------------- */
-
-static int is_float_type(lay_dtype t) {
-  return t == LAY_DT_FP32 || t == LAY_DT_FP16 || t == LAY_DT_BF16;
-}
-
-static void int_range(lay_dtype t, double *lo, double *hi) {
-  switch (t) {
-  case LAY_DT_INT8: *lo = -128; *hi = 127; break;
-  case LAY_DT_UINT8: *lo = 0; *hi = 255; break;
-  case LAY_DT_INT16: *lo = -32768; *hi = 32767; break;
-  case LAY_DT_UINT16: *lo = 0; *hi = 65535; break;
-  case LAY_DT_INT32: *lo = -2147483648.0; *hi = 2147483647.0; break;
-  case LAY_DT_UINT32: *lo = 0; *hi = 4294967295.0; break;
-  default: *lo = -INFINITY; *hi = INFINITY; break;
-  }
-}
 
 static int type_arg(lw *w, const env *en, const lg_expr *e, lay_dtype *t) {
   const char *s;
@@ -73,8 +58,8 @@ int lg_get_nums(lw *w, const env *en, const lg_expr *e, nums *out) {
   case V_NAME: return lg_unknown_name(w, en, e, &v);
   default:
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                "'%s' must be a number or a list of numbers",
-                lg_etext(w, &en->sr, e));
+                   "'%s' must be a number or a list of numbers",
+                   lg_etext(w, &en->sr, e));
   }
 }
 
@@ -100,29 +85,29 @@ static int axis_arg(lw *w, const env *en, const lg_expr *e, const int *amap,
     *out = lg_dim_index(en, v.name);
     if (*out < 0)
       return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "'%s' is not a dimension",
-                  v.name);
+                     v.name);
     return 0;
   }
   if (v.k != V_INT)
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                "axis is a dimension name or an integer, not '%s'",
-                lg_etext(w, &en->sr, e));
+                   "axis is a dimension name or an integer, not '%s'",
+                   lg_etext(w, &en->sr, e));
   if (v.i < -arank || v.i >= arank)
     return lg_fail(w, &en->sr, e->pos, LAY_E_SHAPE,
-                "axis %lld is out of range for a tensor of rank %d",
-                (long long)v.i, arank);
+                   "axis %lld is out of range for a tensor of rank %d",
+                   (long long)v.i, arank);
   int k = (int)(v.i < 0 ? v.i + arank : v.i);
   int d = amap ? amap[k] : k;
   if (d == AX_COMPOSITE)
     return lg_fail(w, &en->sr, e->pos, LAY_E_SHAPE,
-                "axis %lld is not one input dimension at this point of the "
-                "chain (a reshape merged or split it)",
-                (long long)v.i);
+                   "axis %lld is not one input dimension at this point of the "
+                   "chain (a reshape merged or split it)",
+                   (long long)v.i);
   if (d == AX_PADDED)
     return lg_fail(w, &en->sr, e->pos, LAY_E_SHAPE,
-                "axis %lld is padded or sliced at this point of the chain "
-                "(quantize before pad or slice)",
-                (long long)v.i);
+                   "axis %lld is padded or sliced at this point of the chain "
+                   "(quantize before pad or slice)",
+                   (long long)v.i);
   *out = d;
   return 0;
 }
@@ -328,9 +313,11 @@ static int value_types(lw *w, const env *en, vop kind,
                        const lg_ir_value *v, int unknown) {
   lay_dtype to = v->hw;
   lay_dtype zt = kind == OP_DQ ? v->cpu : to;
-  if (arg[K_ZP] && !unknown && zt != LAY_DT_NONE && !is_float_type(zt)) {
-    double lo, hi;
-    int_range(zt, &lo, &hi);
+  if (arg[K_ZP] && !unknown && zt != LAY_DT_NONE &&
+      !lg_dtype_is_float(zt)) {
+    int64_t ilo, ihi;
+    lg_dtype_range(zt, &ilo, &ihi);
+    double lo = (double)ilo, hi = (double)ihi;
     for (int i = 0; i < v->n; i++) {
       char buf[64];
       snprintf(buf, sizeof buf, "%g", v->zp[i]);
@@ -343,16 +330,16 @@ static int value_types(lw *w, const env *en, vop kind,
                        lay_dtype_name(zt), lo, hi);
     }
   }
-  if (kind == OP_Q && to != LAY_DT_NONE && is_float_type(to))
+  if (kind == OP_Q && to != LAY_DT_NONE && lg_dtype_is_float(to))
     return lg_fail(w, &en->sr, arg[K_TO]->pos, LAY_E_TYPE,
                    "quantize needs an integer 'to' type, not %s",
                    lay_dtype_name(to));
   if (kind == OP_DQ) {
-    if (to != LAY_DT_NONE && !is_float_type(to))
+    if (to != LAY_DT_NONE && !lg_dtype_is_float(to))
       return lg_fail(w, &en->sr, arg[K_TO]->pos, LAY_E_TYPE,
                      "dequantize needs a float 'to' type, not %s",
                      lay_dtype_name(to));
-    if (v->cpu != LAY_DT_NONE && is_float_type(v->cpu))
+    if (v->cpu != LAY_DT_NONE && lg_dtype_is_float(v->cpu))
       return lg_fail(w, &en->sr, pos, LAY_E_TYPE,
                      "dequantize needs an integer CPU type, not %s",
                      lay_dtype_name(v->cpu));
@@ -399,32 +386,32 @@ static int where_clause(lw *w, const env *en, const lg_clause *c, lg_ir *ir,
   lg_ir_value *v = &ir->value;
   if (v->nplanes)
     return lg_fail(w, &en->sr, c->pos, LAY_E_LAYOUT,
-                "only one 'where' clause is allowed");
+                   "only one 'where' clause is allowed");
   if (b->kind != LG_X_CALL || strcmp(b->u.call.fn->u.str.s, "bytes"))
     return lg_fail(w, &en->sr, b->pos, LAY_E_ARG,
-                "expected bytes(NAME = (u >> SHIFT) & MASK, ...)");
+                   "expected bytes(NAME = (u >> SHIFT) & MASK, ...)");
   const char *nm = c->name.s;
   if (lg_dim_index(en, nm) >= 0)
     return lg_fail(w, &en->sr, c->pos, LAY_E_NAME,
-                "'%s' is already a dimension", nm);
+                   "'%s' is already a dimension", nm);
   for (int i = 0; i < en->np; i++)
     if (!strcmp(en->p[i].name, nm))
       return lg_fail(w, &en->sr, c->pos, LAY_E_NAME,
-                  "'%s' is already a parameter", nm);
+                     "'%s' is already a parameter", nm);
   const lg_list *args = &b->u.call.args;
   if (args->n < 1 || args->n > LG_MAX_PLANES)
     return lg_fail(w, &en->sr, b->pos, LAY_E_LIMIT,
-                "bytes() takes 1 to %d planes, got %d", LG_MAX_PLANES,
-                args->n);
+                   "bytes() takes 1 to %d planes, got %d", LG_MAX_PLANES,
+                   args->n);
   for (int i = 0; i < args->n; i++) {
     const lg_expr *a = args->v[i];
     if (a->kind != LG_X_NAMED)
       return lg_fail(w, &en->sr, a->pos, LAY_E_ARG,
-                  "a byte plane is NAME = (u >> SHIFT) & MASK");
+                     "a byte plane is NAME = (u >> SHIFT) & MASK");
     for (int j = 0; j < i; j++)
       if (!strcmp(v->plane[j].name, a->u.named.name.s))
         return lg_fail(w, &en->sr, a->pos, LAY_E_NAME,
-                    "plane '%s' appears twice", a->u.named.name.s);
+                       "plane '%s' appears twice", a->u.named.name.s);
     const lg_expr *e = a->u.named.value, *sh = NULL, *mk = NULL;
     if (e->kind == LG_X_BINARY && e->u.op.op == LG_OP_AND) {
       mk = e->u.op.b;
@@ -436,18 +423,18 @@ static int where_clause(lw *w, const env *en, const lg_clause *c, lg_ir *ir,
     }
     if (e->kind != LG_X_NAME || strcmp(e->u.str.s, "u"))
       return lg_fail(w, &en->sr, a->u.named.value->pos, LAY_E_ARG,
-                  "a byte plane is (u >> SHIFT) & MASK, u & MASK or u >> SHIFT");
+                     "a byte plane is (u >> SHIFT) & MASK, u & MASK or u >> SHIFT");
     int64_t s = 0, m = 0xff;
     int unk = 0, unk2 = 0;
     if (sh && lg_eval_int(w, en, sh, &s, &unk)) return -1;
     if (mk && lg_eval_int(w, en, mk, &m, &unk2)) return -1;
     if (!unk && (s < 0 || s > 31))
       return lg_fail(w, &en->sr, sh->pos, LAY_E_ARG,
-                  "plane shift %lld is out of range (0 to 31)", (long long)s);
+                     "plane shift %lld is out of range (0 to 31)", (long long)s);
     if (!unk2 && (m <= 0 || m > 0xff))
       return lg_fail(w, &en->sr, mk->pos, LAY_E_ARG,
-                  "plane mask 0x%llx does not fit a byte (1 to 0xff)",
-                  (unsigned long long)m);
+                     "plane mask 0x%llx does not fit a byte (1 to 0xff)",
+                     (unsigned long long)m);
     v->plane[i].name = a->u.named.name.s;
     v->plane[i].shift = (int)s;
     v->plane[i].mask = (uint32_t)m;
@@ -459,7 +446,7 @@ static int where_clause(lw *w, const env *en, const lg_clause *c, lg_ir *ir,
 
 /* All clauses of a layout. */
 int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
-                   const char **plane_name, const lg_clause **pad_clause) {
+                     const char **plane_name, const lg_clause **pad_clause) {
   for (int i = 0; i < L->n_clauses; i++) {
     const lg_clause *c = &L->clauses[i];
     const char *nm = c->name.s;
@@ -473,7 +460,7 @@ int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
       if (lg_get_nums(w, en, c->value, &x)) return -1;
       if (x.n)
         return lg_fail(w, &en->sr, c->value->pos, LAY_E_ARG,
-                    "pad_value must be one number");
+                       "pad_value must be one number");
       ir->value.pad_value = x.unk ? 0 : x.s;
     } else if (c->kind == LG_C_CALL && is_value_op(nm)) {
       if (lg_value_op(w, en, nm, c->value, ir, NULL, NULL, ir->rank)) return -1;
@@ -488,7 +475,7 @@ int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
 ** byte planes is the type whose bits the planes split (ir.h): the pad is an
 ** element value, split into planes like any element. */
 int lg_finish_value(lw *w, const srcref *sr, const lg_clause *pad,
-                        lg_ir *ir) {
+                    lg_ir *ir) {
   lg_ir_value *v = &ir->value;
   lay_dtype t = v->hw != LAY_DT_NONE ? v->hw : v->cpu;
   double p = v->pad_value, r;
@@ -496,7 +483,7 @@ int lg_finish_value(lw *w, const srcref *sr, const lg_clause *pad,
     char buf[64];
     snprintf(buf, sizeof buf, "%g", p);
     return lg_fail(w, sr, pad->value->pos, LAY_E_ARG,
-                "pad_value %s does not fit %s", buf, lay_dtype_name(t));
+                   "pad_value %s does not fit %s", buf, lay_dtype_name(t));
   }
   return 0;
 }

@@ -231,7 +231,8 @@ static int lower_def(lw *w, const lg_def *def, const lg_list *args,
     for (int j = i; j < w->depth && n < sizeof chain; j++)
       n += (size_t)snprintf(chain + n, sizeof chain - n, "%s -> ",
                             w->stack[j]->qname);
-    if (n < sizeof chain) snprintf(chain + n, sizeof chain - n, "%s", def->qname);
+    if (n < sizeof chain)
+      snprintf(chain + n, sizeof chain - n, "%s", def->qname);
     const lg_def *last = w->stack[w->depth - 1];
     srcref sr = lg_def_src(last);
     return lg_fail(w, &sr, last->layout ? last->layout->order_pos : 0,

@@ -90,7 +90,8 @@ static void bij_coord(const lg_ir *ir, const bgeo *g, int64_t k,
   for (int i = ir->naxes - 1; i >= 0; i--) {
     int64_t v = k % g->ext[i];
     k /= g->ext[i];
-    if (ir->axis[i].kind == LG_AX_DIGIT) x[ir->axis[i].dim] += v * ir->axis[i].div;
+    if (ir->axis[i].kind == LG_AX_DIGIT)
+      x[ir->axis[i].dim] += v * ir->axis[i].div;
   }
 }
 

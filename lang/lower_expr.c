@@ -272,7 +272,8 @@ int lg_eval(lw *w, const env *en, const lg_expr *e, val *out) {
     return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown function '%s'", fn);
   }
   case LG_X_STR:
-    return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "a string is not a value here");
+    return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
+                   "a string is not a value here");
   default:
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "unexpected '%s'",
                    lg_etext(w, &en->sr, e));
@@ -448,7 +449,8 @@ int lg_set_dims(lw *w, const srcref *sr, lg_ir *ir, const lg_list *dims) {
     return lg_fail(w, sr, dims->v[LG_MAX_RANK]->pos, LAY_E_LIMIT,
                    "more than %d dimensions", LG_MAX_RANK);
   if (dims->n == 0)
-    return lg_fail(w, sr, 0, LAY_E_SHAPE, "a layout needs at least one dimension");
+    return lg_fail(w, sr, 0, LAY_E_SHAPE,
+                   "a layout needs at least one dimension");
   ir->rank = dims->n;
   for (int i = 0; i < dims->n; i++) {
     const char *s = dims->v[i]->u.str.s;

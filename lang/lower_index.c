@@ -163,7 +163,8 @@ static int remap(lw *w, tarr *t, int n, const int64_t *oshape,
 /* pad(start, end, value, output_shape) (numpy.pad; TIDL, AMD: pad_at_start,
 ** pad_at_end). The pad's value is recorded in pp. */
 static int pad_op(lw *w, const env *en, const lg_expr *op, tstate *t,
-                  int64_t *shape, int r, tarr *tbl, const lg_ir *ir, tpads *pp) {
+                  int64_t *shape, int r, tarr *tbl, const lg_ir *ir,
+                  tpads *pp) {
   const char *nm = "pad";
   uint32_t pos = op->pos;
   char b1[256], b2[256];
@@ -425,8 +426,10 @@ static int reshape_op(lw *w, const env *en, const lg_expr *op, tstate *t,
   static const char *const keys[] = {"shape|output_shape|newshape"};
   targs a;
   if (get_targs(w, en, op, nm, keys, 1, &a)) return -1;
-  if (!a.v[0]) return lg_fail(w, &en->sr, pos, LAY_E_ARG, "reshape needs a shape");
-  int64_t *v = NULL, ns[LG_MAX_AXES], total = lg_shape_count(shape, r), known = 1;
+  if (!a.v[0])
+    return lg_fail(w, &en->sr, pos, LAY_E_ARG, "reshape needs a shape");
+  int64_t *v = NULL, ns[LG_MAX_AXES], total = lg_shape_count(shape, r),
+          known = 1;
   int n = 0, infer = -1;
   if (int_list(w, en, a.v[0], nm, "the shape", &v, &n)) return -1;
   if (n < 1 || n > LG_MAX_AXES)

@@ -191,7 +191,6 @@ int lg_unknown_name(lw *w, const env *en, const lg_expr *e, const val *v);
 int lg_mentions_dim(const env *en, const lg_expr *e);
 int lg_dim_index(const env *en, const char *s);
 int lg_name_arg(lw *w, const env *en, const lg_expr *e, const char **out);
-int lg_get_nums(lw *w, const env *en, const lg_expr *e, nums *out);
 int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
             const lg_list *args, const env *caller, uint32_t call_pos,
             param *ps, int *nps);
@@ -199,6 +198,8 @@ int lg_set_dims(lw *w, const srcref *sr, lg_ir *ir, const lg_list *dims);
 
 /* ---- lower_value.c: value rules ------------------------------------------ */
 
+/* A number or a list of numbers (pad values, the value ops' numbers). */
+int lg_get_nums(lw *w, const env *en, const lg_expr *e, nums *out);
 int lg_value_op(lw *w, const env *en, const char *op, const lg_expr *call,
                 lg_ir *ir, const int64_t *fixed, const int *amap, int arank);
 int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,

@@ -154,7 +154,8 @@ static int classify_slice(lw *w, const env *en, const lg_expr *e,
   if ((it->lo && lg_ie_is_const(it->lo, &lo) && lo < 0) ||
       (it->hi && lg_ie_is_const(it->hi, &hi) && hi <= lo))
     return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
-                   "slice %s: needs 0 <= start < stop", lg_etext(w, &en->sr, e));
+                   "slice %s: needs 0 <= start < stop",
+                   lg_etext(w, &en->sr, e));
   if (it->lo && lg_ie_is_const(it->lo, &lo) && lo == 0) it->lo = NULL;
   return 0;
 }
@@ -290,7 +291,8 @@ static int check_chains(lw *w, const env *en, const item *its, int n,
       for (int b = a; b > 0; b--) {
         const item *x = &its[s[b - 1]], *y = &its[s[b]];
         if (x->div < y->div ||
-            (x->div == y->div && (x->mod != 0 && (y->mod == 0 || x->mod <= y->mod))))
+            (x->div == y->div &&
+             (x->mod != 0 && (y->mod == 0 || x->mod <= y->mod))))
           break;
         int t = s[b];
         s[b] = s[b - 1];
@@ -303,27 +305,28 @@ static int check_chains(lw *w, const env *en, const item *its, int n,
           next != y->div) {
         const item *later = s[a] > s[a + 1] ? x : y;
         const item *earlier = later == x ? y : x;
-        return lg_fail(w, &en->sr, later->pos, LAY_E_LAYOUT,
-                       "inconsistent splits of '%s': '%s' and '%s'",
-                       en->dims[d],
-                       lg_digit_label(w, en->dims[d], earlier->div, earlier->mod),
-                       lg_digit_label(w, en->dims[d], later->div, later->mod));
+        return lg_fail(
+            w, &en->sr, later->pos, LAY_E_LAYOUT,
+            "inconsistent splits of '%s': '%s' and '%s'", en->dims[d],
+            lg_digit_label(w, en->dims[d], earlier->div, earlier->mod),
+            lg_digit_label(w, en->dims[d], later->div, later->mod));
       }
     }
     const item *lo = &its[s[0]], *top = &its[s[k - 1]];
     if (lo->div != 1)
-      return lg_fail(w, &en->sr, lo->pos, LAY_E_LAYOUT,
-                     "digits of '%s' do not cover it: '%s' needs an inner digit "
-                     "'%s'",
-                     en->dims[d], lg_digit_label(w, en->dims[d], lo->div, lo->mod),
-                     lg_digit_label(w, en->dims[d], 1, lo->div));
+      return lg_fail(
+          w, &en->sr, lo->pos, LAY_E_LAYOUT,
+          "digits of '%s' do not cover it: '%s' needs an inner digit "
+          "'%s'",
+          en->dims[d], lg_digit_label(w, en->dims[d], lo->div, lo->mod),
+          lg_digit_label(w, en->dims[d], 1, lo->div));
     if (top->mod != 0)
-      return lg_fail(w, &en->sr, top->pos, LAY_E_LAYOUT,
-                     "digits of '%s' do not cover it: '%s' needs an outer digit "
-                     "'%s'",
-                     en->dims[d],
-                     lg_digit_label(w, en->dims[d], top->div, top->mod),
-                     lg_digit_label(w, en->dims[d], top->div * top->mod, 0));
+      return lg_fail(
+          w, &en->sr, top->pos, LAY_E_LAYOUT,
+          "digits of '%s' do not cover it: '%s' needs an outer digit "
+          "'%s'",
+          en->dims[d], lg_digit_label(w, en->dims[d], top->div, top->mod),
+          lg_digit_label(w, en->dims[d], top->div * top->mod, 0));
     chunk[d] = top->div;
   }
   return 0;
@@ -344,7 +347,8 @@ int lg_add_axis(lw *w, const srcref *sr, lg_ir *ir, uint32_t pos,
 
 int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
                    const char *plane) {
-  item *its = lg_walloc(w, sizeof(item) * (size_t)(L->n_items ? L->n_items : 1));
+  item *its =
+      lg_walloc(w, sizeof(item) * (size_t)(L->n_items ? L->n_items : 1));
   if (!its) return -1;
   if (L->n_items > LG_MAX_AXES)
     return lg_fail(w, &en->sr, L->items[LG_MAX_AXES].e->pos, LAY_E_LIMIT,
@@ -456,8 +460,9 @@ int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c,
   if (n < 1) return lg_fail(w, sr, c->pos, LAY_E_LAYOUT, "missing rank");
   int64_t R = v[0];
   if (R < 1 || R > LG_MAX_RANK)
-    return lg_fail(w, sr, vp[0], LAY_E_LIMIT, "rank %lld is out of range (1 to %d)",
-                   (long long)R, LG_MAX_RANK);
+    return lg_fail(w, sr, vp[0], LAY_E_LIMIT,
+                   "rank %lld is out of range (1 to %d)", (long long)R,
+                   LG_MAX_RANK);
   if (ir->rank && ir->rank != R)
     return lg_fail(w, sr, vp[0], LAY_E_SHAPE,
                    "rank %lld does not match the %d dimensions", (long long)R,
@@ -478,8 +483,9 @@ int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c,
     }
   } else {
     if (n % 2 == 0)
-      return lg_fail(w, sr, c->pos, LAY_E_LAYOUT,
-                     "chunked<> needs the rank, then pairs of dimension and size");
+      return lg_fail(
+          w, sr, c->pos, LAY_E_LAYOUT,
+          "chunked<> needs the rank, then pairs of dimension and size");
     if ((n - 1) / 2 > LG_MAX_AXES)
       return lg_fail(w, sr, c->pos, LAY_E_LIMIT, "more than %d axes",
                      LG_MAX_AXES);

@@ -422,15 +422,17 @@ static int where_clause(lw *w, const env *en, const lg_clause *c, lg_ir *ir,
       e = e->u.op.a;
     }
     if (e->kind != LG_X_NAME || strcmp(e->u.str.s, "u"))
-      return lg_fail(w, &en->sr, a->u.named.value->pos, LAY_E_ARG,
-                     "a byte plane is (u >> SHIFT) & MASK, u & MASK or u >> SHIFT");
+      return lg_fail(
+          w, &en->sr, a->u.named.value->pos, LAY_E_ARG,
+          "a byte plane is (u >> SHIFT) & MASK, u & MASK or u >> SHIFT");
     int64_t s = 0, m = 0xff;
     int unk = 0, unk2 = 0;
     if (sh && lg_eval_int(w, en, sh, &s, &unk)) return -1;
     if (mk && lg_eval_int(w, en, mk, &m, &unk2)) return -1;
     if (!unk && (s < 0 || s > 31))
       return lg_fail(w, &en->sr, sh->pos, LAY_E_ARG,
-                     "plane shift %lld is out of range (0 to 31)", (long long)s);
+                     "plane shift %lld is out of range (0 to 31)",
+                     (long long)s);
     if (!unk2 && (m <= 0 || m > 0xff))
       return lg_fail(w, &en->sr, mk->pos, LAY_E_ARG,
                      "plane mask 0x%llx does not fit a byte (1 to 0xff)",
@@ -455,7 +457,8 @@ int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
     } else if (c->kind == LG_C_SET && !strcmp(nm, "pad_value")) {
       nums x;
       if (*pad_clause)
-        return lg_fail(w, &en->sr, c->pos, LAY_E_ARG, "pad_value is given twice");
+        return lg_fail(w, &en->sr, c->pos, LAY_E_ARG,
+                       "pad_value is given twice");
       *pad_clause = c;
       if (lg_get_nums(w, en, c->value, &x)) return -1;
       if (x.n)

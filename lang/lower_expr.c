@@ -170,6 +170,104 @@ static int eval_binary(lw *w, const env *en, const lg_expr *e, val *out) {
   return 0;
 }
 
+/* [a, b, ...]: a list of numbers (ilist too when all are integers). */
+static int eval_list(lw *w, const env *en, const lg_expr *e, val *out) {
+  int n = e->u.list.n, allint = 1;
+  out->k = V_LIST;
+  out->n = n;
+  out->list = lg_walloc(w, sizeof(double) * (size_t)(n ? n : 1));
+  out->ilist = lg_walloc(w, sizeof(int64_t) * (size_t)(n ? n : 1));
+  if (!out->list || !out->ilist) return -1;
+  for (int i = 0; i < n; i++) {
+    val v;
+    if (lg_eval(w, en, e->u.list.v[i], &v)) return -1;
+    if (v.k == V_UNK) {
+      memset(out, 0, sizeof *out);
+      out->k = V_UNK;
+      return 0;
+    }
+    if (v.k == V_NAME) return lg_unknown_name(w, en, e->u.list.v[i], &v);
+    if (v.k == V_INT) {
+      out->list[i] = (double)v.i;
+      out->ilist[i] = v.i;
+    } else if (v.k == V_NUM) {
+      out->list[i] = v.f;
+      allint = 0;
+    } else {
+      return lg_fail(w, &en->sr, e->u.list.v[i]->pos, LAY_E_ARG,
+                     "a list holds numbers");
+    }
+  }
+  if (!allint) out->ilist = NULL;
+  return 0;
+}
+
+/* -a and ~a. */
+static int eval_unary(lw *w, const env *en, const lg_expr *e, val *out) {
+  val a;
+  if (lg_eval(w, en, e->u.op.a, &a)) return -1;
+  *out = a;
+  if (a.k == V_UNK) return 0;
+  if (a.k == V_NAME) return lg_unknown_name(w, en, e->u.op.a, &a);
+  if (e->u.op.op == LG_OP_NOT) {
+    if (a.k != V_INT)
+      return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'~' needs an integer");
+    out->i = ~a.i;
+    return 0;
+  }
+  if (a.k == V_INT) {
+    if (a.i == INT64_MIN)
+      return lg_fail(w, &en->sr, e->pos, LAY_E_OVERFLOW, "'%s' overflows",
+                     lg_etext(w, &en->sr, e));
+    out->i = -a.i;
+  } else if (a.k == V_NUM) {
+    out->f = -a.f;
+  } else if (a.k == V_IE) {
+    lg_iexpr *z = lg_ie_const(w->a, 0);
+    out->ie = lg_ie_bin(w->a, LG_IE_SUB, z, a.ie);
+    if (!out->ie) return lg_nomem(w);
+  } else {
+    return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "a list cannot be negated");
+  }
+  return 0;
+}
+
+/* ceil(x, k), the one function of expressions. */
+static int eval_call(lw *w, const env *en, const lg_expr *e, val *out) {
+  const char *fn = e->u.call.fn->u.str.s;
+  if (!strcmp(fn, "ceil") && e->u.call.args.n != 2)
+    return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
+                   "ceil takes 2 arguments (ceil(x, k)), got %d",
+                   e->u.call.args.n);
+  if (!strcmp(fn, "ceil")) {
+    val a, b;
+    if (lg_eval(w, en, e->u.call.args.v[0], &a) ||
+        lg_eval(w, en, e->u.call.args.v[1], &b))
+      return -1;
+    if (a.k == V_UNK || b.k == V_UNK) {
+      out->k = V_UNK;
+      return 0;
+    }
+    if (b.k != V_INT || b.i <= 0)
+      return lg_fail(w, &en->sr, e->u.call.args.v[1]->pos, LAY_E_ARG,
+                     "ceil: the multiple must be a positive integer");
+    lg_iexpr *x, *y;
+    if (as_ie(w, en, e->u.call.args.v[0], &a, &x) ||
+        as_ie(w, en, e->u.call.args.v[1], &b, &y))
+      return -1;
+    out->k = V_IE;
+    out->ie = lg_ie_bin(w->a, LG_IE_CEIL, x, y);
+    if (!out->ie) return lg_nomem(w);
+    int64_t c;
+    if (lg_ie_is_const(out->ie, &c)) {
+      out->k = V_INT;
+      out->i = c;
+    }
+    return 0;
+  }
+  return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown function '%s'", fn);
+}
+
 int lg_eval(lw *w, const env *en, const lg_expr *e, val *out) {
   memset(out, 0, sizeof *out);
   if (w->st) return -1;
@@ -178,99 +276,10 @@ int lg_eval(lw *w, const env *en, const lg_expr *e, val *out) {
   case LG_X_INT: out->k = V_INT; out->i = e->u.i; return 0;
   case LG_X_FLOAT: out->k = V_NUM; out->f = e->u.f; return 0;
   case LG_X_NAME: return lookup(w, en, e, out);
-  case LG_X_LIST: {
-    int n = e->u.list.n, allint = 1;
-    out->k = V_LIST;
-    out->n = n;
-    out->list = lg_walloc(w, sizeof(double) * (size_t)(n ? n : 1));
-    out->ilist = lg_walloc(w, sizeof(int64_t) * (size_t)(n ? n : 1));
-    if (!out->list || !out->ilist) return -1;
-    for (int i = 0; i < n; i++) {
-      val v;
-      if (lg_eval(w, en, e->u.list.v[i], &v)) return -1;
-      if (v.k == V_UNK) {
-        memset(out, 0, sizeof *out);
-        out->k = V_UNK;
-        return 0;
-      }
-      if (v.k == V_NAME) return lg_unknown_name(w, en, e->u.list.v[i], &v);
-      if (v.k == V_INT) {
-        out->list[i] = (double)v.i;
-        out->ilist[i] = v.i;
-      } else if (v.k == V_NUM) {
-        out->list[i] = v.f;
-        allint = 0;
-      } else {
-        return lg_fail(w, &en->sr, e->u.list.v[i]->pos, LAY_E_ARG,
-                       "a list holds numbers");
-      }
-    }
-    if (!allint) out->ilist = NULL;
-    return 0;
-  }
-  case LG_X_UNARY: {
-    val a;
-    if (lg_eval(w, en, e->u.op.a, &a)) return -1;
-    *out = a;
-    if (a.k == V_UNK) return 0;
-    if (a.k == V_NAME) return lg_unknown_name(w, en, e->u.op.a, &a);
-    if (e->u.op.op == LG_OP_NOT) {
-      if (a.k != V_INT)
-        return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'~' needs an integer");
-      out->i = ~a.i;
-      return 0;
-    }
-    if (a.k == V_INT) {
-      if (a.i == INT64_MIN)
-        return lg_fail(w, &en->sr, e->pos, LAY_E_OVERFLOW, "'%s' overflows",
-                       lg_etext(w, &en->sr, e));
-      out->i = -a.i;
-    } else if (a.k == V_NUM) {
-      out->f = -a.f;
-    } else if (a.k == V_IE) {
-      lg_iexpr *z = lg_ie_const(w->a, 0);
-      out->ie = lg_ie_bin(w->a, LG_IE_SUB, z, a.ie);
-      if (!out->ie) return lg_nomem(w);
-    } else {
-      return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "a list cannot be negated");
-    }
-    return 0;
-  }
+  case LG_X_LIST: return eval_list(w, en, e, out);
+  case LG_X_UNARY: return eval_unary(w, en, e, out);
   case LG_X_BINARY: return eval_binary(w, en, e, out);
-  case LG_X_CALL: {
-    const char *fn = e->u.call.fn->u.str.s;
-    if (!strcmp(fn, "ceil") && e->u.call.args.n != 2)
-      return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                     "ceil takes 2 arguments (ceil(x, k)), got %d",
-                     e->u.call.args.n);
-    if (!strcmp(fn, "ceil")) {
-      val a, b;
-      if (lg_eval(w, en, e->u.call.args.v[0], &a) ||
-          lg_eval(w, en, e->u.call.args.v[1], &b))
-        return -1;
-      if (a.k == V_UNK || b.k == V_UNK) {
-        out->k = V_UNK;
-        return 0;
-      }
-      if (b.k != V_INT || b.i <= 0)
-        return lg_fail(w, &en->sr, e->u.call.args.v[1]->pos, LAY_E_ARG,
-                       "ceil: the multiple must be a positive integer");
-      lg_iexpr *x, *y;
-      if (as_ie(w, en, e->u.call.args.v[0], &a, &x) ||
-          as_ie(w, en, e->u.call.args.v[1], &b, &y))
-        return -1;
-      out->k = V_IE;
-      out->ie = lg_ie_bin(w->a, LG_IE_CEIL, x, y);
-      if (!out->ie) return lg_nomem(w);
-      int64_t c;
-      if (lg_ie_is_const(out->ie, &c)) {
-        out->k = V_INT;
-        out->i = c;
-      }
-      return 0;
-    }
-    return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown function '%s'", fn);
-  }
+  case LG_X_CALL: return eval_call(w, en, e, out);
   case LG_X_STR:
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
                    "a string is not a value here");

@@ -345,6 +345,83 @@ int lg_add_axis(lw *w, const srcref *sr, lg_ir *ir, uint32_t pos,
   return 0;
 }
 
+/* A digit item's axis; its pads must be those of the dimension's first
+** item (p). */
+static int digit_axis(lw *w, const env *en, const item *it, lg_ir_axis *ax,
+                      dpad *p) {
+  int d = it->dim;
+  ax->kind = LG_AX_DIGIT;
+  ax->dim = d;
+  ax->div = it->div;
+  ax->mod = it->mod;
+  ax->label = lg_digit_label(w, en->dims[d], it->div, it->mod);
+  if (!p->set) {
+    p->set = 1;
+    p->unk = it->unk;
+    p->lo = it->lo;
+    p->hi = it->hi;
+    p->before = it->before;
+    p->after = it->after;
+    p->ceil = it->ceil;
+  } else if (!it->unk && !p->unk &&
+             (!lg_ie_equal(p->lo, it->lo) || !lg_ie_equal(p->hi, it->hi) ||
+              !lg_ie_equal(p->before, it->before) ||
+              !lg_ie_equal(p->after, it->after) || p->ceil != it->ceil)) {
+    return lg_fail(w, &en->sr, it->pos, LAY_E_LAYOUT,
+                   "inconsistent padding of '%s' (all items of a "
+                   "dimension carry the same pad and slice)",
+                   en->dims[d]);
+  }
+  return 0;
+}
+
+/* An item's explicit stride (`@ s`) and alignment (`align k`). */
+static int stride_align(lw *w, const env *en, const lg_item *li,
+                        lg_ir_axis *ax) {
+  if (li->stride) {
+    if (lg_eval_ie(w, en, li->stride, &ax->stride)) return -1;
+    if (check_nonneg(w, en, li->stride, ax->stride, "a stride")) return -1;
+  }
+  if (li->align) {
+    int64_t c;
+    if (lg_eval_ie(w, en, li->align, &ax->align)) return -1;
+    if (lg_ie_is_const(ax->align, &c) && c <= 0)
+      return lg_fail(w, &en->sr, li->align->pos, LAY_E_LAYOUT,
+                     "align must be positive, '%s' is %lld",
+                     lg_etext(w, &en->sr, li->align), (long long)c);
+  }
+  return 0;
+}
+
+/* The pads of each dimension into the IR; ceil(d, k) pads after the
+** window. */
+static int dim_pads(lw *w, const env *en, const dpad *pad, lg_ir *ir) {
+  for (int d = 0; d < en->rank; d++) {
+    const dpad *p = &pad[d];
+    lg_ir_dim *m = &ir->dim[d];
+    m->lo = p->lo;
+    m->hi = p->hi;
+    m->before = p->before;
+    m->after = p->after;
+    if (p->ceil > 1) {
+      lg_iexpr *ext = p->hi ? p->hi : lg_ie_dim(w->a, d);
+      if (p->lo) ext = lg_ie_bin(w->a, LG_IE_SUB, ext, p->lo);
+      if (p->before) ext = lg_ie_bin(w->a, LG_IE_ADD, p->before, ext);
+      if (p->after) ext = lg_ie_bin(w->a, LG_IE_ADD, ext, p->after);
+      lg_iexpr *up = lg_ie_bin(w->a, LG_IE_CEIL, ext,
+                               lg_ie_const(w->a, p->ceil));
+      lg_iexpr *extra = lg_ie_bin(w->a, LG_IE_SUB, up, ext);
+      m->after = p->after ? lg_ie_bin(w->a, LG_IE_ADD, p->after, extra)
+                          : extra;
+      if (!m->after) return lg_nomem(w);
+    }
+  }
+  return 0;
+}
+
+/* A layout in the order form: each item becomes an axis. Returns 1 when
+** the caller must run the bijectivity check (explicit strides, nothing
+** unknown), 0 when not, -1 on error. */
 int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
                    const char *plane) {
   item *its =
@@ -375,45 +452,11 @@ int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
       ax->kind = LG_AX_UNIT;
       ax->label = "1";
     } else {
-      int d = it->dim;
-      if (it->unk) unk[d] = 1;
-      ax->kind = LG_AX_DIGIT;
-      ax->dim = d;
-      ax->div = it->div;
-      ax->mod = it->mod;
-      ax->label = lg_digit_label(w, en->dims[d], it->div, it->mod);
-      dpad *p = &pad[d];
-      if (!p->set) {
-        p->set = 1;
-        p->unk = it->unk;
-        p->lo = it->lo;
-        p->hi = it->hi;
-        p->before = it->before;
-        p->after = it->after;
-        p->ceil = it->ceil;
-      } else if (!it->unk && !p->unk &&
-                 (!lg_ie_equal(p->lo, it->lo) || !lg_ie_equal(p->hi, it->hi) ||
-                  !lg_ie_equal(p->before, it->before) ||
-                  !lg_ie_equal(p->after, it->after) || p->ceil != it->ceil)) {
-        return lg_fail(w, &en->sr, li->e->pos, LAY_E_LAYOUT,
-                       "inconsistent padding of '%s' (all items of a "
-                       "dimension carry the same pad and slice)",
-                       en->dims[d]);
-      }
+      if (it->unk) unk[it->dim] = 1;
+      if (digit_axis(w, en, it, ax, &pad[it->dim])) return -1;
     }
-    if (li->stride) {
-      explicit_stride = 1;
-      if (lg_eval_ie(w, en, li->stride, &ax->stride)) return -1;
-      if (check_nonneg(w, en, li->stride, ax->stride, "a stride")) return -1;
-    }
-    if (li->align) {
-      int64_t c;
-      if (lg_eval_ie(w, en, li->align, &ax->align)) return -1;
-      if (lg_ie_is_const(ax->align, &c) && c <= 0)
-        return lg_fail(w, &en->sr, li->align->pos, LAY_E_LAYOUT,
-                       "align must be positive, '%s' is %lld",
-                       lg_etext(w, &en->sr, li->align), (long long)c);
-    }
+    if (li->stride) explicit_stride = 1;
+    if (stride_align(w, en, li, ax)) return -1;
   }
   if (plane && !nplane)
     return lg_fail(w, &en->sr, L->order_pos, LAY_E_LAYOUT,
@@ -421,27 +464,7 @@ int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
   int64_t chunk[LG_MAX_RANK];
   if (check_chains(w, en, its, L->n_items, unk, L->order_pos, chunk))
     return -1;
-  /* The pads of each dimension; ceil(d, k) pads after the window. */
-  for (int d = 0; d < en->rank; d++) {
-    dpad *p = &pad[d];
-    lg_ir_dim *m = &ir->dim[d];
-    m->lo = p->lo;
-    m->hi = p->hi;
-    m->before = p->before;
-    m->after = p->after;
-    if (p->ceil > 1) {
-      lg_iexpr *ext = p->hi ? p->hi : lg_ie_dim(w->a, d);
-      if (p->lo) ext = lg_ie_bin(w->a, LG_IE_SUB, ext, p->lo);
-      if (p->before) ext = lg_ie_bin(w->a, LG_IE_ADD, p->before, ext);
-      if (p->after) ext = lg_ie_bin(w->a, LG_IE_ADD, ext, p->after);
-      lg_iexpr *up = lg_ie_bin(w->a, LG_IE_CEIL, ext,
-                               lg_ie_const(w->a, p->ceil));
-      lg_iexpr *extra = lg_ie_bin(w->a, LG_IE_SUB, up, ext);
-      m->after = p->after ? lg_ie_bin(w->a, LG_IE_ADD, p->after, extra)
-                          : extra;
-      if (!m->after) return lg_nomem(w);
-    }
-  }
+  if (dim_pads(w, en, pad, ir)) return -1;
   if (explicit_stride && !w->unk_used) {
     for (int d = 0; d < en->rank; d++)
       if (unk[d]) return 0;

@@ -39,17 +39,29 @@ static void set_file(lay_error *err, const char *file) {
   lg_one_line(err->file);
 }
 
-void lg_error_plain(lay_error *err, lay_status code, const char *file,
-                    const char *fmt, ...) {
-  if (!err) return;
+/* Clear err and fill its code, file and message. */
+static void fill(lay_error *err, lay_status code, const char *file,
+                 const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 0)))
+#endif
+    ;
+static void fill(lay_error *err, lay_status code, const char *file,
+                 const char *fmt, va_list ap) {
   memset(err, 0, sizeof *err);
   err->code = code;
   set_file(err, file);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  lg_one_line(err->message);
+}
+
+void lg_error_plain(lay_error *err, lay_status code, const char *file,
+                    const char *fmt, ...) {
+  if (!err) return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  fill(err, code, file, fmt, ap);
   va_end(ap);
-  lg_one_line(err->message);
 }
 
 /* The stored source line: LINE_CAP bytes of text at most (the field's
@@ -96,14 +108,10 @@ void lg_error_at(lay_error *err, lay_status code, const char *file,
                  const char *src, size_t len, uint32_t pos, const char *fmt,
                  ...) {
   if (!err) return;
-  memset(err, 0, sizeof *err);
-  err->code = code;
-  set_file(err, file);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  fill(err, code, file, fmt, ap);
   va_end(ap);
-  lg_one_line(err->message);
   if (!src) return;
   if (pos > len) pos = (uint32_t)len;
   lg_linecol(src, len, pos, &err->line, &err->col);

@@ -1,6 +1,6 @@
 /*
 ** inject.h: the exact bijectivity test of a strided grid (lang/inject.c),
-** shared by the load-time check (lang/lower.c) and the planner
+** shared by the load-time check (lang/lower_check.c) and the planner
 ** (interp/plan/plan.c) so that both decide the same way.
 */
 #ifndef LG_INJECT_H

@@ -1,6 +1,6 @@
 /*
 ** irutil.h: helpers to build and print IR size expressions (lg_iexpr),
-** implemented in lang/ir.c and used by the lowering (lang/lower.c).
+** implemented in lang/ir.c and used by the lowering (lang/lower_*.c).
 ** Internal to lang/.
 */
 #ifndef LG_IRUTIL_H

@@ -22,6 +22,7 @@
 #define LG_MAX_IMPORTS 64         /* nested imports */
 
 typedef struct lg_module lg_module;
+typedef struct lg_def lg_def; /* a definition (lower.h) */
 
 lg_module *lg_module_new(void);            /* NULL on OOM */
 void lg_module_free(lg_module *m);         /* accepts NULL */
@@ -50,6 +51,11 @@ typedef void (*lg_report_fn)(void *ud, const lay_error *err);
 ** of it stays. */
 size_t lg_check_file(lg_module *m, const char *path, lg_report_fn report,
                      void *ud);
+
+/* Look `name` up: first as `ns.name` (ns may be "" or NULL), then as
+** written. NULL when there is no such definition. */
+const lg_def *lg_module_find(const lg_module *m, const char *name,
+                             const char *ns);
 
 /* Names defined so far (layouts and transforms), qualified. */
 size_t lg_module_count(const lg_module *m);

@@ -1,7 +1,10 @@
 /*
 ** lower.h: between the module (names, files) and the lowering to IR
-** (internal). module.c keeps the definitions; lower.c turns one of them,
-** with arguments, into an lg_ir and runs the static checks.
+** (internal). module.c keeps the definitions; the lowering (lower*.c)
+** turns one of them, with arguments, into an lg_ir and runs the static
+** checks. The dependency goes one way: module.c calls lg_lower and
+** lg_check_def and hands them an lg_defs to look names up with; the
+** lowering never calls module.c (lg_module_find is declared in lang.h).
 */
 #ifndef LG_LOWER_H
 #define LG_LOWER_H
@@ -9,8 +12,6 @@
 #include "ast.h"
 #include "ir.h"
 #include "lay.h"
-
-typedef struct lg_module lg_module;
 
 /* A definition as the module keeps it. */
 typedef struct lg_def {
@@ -23,10 +24,13 @@ typedef struct lg_def {
   size_t src_len;
 } lg_def;
 
-/* Look `name` up: first as `ns.name` (ns may be "" or NULL), then as
-** written. NULL when there is no such definition. */
-const lg_def *lg_module_find(const lg_module *m, const char *name,
-                             const char *ns);
+/* The definitions the lowering may name (the target of an alias):
+** find(ud, name, ns) looks `name` up as lg_module_find does, first as
+** `ns.name`, then as written; NULL when there is no such definition. */
+typedef struct lg_defs {
+  const lg_def *(*find)(const void *ud, const char *name, const char *ns);
+  const void *ud; /* the module */
+} lg_defs;
 
 /* Parse a reference such as `ti.tidl(pad_l=1)` or `amd.hcwnc(8)` into an
 ** expression (NAME or CALL) allocated in `a`. Errors name column numbers
@@ -37,14 +41,14 @@ lay_status lg_parse_ref(struct lg_arena *a, const char *text, lg_expr **out,
 /* Lower a definition with its arguments (`args` may be NULL: the
 ** defaults) into a fresh IR; every static check runs here. `ref_text` is
 ** the name with arguments as the user wrote it (for lg_ir.name). */
-lay_status lg_lower(const lg_module *m, const lg_def *def,
+lay_status lg_lower(const lg_defs *defs, const lg_def *def,
                     const lg_list *args, const char *ref_text, lg_ir **out,
                     lay_error *err);
 
 /* The checks lg_module runs when a definition is loaded: lower it with its
 ** parameter defaults when every parameter has one (checking the index part
 ** symbolically); otherwise check only what does not need the arguments. */
-lay_status lg_check_def(const lg_module *m, const lg_def *def,
+lay_status lg_check_def(const lg_defs *defs, const lg_def *def,
                         lay_error *err);
 
 #endif /* LG_LOWER_H */

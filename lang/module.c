@@ -7,6 +7,11 @@
 ** references into IR. Loading is transactional: on error the module is
 ** rolled back to what it held before. lg_check_file loads a file the same
 ** way but reports every failing definition, not only the first.
+**
+** Dependency order in lang/: lexer.re, parse.y and build.c make the AST;
+** module.c keeps it and calls the lowering (lower.h: lg_lower,
+** lg_check_def), which gets the module's names through an lg_defs lookup
+** (find_def below) and never calls back into module.c.
 */
 #define _XOPEN_SOURCE 700
 
@@ -119,6 +124,13 @@ const lg_def *lg_module_find(const lg_module *m, const char *name,
     }
   }
   return find_exact(m, name);
+}
+
+/* The lowering's view of the module (lower.h): it finds alias targets
+** through this, never by calling module.c itself. */
+static const lg_def *find_def(const void *ud, const char *name,
+                              const char *ns) {
+  return lg_module_find(ud, name, ns);
 }
 
 /* ---- The module ----------------------------------------------------------- */
@@ -404,10 +416,11 @@ static lay_status load_body(lg_module *m, lg_file *f, lay_error *err) {
   ** of imported files were checked when those were loaded. The file that
   ** lg_check_file checks goes on after a failing definition. */
   int all = m->report && m->nloading == 1;
+  lg_defs defs = {find_def, m};
   for (size_t i = first_def; i < m->ndefs && (!st || all); i++) {
     if (m->defs[i]->src != f->src) continue;
     lay_error e;
-    lay_status s2 = lg_check_def(m, m->defs[i], st ? &e : err);
+    lay_status s2 = lg_check_def(&defs, m->defs[i], st ? &e : err);
     if (s2 && all && report_once(m, st ? &e : err)) return nomem(err);
     if (!st) st = s2;
   }
@@ -590,8 +603,9 @@ lay_status lg_instantiate(lg_module *m, const char *ref, lg_ir **out,
                   "unknown layout '%s'", name->u.str.s);
       st = LAY_E_NAME;
     } else {
-      st = lg_lower(m, d, e->kind == LG_X_CALL ? &e->u.call.args : NULL, ref,
-                    out, err);
+      lg_defs defs = {find_def, m};
+      st = lg_lower(&defs, d, e->kind == LG_X_CALL ? &e->u.call.args : NULL,
+                    ref, out, err);
     }
   }
   lg_arena_free(a);

@@ -7,27 +7,15 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "dtypes.h"
 #include "padval.h"
 
-/* Significand bits (with the implicit one) and the frexp() exponent of the
-** smallest normal number, per float type. */
-static int float_format(lay_dtype t, int *bits, int *emin, double *max) {
-  switch (t) {
-  case LAY_DT_FP32: *bits = 24; *emin = -125; *max = 0x1.fffffep127; return 1;
-  case LAY_DT_FP16: *bits = 11; *emin = -13; *max = 65504.0; return 1;
-  case LAY_DT_BF16: *bits = 8; *emin = -125; *max = 0x1.fep127; return 1;
-  default: return 0;
-  }
-}
-
+/* The range of an integer type (dtypes.h). */
 static void int_limits(lay_dtype t, double *lo, double *hi) {
-  switch (t) {
-  case LAY_DT_INT8: *lo = -128; *hi = 127; break;
-  case LAY_DT_UINT8: *lo = 0; *hi = 255; break;
-  case LAY_DT_INT16: *lo = -32768; *hi = 32767; break;
-  case LAY_DT_UINT16: *lo = 0; *hi = 65535; break;
-  default: *lo = -2147483648.0; *hi = 2147483647.0; break;
-  }
+  int64_t l, h;
+  lg_dtype_range(t, &l, &h);
+  *lo = (double)l;
+  *hi = (double)h;
 }
 
 /* Round half to even to an integer (|t| < 2^52 has a fraction). */
@@ -65,7 +53,7 @@ int lg_value_of(lay_dtype t, double v, double *out) {
   double max, lo, hi;
   *out = v;
   if (t == LAY_DT_NONE) return 0;
-  if (float_format(t, &bits, &emin, &max)) {
+  if (lg_dtype_float(t, &bits, &emin, &max)) {
     if (isnan(v)) return 0;
     *out = round_float(t, v, bits, emin, max, LG_R_HALF_EVEN);
     return isfinite(*out) ? 0 : -1;
@@ -93,7 +81,7 @@ static double store(lay_dtype t, double x, lg_round mode, int saturate) {
   int bits, emin;
   double max;
   if (t == LAY_DT_NONE) return x;
-  if (float_format(t, &bits, &emin, &max))
+  if (lg_dtype_float(t, &bits, &emin, &max))
     return isnan(x) ? x : round_float(t, x, bits, emin, max, mode);
   return to_int(t, rnd(x, mode), saturate);
 }

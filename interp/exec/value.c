@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dtypes.h"
 #include "plan_int.h"
 #include "value_simd.h"
 
@@ -17,26 +18,12 @@
 #include <emmintrin.h>
 #endif
 
-size_t li_dt_size(lay_dtype t) {
-  switch (t) {
-  case LAY_DT_FP32: case LAY_DT_INT32: case LAY_DT_UINT32: return 4;
-  case LAY_DT_FP16: case LAY_DT_BF16: case LAY_DT_INT16: case LAY_DT_UINT16:
-    return 2;
-  case LAY_DT_INT8: case LAY_DT_UINT8: return 1;
-  default: return 0;
-  }
-}
+/* The facts of each type are dtypes.h's table. */
+size_t li_dt_size(lay_dtype t) { return lg_dtype_size(t); }
 
-const char *li_dt_name(lay_dtype t) {
-  static const char *const names[] = {"none", "fp32", "fp16", "bf16", "int8",
-                                      "uint8", "int16", "uint16", "int32",
-                                      "uint32"};
-  return (unsigned)t <= LAY_DT_UINT32 ? names[t] : "none";
-}
+const char *li_dt_name(lay_dtype t) { return lg_dtype_name(t); }
 
-int li_dt_is_float(lay_dtype t) {
-  return t == LAY_DT_FP32 || t == LAY_DT_FP16 || t == LAY_DT_BF16;
-}
+int li_dt_is_float(lay_dtype t) { return lg_dtype_is_float(t); }
 
 /* ---- fp16 / bf16 -------------------------------------------------------- */
 static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
@@ -144,14 +131,10 @@ static double rnd(double t, int mode) {
 }
 
 static void int_range(lay_dtype t, double *lo, double *hi) {
-  switch (t) {
-  case LAY_DT_INT8: *lo = -128; *hi = 127; break;
-  case LAY_DT_UINT8: *lo = 0; *hi = 255; break;
-  case LAY_DT_INT16: *lo = -32768; *hi = 32767; break;
-  case LAY_DT_UINT16: *lo = 0; *hi = 65535; break;
-  case LAY_DT_UINT32: *lo = 0; *hi = 4294967295.0; break;
-  default: *lo = -2147483648.0; *hi = 2147483647.0; break;
-  }
+  int64_t l, h;
+  lg_dtype_range(t, &l, &h);
+  *lo = (double)l;
+  *hi = (double)h;
 }
 
 /* An integral double to the integer type's bit pattern. */

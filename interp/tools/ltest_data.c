@@ -18,6 +18,7 @@
 #include <string.h>
 #include "ctx.h"
 #include "diag.h"
+#include "dtypes.h"
 #include "lang.h"
 #include "lay.h"
 #include "lay_tools.h"
@@ -238,12 +239,6 @@ static double f16_value(uint16_t h) {
 int lt_put_elem(lt_run *r, lay_dtype t, lt_num v, unsigned char *p) {
   int64_t lo = 0, hi = 0;
   switch (t) {
-    case LAY_DT_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
-    case LAY_DT_UINT8: lo = 0; hi = UINT8_MAX; break;
-    case LAY_DT_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
-    case LAY_DT_UINT16: lo = 0; hi = UINT16_MAX; break;
-    case LAY_DT_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
-    case LAY_DT_UINT32: lo = 0; hi = UINT32_MAX; break;
     case LAY_DT_FP32: {
       float f = (float)num_d(v);
       memcpy(p, &f, 4);
@@ -256,7 +251,10 @@ int lt_put_elem(lt_run *r, lay_dtype t, lt_num v, unsigned char *p) {
       p[1] = (unsigned char)(h >> 8);
       return 0;
     }
-    default: return lt_fail(r, "no element type");
+    default: /* an integer type: its range is dtypes.h's */
+      if (!lay_dtype_size(t)) return lt_fail(r, "no element type");
+      lg_dtype_range(t, &lo, &hi);
+      break;
   }
   if (v.isf) {
     if (v.f != floor(v.f) || v.f < (double)lo || v.f > (double)hi)

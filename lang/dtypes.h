@@ -1,0 +1,98 @@
+/*
+** dtypes.h: the element types, one row per lay_dtype (the one table of
+** their facts; lay.h has the enum). Used by types.c (names and numpy
+** spellings), padval.c and the lowering (ranges, float formats), the
+** executor (interp/exec/value.c) and the test runner's data
+** (interp/tools/ltest_data.c).
+**
+** LG_DTYPES(X) calls X(ID, name, numpy, codes, size, fl, lo, hi, bits,
+** emin, max) for each type, ID being the LAY_DT_ suffix:
+**   name   lay's canonical name (lay_dtype_name)
+**   numpy  numpy's names of the type, blank-separated ("" when none)
+**   codes  numpy's type strings and one-letter codes, blank-separated;
+**          these may be written with the byte-order prefix '<' or '|'
+**   size   bytes
+**   fl     1 for a float type
+**   lo, hi the range of an integer type (0, 0 for a float type)
+**   bits, emin, max  a float type's significand bits (with the implicit
+**          one), frexp() exponent of its smallest normal number, and
+**          largest finite value (0, 0, 0 for an integer type)
+** ORDER: the rows follow lay.h's LAY_DT_ values.
+*/
+#ifndef LG_DTYPES_H
+#define LG_DTYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lay.h"
+
+#define LG_DTYPES(X)                                                         \
+  X(FP32, "fp32", "float32 single", "f4 f", 4, 1, 0, 0, 24, -125,            \
+    0x1.fffffep127)                                                          \
+  X(FP16, "fp16", "float16 half", "f2 e", 2, 1, 0, 0, 11, -13, 65504.0)      \
+  X(BF16, "bf16", "bfloat16", "", 2, 1, 0, 0, 8, -125, 0x1.fep127)           \
+  X(INT8, "int8", "byte", "i1 b", 1, 0, -128, 127, 0, 0, 0)                  \
+  X(UINT8, "uint8", "ubyte", "u1 B", 1, 0, 0, 255, 0, 0, 0)                  \
+  X(INT16, "int16", "short", "i2 h", 2, 0, -32768, 32767, 0, 0, 0)           \
+  X(UINT16, "uint16", "ushort", "u2 H", 2, 0, 0, 65535, 0, 0, 0)             \
+  X(INT32, "int32", "intc", "i4 i", 4, 0, INT32_MIN, INT32_MAX, 0, 0, 0)     \
+  X(UINT32, "uint32", "uintc", "u4 I", 4, 0, 0, UINT32_MAX, 0, 0, 0)
+
+/* The canonical name; "none" for LAY_DT_NONE. */
+static inline const char *lg_dtype_name(lay_dtype t) {
+  switch (t) {
+#define X(id, nm, np, co, size, fl, lo, hi, bits, emin, max) \
+  case LAY_DT_##id: return nm;
+    LG_DTYPES(X)
+#undef X
+  default: return "none";
+  }
+}
+
+/* Bytes of one element; 0 for LAY_DT_NONE. */
+static inline size_t lg_dtype_size(lay_dtype t) {
+  switch (t) {
+#define X(id, nm, np, co, size, fl, lo, hi, bits, emin, max) \
+  case LAY_DT_##id: return size;
+    LG_DTYPES(X)
+#undef X
+  default: return 0;
+  }
+}
+
+/* 1 for fp32, fp16, bf16. */
+static inline int lg_dtype_is_float(lay_dtype t) {
+  switch (t) {
+#define X(id, nm, np, co, size, fl, lo, hi, bits, emin, max) \
+  case LAY_DT_##id: return fl;
+    LG_DTYPES(X)
+#undef X
+  default: return 0;
+  }
+}
+
+/* The range of an integer type; 0 and -1 for any other. */
+static inline void lg_dtype_range(lay_dtype t, int64_t *lo, int64_t *hi) {
+  switch (t) {
+#define X(id, nm, np, co, size, fl, l, h, bits, emin, max) \
+  case LAY_DT_##id: *lo = (int64_t)(l); *hi = (int64_t)(h); return;
+    LG_DTYPES(X)
+#undef X
+  default: *lo = 0; *hi = -1; return;
+  }
+}
+
+/* A float type's format (see above); 0 for any other type. */
+static inline int lg_dtype_float(lay_dtype t, int *bits, int *emin,
+                                 double *max) {
+  switch (t) {
+#define X(id, nm, np, co, size, fl, lo, hi, b, e, m) \
+  case LAY_DT_##id: *bits = b; *emin = e; *max = m; return fl;
+    LG_DTYPES(X)
+#undef X
+  default: return 0;
+  }
+}
+
+#endif /* LG_DTYPES_H */

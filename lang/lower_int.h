@@ -1,0 +1,233 @@
+/*
+** lower_int.h: what the lowering's files (lower*.c) share (internal to
+** the lowering; module.c sees only lower.h). The files, in the order of
+** the work (see lower.c for the order of work for one instance):
+**   lower.c           errors, definitions (layouts, aliases), entry points
+**   lower_expr.c      expressions, parameters, dimensions
+**   lower_value.c     value rules: quantize/dequantize/fixed/affine/cast,
+**                     where-planes, pad_value
+**   lower_order.c     memory-order items, digit chains, chunked<>
+**   lower_check.c     bijectivity over a ladder of shapes
+**   lower_index.c     the index ops of transforms (pad, slice, transpose,
+**                     reshape) on the tracked digits and the gather table
+**   lower_transform.c transforms: the chain, pad values, the IR
+** Cross-file functions are lg_*; everything else is static.
+*/
+#ifndef LG_LOWER_INT_H
+#define LG_LOWER_INT_H
+
+#include <stdint.h>
+
+#include "irutil.h"
+#include "lang.h"
+#include "lower.h"
+
+#define LW_MAX_PARAMS 64   /* parameters of one layout */
+#define LW_MAX_ALIAS 64    /* alias chain depth */
+#define LW_MAX_TABLE (1 << 24) /* gather table entries */
+#define LW_MAX_CHECK (1 << 18)    /* elements of one bijectivity check shape */
+#define LW_CHECK_BUDGET (1 << 20) /* elements of all its shapes together */
+#define LW_MAX_PADS 64  /* pad ops of one transform chain */
+#define LW_MAX_SEGS 16  /* pad segments tracked on one side of a dimension */
+
+
+/* Where an expression's text lives, for positioned errors. */
+typedef struct srcref {
+  const char *file; /* file name used in messages */
+  const char *src;  /* its text */
+  size_t len;       /* its length */
+} srcref;
+
+/* The value of an expression. */
+typedef enum vkind {
+  V_INT,  /* integer constant i */
+  V_NUM,  /* floating constant f */
+  V_LIST, /* list of numbers (list, ilist when all are integers) */
+  V_IE,   /* size expression over the dimensions */
+  V_NAME, /* a name that is neither parameter nor dimension */
+  V_UNK   /* unknown (partial mode) */
+} vkind;
+
+typedef struct val {
+  vkind k;
+  int64_t i;
+  double f;
+  double *list;
+  int64_t *ilist;
+  int n;
+  lg_iexpr *ie;
+  const char *name;
+  /* V_NAME bound to a parameter by an argument: the argument, where it is
+  ** written and the parameter's name, so that an unknown name is reported
+  ** there (arg NULL otherwise). */
+  const lg_expr *arg;
+  srcref arg_sr;
+  const char *param;
+} val;
+
+typedef struct param {
+  const char *name; /* as declared */
+  val v;            /* bound value */
+} param;
+
+/* What names mean inside an expression. */
+typedef struct env {
+  srcref sr;                 /* where the expressions are */
+  const param *p;            /* the parameters */
+  int np;                    /* how many */
+  int visible;               /* the first `visible` may be used */
+  int self;                  /* the parameter being defaulted, or -1 */
+  const char *const *dims;   /* dimension names */
+  int rank;                  /* how many */
+} env;
+
+/* The lowering context. */
+typedef struct lw {
+  const lg_defs *defs;       /* where alias targets are looked up */
+  lay_error *err;
+  lay_status st;              /* the first error */
+  lg_arena *a;                /* the IR's arena */
+  int partial;                /* missing arguments are unknown */
+  int unk_used;               /* an unknown value was used */
+  const lg_def *stack[LW_MAX_ALIAS]; /* the alias chain */
+  int depth;
+  /* The outermost instantiation with arguments (`h8 = h(8)` in a file, or
+  ** a format reference such as "ti.tidl(pad_l=1)"): an error inside the
+  ** template is reported there, naming the template's own position. */
+  int use_set;             /* 1 once a use is recorded */
+  srcref use_sr;           /* the text holding the use */
+  uint32_t use_pos, use_end; /* its span in that text */
+  const char *use_text;    /* the use as written, blanks squeezed out */
+  int use_plain;           /* a format reference: no source position */
+} lw;
+
+/* A number or a per-channel list. */
+typedef struct nums {
+  int unk;   /* unknown (partial mode) */
+  int n;     /* 0: scalar s; else the list v of n values */
+  double s;
+  double *v;
+} nums;
+
+/* The tensor a value operation sees, for an integer `axis`: its rank and,
+** for each of its axes, the CPU-side dimension it is, AX_COMPOSITE when it
+** is not one whole dimension (after a reshape), AX_PADDED when that
+** dimension is padded or sliced at this point. NULL amap: the CPU side. */
+enum { AX_COMPOSITE = -1, AX_PADDED = -2 };
+
+/* ---- Transforms: the tracked tensor (lower_index.c, lower_transform.c) -- */
+
+/* A digit of a source dimension inside the tracked tensor. */
+typedef struct tdig {
+  int dim;
+  int64_t div, ext;
+} tdig;
+
+/* One axis of the tracked tensor. */
+typedef struct tax {
+  int64_t ext;
+  int nd;
+  tdig d[LG_MAX_AXES];
+} tax;
+
+/* The tracked tensor. */
+typedef struct tstate {
+  int n;                   /* axes */
+  tax ax[LG_MAX_AXES];
+  int affine;              /* still expressible as axes */
+  int64_t lo[LG_MAX_RANK], hi[LG_MAX_RANK], before[LG_MAX_RANK],
+      after[LG_MAX_RANK], pext[LG_MAX_RANK];
+  /* Which pad op made the padding of each dimension: segments before and
+  ** after the window, innermost first (a later pad adds an outer one, a
+  ** slice cuts the outer ones). */
+  int nseg[LG_MAX_RANK][2];
+  struct tseg {
+    int id;
+    int64_t len;
+  } seg[LG_MAX_RANK][2][LW_MAX_SEGS];
+} tstate;
+
+/* The pad ops of a chain: each pad's value, as written (a value of the
+** tensor's type at that point), and how many value ops precede it. */
+typedef struct tpads {
+  int n;     /* pads seen so far in this pass */
+  int nval;  /* value ops seen so far in this pass */
+  double v[LW_MAX_PADS];
+  int stage[LW_MAX_PADS];
+  uint32_t pos[LW_MAX_PADS];
+  int live[LW_MAX_PADS]; /* some element of this pad is stored */
+} tpads;
+
+/* The index array of the gather-table replay (the CPU-side index of each
+** element, or a pad's mark -1 - id). */
+typedef struct tarr {
+  int n;
+  int64_t shape[LG_MAX_AXES];
+  int64_t *v;
+} tarr;
+
+/* ---- lower.c: errors and helpers ---------------------------------------- */
+
+/* Record the first error (positioned in sr at pos; see lw.use_set); -1. */
+int lg_fail(lw *w, const srcref *sr, uint32_t pos, lay_status code,
+            const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+int lg_nomem(lw *w);                    /* an out-of-memory error; -1 */
+void *lg_walloc(lw *w, size_t n);       /* from the IR's arena; NULL: error */
+srcref lg_def_src(const lg_def *d);     /* where a definition's text is */
+const char *lg_etext(lw *w, const srcref *sr, const lg_expr *e);
+void lg_fmt_list(char *buf, size_t cap, const int64_t *v, int n); /* [1,2] */
+
+/* ---- lower_expr.c: expressions, parameters, dimensions ------------------ */
+
+int lg_eval(lw *w, const env *en, const lg_expr *e, val *out);
+int lg_eval_ie(lw *w, const env *en, const lg_expr *e, lg_iexpr **out);
+int lg_eval_int(lw *w, const env *en, const lg_expr *e, int64_t *out,
+                int *unk);
+int lg_unknown_name(lw *w, const env *en, const lg_expr *e, const val *v);
+int lg_mentions_dim(const env *en, const lg_expr *e);
+int lg_dim_index(const env *en, const char *s);
+int lg_name_arg(lw *w, const env *en, const lg_expr *e, const char **out);
+int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
+            const lg_list *args, const env *caller, uint32_t call_pos,
+            param *ps, int *nps);
+int lg_set_dims(lw *w, const srcref *sr, lg_ir *ir, const lg_list *dims);
+
+/* ---- lower_value.c: value rules ------------------------------------------ */
+
+/* A number or a list of numbers (pad values, the value ops' numbers). */
+int lg_get_nums(lw *w, const env *en, const lg_expr *e, nums *out);
+int lg_value_op(lw *w, const env *en, const char *op, const lg_expr *call,
+                lg_ir *ir, const int64_t *fixed, const int *amap, int arank);
+int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
+                     const char **plane_name, const lg_clause **pad_clause);
+int lg_finish_value(lw *w, const srcref *sr, const lg_clause *pad,
+                    lg_ir *ir);
+
+/* ---- lower_order.c: memory orders ---------------------------------------- */
+
+int lg_add_axis(lw *w, const srcref *sr, lg_ir *ir, uint32_t pos,
+                lg_ir_axis **out);
+const char *lg_digit_label(lw *w, const char *dim, int64_t div, int64_t mod);
+int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
+                   const char *plane);
+int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c, lg_ir *ir);
+
+/* ---- lower_check.c: bijectivity ------------------------------------------ */
+
+int lg_check_bijection(lw *w, const srcref *sr, const lg_layout *L,
+                       const lg_ir *ir, const int64_t *chunk);
+
+/* ---- lower_index.c, lower_transform.c: transforms ------------------------ */
+
+int lg_whole_dim(const tstate *t, int a);
+int64_t lg_shape_count(const int64_t *s, int n);
+int lg_index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
+                tstate *t, int64_t *shape, int *rank, tarr *tbl,
+                const lg_ir *ir, tpads *pp);
+int lg_lower_transform(lw *w, const lg_def *def, lg_ir *ir);
+
+#endif /* LG_LOWER_INT_H */

@@ -172,7 +172,10 @@ static void dim_names(const lay_plan *p, int rank, const int64_t *shape,
   /* One dimension and one axis name left over: pair them. */
   int left = -1, nleft = 0;
   for (int j = 0; j < rank; j++)
-    if (!named[j]) left = j, nleft++;
+    if (!named[j]) {
+      left = j;
+      nleft++;
+    }
   if (nleft != 1) return;
   char seen[LAY_MAX_AXES][32];
   int nseen = 0;

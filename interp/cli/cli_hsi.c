@@ -364,7 +364,8 @@ static int run_entry(const lay_hsi *h, lay_ctx *ctx, const job *j,
   size_t need = j->pack ? s1 * (size_t)inf.frames : s1 * (size_t)nf;
   size_t outn = d1 * (size_t)nf, len, n;
   if (cli_read_all(in_path, need + 4096, &src, &len)) goto done;
-  data = src, n = len;
+  data = src;
+  n = len;
   if (src && npy_data(in_path ? in_path : "-", src, len,
                       j->pack ? inf.cpu_dtype : inf.hw_dtype, &data, &n) < 0)
     goto done;

@@ -278,7 +278,10 @@ static void scan_text(scan *sc, const char *s) {
   size_t prev_len = 0;
   for (; *s; prev = *s, s++) {
     if (sc->in_cmt) {
-      if (s[0] == '*' && s[1] == '/') sc->in_cmt = 0, s++;
+      if (s[0] == '*' && s[1] == '/') {
+        sc->in_cmt = 0;
+        s++;
+      }
       continue;
     }
     if (sc->in_str) {
@@ -752,7 +755,10 @@ static const char *const commands[] = {
 static char *complete_command(const char *text, int state) {
   static int i;
   static size_t len;
-  if (!state) i = 0, len = strlen(text);
+  if (!state) {
+    i = 0;
+    len = strlen(text);
+  }
   while (commands[i]) {
     const char *c = commands[i++];
     if (!strncmp(c, text, len)) return strdup(c);
@@ -799,7 +805,10 @@ static char *complete_file(const char *text, int state) {
 
 static char *complete_name(const char *text, int state) {
   static size_t i, len;
-  if (!state) i = 0, len = strlen(text);
+  if (!state) {
+    i = 0;
+    len = strlen(text);
+  }
   size_t n = lay_ctx_count(comp_ctx);
   while (i < n) {
     const char *c = lay_ctx_name(comp_ctx, i++);
@@ -818,7 +827,10 @@ static size_t ns_len(const char *name) {
 /* Namespaces, each once (for `list`). */
 static char *complete_namespace(const char *text, int state) {
   static size_t i, len;
-  if (!state) i = 0, len = strlen(text);
+  if (!state) {
+    i = 0;
+    len = strlen(text);
+  }
   size_t n = lay_ctx_count(comp_ctx);
   while (i < n) {
     size_t k = i++;

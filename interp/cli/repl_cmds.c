@@ -558,9 +558,11 @@ static void cmd_move(repl *r, int n, char **w, lay_dir dir) {
   char msg[512];
   lay_error err;
   FILE *f = fopen(in, "rb"); /* its error goes to stdout, with the line */
-  if (!f) {
-    repl_say_error(r, "cannot read '%s': %s", in, strerror(errno));
-  } else if (fclose(f), cli_read_all(in, need, &src, &len)) {
+  int opened = f != NULL, oerr = errno;
+  if (f) fclose(f);
+  if (!opened) {
+    repl_say_error(r, "cannot read '%s': %s", in, strerror(oerr));
+  } else if (cli_read_all(in, need, &src, &len)) {
     r->failed = 1;
   } else if (len != need) {
     repl_say_error(r, "%s is %s%zu bytes, %s needs %zu", in,

@@ -308,28 +308,6 @@ lay_status lay_plan_create(lay_ctx *ctx, const char *format,
   return st;
 }
 
-lay_status lay_plan_convert(lay_ctx *ctx, const char *from, const char *to,
-                            const int64_t *shape, int rank, lay_dtype dtype,
-                            lay_plan **out, lay_error *err) {
-  clearerr_(err);
-  lay_status st = check_args(ctx, from, shape, rank, out, err);
-  if (st) return st;
-  if (!to) {
-    lg_error_plain(err, LAY_E_ARG, NULL, "no destination format");
-    return LAY_E_ARG;
-  }
-  lg_ir *a = NULL, *b = NULL;
-  st = lg_instantiate(ctx->m, from, &a, err);
-  if (!st) st = lg_instantiate(ctx->m, to, &b, err);
-  if (!st) {
-    li_plan *p = NULL;
-    st = li_plan_convert_log(&ctx->log, a, b, shape, rank, dtype, &p, err);
-    if (!st) st = wrap(p, LAY_CONVERT, b, out, err);
-  }
-  lg_ir_free(a);
-  lg_ir_free(b);
-  return st;
-}
 
 void lay_plan_free(lay_plan *plan) {
   if (!plan) return;
@@ -661,11 +639,14 @@ static lay_status match_dims(const lg_ir *a, const lg_ir *b, lay_error *err) {
   return LAY_OK;
 }
 
-lay_status lay_plan_convert_map(lay_ctx *ctx, const char *from,
-                                const char *to, const char *map,
-                                const int64_t *shape, int rank,
-                                lay_dtype dtype, lay_plan **out,
-                                lay_error *err) {
+/* lay_plan_convert and lay_plan_convert_map: with `match`, the dimension
+** names are matched here first (map applied), for the error that names
+** both sides' dimensions. */
+static lay_status convert_plan(lay_ctx *ctx, const char *from, const char *to,
+                               const char *map, int match,
+                               const int64_t *shape, int rank,
+                               lay_dtype dtype, lay_plan **out,
+                               lay_error *err) {
   clearerr_(err);
   lay_status st = check_args(ctx, from, shape, rank, out, err);
   if (st) return st;
@@ -678,7 +659,7 @@ lay_status lay_plan_convert_map(lay_ctx *ctx, const char *from,
   st = lg_instantiate(ctx->m, from, &a, err);
   if (!st) st = lg_instantiate(ctx->m, to, &b, err);
   if (!st && map && *map) st = apply_map(b, map, names, err);
-  if (!st && rank == a->rank) st = match_dims(a, b, err);
+  if (!st && match && rank == a->rank) st = match_dims(a, b, err);
   if (!st) {
     li_plan *p = NULL;
     st = li_plan_convert_log(&ctx->log, a, b, shape, rank, dtype, &p, err);
@@ -687,6 +668,20 @@ lay_status lay_plan_convert_map(lay_ctx *ctx, const char *from,
   lg_ir_free(a);
   lg_ir_free(b);
   return st;
+}
+
+lay_status lay_plan_convert(lay_ctx *ctx, const char *from, const char *to,
+                            const int64_t *shape, int rank, lay_dtype dtype,
+                            lay_plan **out, lay_error *err) {
+  return convert_plan(ctx, from, to, NULL, 0, shape, rank, dtype, out, err);
+}
+
+lay_status lay_plan_convert_map(lay_ctx *ctx, const char *from,
+                                const char *to, const char *map,
+                                const int64_t *shape, int rank,
+                                lay_dtype dtype, lay_plan **out,
+                                lay_error *err) {
+  return convert_plan(ctx, from, to, map, 1, shape, rank, dtype, out, err);
 }
 
 /* ---- Dimension names (added by the Python/.npy work, issue 18) ---------- */

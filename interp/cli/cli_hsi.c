@@ -20,17 +20,6 @@
 
 #define NS "hsi" /* the namespace the report's definitions go into */
 
-/* One line for a library error: "lay: FILE:L:C: msg" or "lay: FILE: msg". */
-static void print_err(const lay_error *e) {
-  if (e->file[0] && e->line > 0)
-    fprintf(stderr, "lay: %s:%d:%d: %s\n", e->file, e->line, e->col,
-            e->message);
-  else if (e->file[0])
-    fprintf(stderr, "lay: %s: %s\n", e->file, e->message);
-  else
-    fprintf(stderr, "lay: %s\n", e->message);
-}
-
 /* Read and parse the report; NULL after printing. A file over the size
 ** limit is not read at all, and fails as lay_hsi_parse would fail it. */
 static lay_hsi *read_report(const char *path) {
@@ -39,7 +28,7 @@ static lay_hsi *read_report(const char *path) {
   lay_error err;
   if (cli_read_all(path, LAY_HSI_MAX_JSON, &buf, &len)) return NULL;
   lay_hsi *h = NULL;
-  if (lay_hsi_parse((const char *)buf, len, path, &h, &err)) print_err(&err);
+  if (lay_hsi_parse((const char *)buf, len, path, &h, &err)) cli_error_line(&err);
   free(buf);
   return h;
 }
@@ -63,18 +52,10 @@ static void shape_str(char *b, size_t cap, const int64_t *v, int n) {
 /* ---- lay hsi FILE [--check] ---------------------------------------------- */
 
 int cli_hsi(int argc, char **argv) {
-  const char *file = NULL;
-  int check = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--check")) check = 1;
-    else if (argv[i][0] == '-' && argv[i][1])
-      return cli_usage("hsi: unknown option '%s'", argv[i]);
-    else if (file)
-      return cli_usage("hsi: one report at a time ('%s' and '%s')", file,
-                       argv[i]);
-    else file = argv[i];
-  }
-  if (!file) return cli_usage("hsi: which flexmlrt-hsi.json file?");
+  const char *file;
+  int check, urc = cli_file_check_args("hsi", "flexmlrt-hsi.json file", argc,
+                                       argv, &file, &check);
+  if (urc) return urc;
   lay_error err;
   char *path = lay_hsi_locate(file, &err); /* a compile cache folder too */
   if (!path) {

@@ -556,3 +556,33 @@ void cli_text_printf(cli_text *t, const char *fmt, ...) {
   va_end(ap);
   t->n += (size_t)need;
 }
+
+/* ---- Vendor-file commands ------------------------------------------------- */
+
+void cli_error_line(const lay_error *e) {
+  if (e->file[0] && e->line > 0)
+    fprintf(stderr, "lay: %s:%d:%d: %s\n", e->file, e->line, e->col,
+            e->message);
+  else if (e->file[0])
+    fprintf(stderr, "lay: %s: %s\n", e->file, e->message);
+  else
+    fprintf(stderr, "lay: %s\n", e->message);
+}
+
+int cli_file_check_args(const char *name, const char *what, int argc,
+                        char **argv, const char **file, int *check) {
+  *file = NULL;
+  *check = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--check")) *check = 1;
+    else if (argv[i][0] == '-' && argv[i][1])
+      return cli_usage("%s: unknown option '%s'", name, argv[i]);
+    else if (*file)
+      return cli_usage("%s: one %s at a time ('%s' and '%s')", name,
+                       !strcmp(name, "hsi") ? "report" : "file", *file,
+                       argv[i]);
+    else *file = argv[i];
+  }
+  if (!*file) return cli_usage("%s: which %s?", name, what);
+  return 0;
+}

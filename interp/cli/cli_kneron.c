@@ -18,17 +18,6 @@
 
 #define NS "kp" /* the namespace the descriptor's definitions go into */
 
-/* One line for a library error: "lay: FILE:L:C: msg" or "lay: FILE: msg". */
-static void print_err(const lay_error *e) {
-  if (e->file[0] && e->line > 0)
-    fprintf(stderr, "lay: %s:%d:%d: %s\n", e->file, e->line, e->col,
-            e->message);
-  else if (e->file[0])
-    fprintf(stderr, "lay: %s: %s\n", e->file, e->message);
-  else
-    fprintf(stderr, "lay: %s\n", e->message);
-}
-
 /* Read and parse the descriptor; NULL after printing. */
 static lay_kneron *read_desc(const char *path) {
   unsigned char *buf;
@@ -37,7 +26,7 @@ static lay_kneron *read_desc(const char *path) {
   if (cli_read_all(path, LAY_KNERON_MAX_JSON, &buf, &len)) return NULL;
   lay_kneron *k = NULL;
   if (lay_kneron_parse((const char *)buf, len, path, &k, &err))
-    print_err(&err);
+    cli_error_line(&err);
   free(buf);
   return k;
 }
@@ -62,7 +51,7 @@ int cli_kneron(int argc, char **argv) {
   lay_error err;
   char *text = NULL;
   if (lay_ctx_new(&ctx, &err) || lay_kneron_load(k, ctx, NS, &err)) {
-    print_err(&err);
+    cli_error_line(&err);
     goto done;
   }
   if (!(text = lay_kneron_spec(k, NS))) {
@@ -108,7 +97,7 @@ int cli_kneron_run(int pack, const char *file, const char *dtype,
     }
   }
   if (lay_kneron_load(k, ctx, NS, &err)) {
-    print_err(&err);
+    cli_error_line(&err);
     goto done;
   }
   char ref[512];

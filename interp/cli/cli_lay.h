@@ -63,6 +63,14 @@ int cli_usage(const char *fmt, ...)
 /* Print a library error: the positioned form of lay_error_format for an
 ** error inside a spec file, otherwise one line "lay: message". */
 void cli_print_error(const lay_error *err);
+/* A library error on one line, for vendor files (no source line to show):
+** "lay: FILE:L:C: msg", "lay: FILE: msg" or "lay: msg". */
+void cli_error_line(const lay_error *e);
+/* The arguments of `lay NAME FILE [--check]` (hsi, tidl): 0 with *file and
+** *check set, or the usage error's exit code. `what` names the file in the
+** error when it is missing ("flexmlrt-hsi.json file"). */
+int cli_file_check_args(const char *name, const char *what, int argc,
+                        char **argv, const char **file, int *check);
 
 /* Parse --shape: "1,3,224,224" (or 1x3x224x224). Returns the rank, or -1
 ** after printing "lay: bad --shape '...': why". */

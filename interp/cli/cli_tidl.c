@@ -76,18 +76,10 @@ static int check(const lay_tidl_io *t, const char *file, lay_ctx *ctx) {
 }
 
 int cli_tidl(int argc, char **argv) {
-  const char *file = NULL;
-  int want_check = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--check")) want_check = 1;
-    else if (argv[i][0] == '-' && argv[i][1])
-      return cli_usage("tidl: unknown option '%s'", argv[i]);
-    else if (file)
-      return cli_usage("tidl: one file at a time ('%s' and '%s')", file,
-                       argv[i]);
-    else file = argv[i];
-  }
-  if (!file) return cli_usage("tidl: which io_1.bin file?");
+  const char *file;
+  int want_check, urc = cli_file_check_args("tidl", "io_1.bin file", argc,
+                                            argv, &file, &want_check);
+  if (urc) return urc;
   lay_error err;
   lay_tidl_io *t = NULL;
   lay_ctx *ctx = NULL;

@@ -460,7 +460,7 @@ static void svg_head(cli_text *b, const picture *g, const char *title) {
   int x = 10, y = 48;
   int64_t ext = g->shape[cdim] < PALETTE_N ? g->shape[cdim] : PALETTE_N;
   for (int64_t v = 0; v < ext; v++) {
-    char lab[48];
+    char lab[96];
     int last = v == PALETTE_N - 1 && g->shape[cdim] > PALETTE_N;
     int64_t lv = last ? g->shape[cdim] - 1 : v;
     snprintf(lab, sizeof lab, "%s%s=%lld", last ? "... " : "", g->names[cdim],

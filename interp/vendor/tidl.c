@@ -421,7 +421,7 @@ static int make_spec(lay_tidl_io *t, int o, int i) {
     te->shape[3] = W;
   }
   notes(t, o, i, pbc);
-  char hi[96], wi[96], order[512], nm[120];
+  char hi[96], wi[96], order[1024], nm[120];
   padded(hi, sizeof hi, pt, "h", pbc);
   padded(wi, sizeof wi, pl, "w", pr);
   if (!planar) {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/valgrind.sh: runs every CTest test under valgrind memcheck, from a
+# tests/valgrind.sh: runs the CTest tests under valgrind memcheck, from a
 # non-sanitized build, and fails on any memory error or leak.
 #   sh tests/valgrind.sh [-j N] [-R REGEX] [-E REGEX] [BUILD_DIR]
 # BUILD_DIR defaults to build-valgrind/ (configured as Debug without
@@ -12,14 +12,19 @@
 # when it fails, or when any of its logs reports an error or a definite or
 # indirect leak. Prints a summary; exits 1 when anything failed.
 # Needs valgrind and python3 (to read `ctest --show-only=json-v1`).
-# bench_check is left out by default (valgrind cannot load lay_bench).
+# Left out by default: bench_check (valgrind cannot load lay_bench) and the
+# tests that loop over millions of cases (the sweep's checks, the seeded
+# differential test, the value paths' comparison, the big threads run):
+# under valgrind they would take most of CI's time; they run under
+# ASan+UBSan, and their code runs under valgrind in the smaller tests
+# (fuzz.replay_diff, api_threads_formats, interp_plan_values, ...).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=2
 inc=
 # lay_bench's large static buffers cannot be loaded by valgrind ("mmap
 # failed in UME"); -E '' runs it anyway.
-exc='^bench_check$'
+exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded|interp_value|api_threads_formats_big)$'
 while [ $# -gt 0 ]; do
   case $1 in
   -j) jobs=$2; shift 2 ;;

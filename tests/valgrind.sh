@@ -115,6 +115,12 @@ def run(t):
             if re.search(r"ERROR SUMMARY: [1-9]", text):
                 bad.append(f)
     ok_rc = (rc == 0) != bool(props.get("WILL_FAIL", False))
+    # A test CTest judges by its output (PASS_REGULAR_EXPRESSION: the rooms
+    # probes, whose build must fail naming the header) passes on a match.
+    pres = props.get("PASS_REGULAR_EXPRESSION") or []
+    if not ok_rc and pres and rc != "timeout":
+        text = open(os.path.join(logs, safe + ".out"), errors="replace").read()
+        ok_rc = any(re.search(p, text) for p in pres)
     return name, rc, ok_rc, bad, time.time() - t0
 
 failed = 0

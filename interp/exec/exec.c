@@ -626,6 +626,8 @@ static int64_t box_bytes(const li_plan *p, const li_box *b, int64_t *units) {
   const li_loop *L = &p->loops[b->l0];
   int64_t n = 1;
   for (int i = 1; i < b->nl; i++) n *= L[i].ext;
+  if (b->kern == LI_K_TRG) /* a step moves a column of 16 bytes' rows */
+    n *= 16 / (int64_t)p->d.esz;
   int64_t rows = b->nl > 1 ? n / L[b->nl - 1].ext : 1;
   int64_t w = n * ((b->fill ? 0 : (int64_t)p->s.esz) + (int64_t)p->d.esz) +
               rows * (b->pre + b->post) * (int64_t)p->d.esz;

@@ -195,7 +195,10 @@ LAY_API int lay_plan_hw_shape(const lay_plan *plan, int64_t *shape,
 ** contiguous stretches of the plan's loops of about equal bytes, claimed
 ** by the caller and the workers as they come; a worker that is late
 ** leaves its share to the others. The environment variable
-** LAY_SPLIT_MIN (bytes, read once) replaces the 1 MB. */
+** LAY_SPLIT_MIN (bytes, read once) replaces the 1 MB. A run takes no
+** more threads than the CPUs the process may run on (its affinity mask,
+** or the environment variable LAY_CPUS, read once): more would wait for a
+** core while the others wait for their part. */
 LAY_API lay_status lay_plan_run(const lay_plan *plan, const void *src,
                                 size_t src_bytes, void *dst,
                                 size_t dst_bytes, int threads,

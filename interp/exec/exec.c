@@ -708,6 +708,7 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
     if (min < 1) min = 1;
     all = plan_bytes(p);
     if (nt > LI_POOL_MAX + 1) nt = LI_POOL_MAX + 1;
+    if (nt > li_pool_cpus()) nt = li_pool_cpus();
     if (all / min < nt) nt = (int)(all / min);
   }
   if (nt <= 1) { /* the calling thread, the pool untouched */

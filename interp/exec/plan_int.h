@@ -255,6 +255,11 @@ void li_pool_run(int helpers, int n, li_pool_fn fn, void *arg);
 ** comment on li_plan_run. */
 #define LI_SPLIT_MIN (1 << 20)
 int li_pool_split_min(void);
+/* The CPUs this process may run on (its affinity mask when the run first
+** asks), or the environment variable LAY_CPUS (read once): a run never
+** takes more threads than that, since a thread waiting for a core only
+** makes the others wait for its part. */
+int li_pool_cpus(void);
 
 /* tr.c: the gather tile t over `cols` columns: source s (the step's base),
 ** destination d, dsc the destination stride of a column (elements). */

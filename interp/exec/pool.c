@@ -21,7 +21,9 @@
 ** workers but believes it has: do not run plans with threads > 1 in a
 ** forked child of a process that did).
 */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -142,6 +144,24 @@ int li_pool_split_min(void) {
   char *end;
   long l = e && *e ? strtol(e, &end, 10) : -1;
   v = l >= 0 && l <= (1L << 30) && e && !*end ? (int)l : LI_SPLIT_MIN;
+  atomic_store_explicit(&cached, v, memory_order_relaxed);
+  return v;
+}
+
+int li_pool_cpus(void) {
+  static atomic_int cached = 0;
+  int v = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (v > 0) return v;
+  const char *e = getenv("LAY_CPUS");
+  char *end;
+  long l = e && *e ? strtol(e, &end, 10) : 0;
+  if (l >= 1 && l <= LI_POOL_MAX + 1 && !*end) {
+    v = (int)l;
+  } else {
+    cpu_set_t set;
+    v = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (v < 1) v = LI_POOL_MAX + 1; /* unknown: the caller's count holds */
+  }
   atomic_store_explicit(&cached, v, memory_order_relaxed);
   return v;
 }

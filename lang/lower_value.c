@@ -483,11 +483,7 @@ int lg_finish_value(lw *w, const srcref *sr, const lg_clause *pad,
   lg_ir_value *v = &ir->value;
   lay_dtype t = v->hw != LAY_DT_NONE ? v->hw : v->cpu;
   double p = v->pad_value, r;
-  if (pad && lg_value_of(t, p, &r)) {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%g", p);
-    return lg_fail(w, sr, pad->value->pos, LAY_E_ARG,
-                   "pad_value %s does not fit %s", buf, lay_dtype_name(t));
-  }
+  lg_pad_note(w, sr, pad, ir);
+  if (pad && lg_value_of(t, p, &r)) return lg_pad_fail(w, sr, pad, t, p);
   return 0;
 }

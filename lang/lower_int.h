@@ -207,6 +207,16 @@ int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
 int lg_finish_value(lw *w, const srcref *sr, const lg_clause *pad,
                     lg_ir *ir);
 
+/* ---- lower_hint.c: did-you-mean of the lowering's errors ----------------- */
+/* " (did you mean 'c'?)" or "": word against the dimensions of en (and its
+** parameters usable here when params is set, and extra when not NULL). */
+const char *lg_hint_name(lw *w, const env *en, const char *word, int params,
+                         const char *extra);
+const char *lg_hint_type(lw *w, const char *word); /* the element types */
+const char *lg_hint_clause(lw *w, const lg_clause *c); /* pad_value, ops */
+/* The value operations' names (lower_value.c), NULL past the end. */
+const char *lg_value_op_name(size_t i);
+
 /* ---- lower_pad.c: pad_value errors at the pad_value item ----------------- */
 /* Record in ir->pad_src where pad's value is written (pad may be NULL). */
 void lg_pad_note(lw *w, const srcref *sr, const lg_clause *pad, lg_ir *ir);

@@ -602,6 +602,31 @@ LAY_API lay_status lay_plan_convert_map(lay_ctx *ctx, const char *from,
                                         lay_dtype dtype, lay_plan **out,
                                         lay_error *err);
 
+/* ---- Did you mean (lang/suggest.c) --------------------------------------- */
+/* The names nearest to a mistyped word: an edit distance (typos, a swap of
+** neighbours), case-insensitive, a candidate's name without its namespace,
+** a prefix of 3 or more characters; at most a few typos away (1 for a word
+** under 4 characters, then one per 3). Spec errors carry it already
+** ("unknown name 'cc' (did you mean 'c'?)"); a caller uses it for its own
+** words (commands, options, layout names):
+**   lay_suggest s; lay_suggest_init(&s, word);
+**   lay_suggest_add(&s, "pack"); ...
+**   printf("unknown command '%s'%s", word, lay_suggest_text(&s, b, sizeof b)); */
+#define LAY_SUGGEST_MAX 3
+typedef struct lay_suggest {
+  const char *word;                    /* what was typed (kept, not copied) */
+  size_t best;                         /* how near cand[] are (internal) */
+  int n;                               /* how many in cand[] */
+  char cand[LAY_SUGGEST_MAX][64];      /* the nearest ones, in order seen */
+} lay_suggest;
+LAY_API void lay_suggest_init(lay_suggest *s, const char *word);
+LAY_API void lay_suggest_add(lay_suggest *s, const char *candidate);
+/* Every element type name lay_dtype_parse takes (lay's and numpy's). */
+LAY_API void lay_suggest_dtypes(lay_suggest *s);
+/* " (did you mean 'a' or 'b'?)" in buf (returned), or "". */
+LAY_API const char *lay_suggest_text(const lay_suggest *s, char *buf,
+                                     size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,6 +41,11 @@ typedef struct lg_lexer {
 
 /* The next token: a TK_* code of gen/parse.h, LG_TK_EOF or LG_TK_ERROR. */
 int lg_lex(lg_lexer *lx, lg_token *t);
+/* Keyword i of the lexer's table and its token; NULL past the end. */
+const char *lg_keyword(size_t i, int *tok);
+/* " (did you mean 'layout'?)" in buf for a name s[0..n) near a keyword,
+** else "" (lang/lower_hint.c). */
+void lg_hint_keyword(const char *s, size_t n, char *buf, size_t cap);
 
 /* Decode an integer literal (decimal or 0x hex). Returns 0, or -1 when it
 ** is larger than INT64_MAX. */

@@ -169,6 +169,15 @@ typedef struct lg_ir {
   int64_t *table;     /* NULL unless the fallback was needed */
   int64_t ntable;     /* hardware elements in the table */
   struct lg_arena *arena; /* owns every pointer above */
+  /* Where a layout's pad_value is written (src NULL when it sets none), so
+  ** that a type known only to the plan reports it there; why: what set the
+  ** value, "pad_value = v, with pv.par(300)" or "" (lang/lower_pad.c). */
+  struct {
+    const char *file, *src; /* the defining text (the module keeps it) */
+    size_t len;
+    uint32_t pos;           /* the value's byte offset */
+    const char *why;
+  } pad_src;
 } lg_ir;
 
 #endif /* LG_IR_H */

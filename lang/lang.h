@@ -89,6 +89,12 @@ void lg_error_at(lay_error *err, lay_status code, const char *file,
 #endif
     ;
 
+/* The pad value of ir against the CPU type a plan uses (asked: given by
+** the caller, else the default) when the layout leaves its type open: an
+** error at the layout's `pad_value = V` item (lang/lower_pad.c). */
+lay_status lg_pad_check_type(const lg_ir *ir, lay_dtype cpu, int asked,
+                             lay_error *err);
+
 /* Evaluate a size expression for concrete dimension sizes. Returns 0 and
 ** sets *out, or -1 on overflow / division by zero. */
 int lg_iexpr_eval(const lg_iexpr *e, const int64_t *dims, int64_t *out);

@@ -26,6 +26,47 @@
 #define AT ((size_t)(start - base))
 #define LEN ((size_t)(YYCURSOR - start))
 
+/* The keywords (LANGUAGE.md, Lexical structure): a name spelt exactly so
+** is the keyword's token. The did-you-mean of syntax errors offers them
+** too (lg_keyword). */
+static const struct {
+  const char *text;
+  int tok;
+} keywords[] = {
+    {"namespace", TK_NAMESPACE},
+    {"import", TK_IMPORT},
+    {"layout", TK_LAYOUT},
+    {"transform", TK_TRANSFORM},
+    {"test", TK_TEST},
+    {"where", TK_WHERE},
+    {"chunked", TK_CHUNKED},
+    {"ChunkedMemoryLayout", TK_CHUNKEDML},
+    {"FlatMemoryLayout", TK_FLATML},
+    {"use", TK_USE},
+    {"load", TK_LOAD},
+    {"at", TK_AT},
+    {"order", TK_ORDER},
+    {"pack", TK_PACK},
+    {"unpack", TK_UNPACK},
+    {"roundtrip", TK_ROUNDTRIP},
+    {"error", TK_ERROR},
+    {"align", TK_ALIGN},
+};
+
+/* The token of the name s[0..n): a keyword's, else TK_NAME. */
+static int keyword(const unsigned char *s, size_t n) {
+  for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
+    if (strlen(keywords[i].text) == n && !memcmp(keywords[i].text, s, n))
+      return keywords[i].tok;
+  return TK_NAME;
+}
+
+const char *lg_keyword(size_t i, int *tok) {
+  if (i >= sizeof keywords / sizeof *keywords) return NULL;
+  *tok = keywords[i].tok;
+  return keywords[i].text;
+}
+
 /* Fail with message m at byte offset at. */
 static int lex_error(lg_lexer *lx, lg_token *t, size_t at, const char *m) {
   lx->msg = m;
@@ -145,29 +186,10 @@ int lg_lex(lg_lexer *lx, lg_token *t) {
       bcomment              { continue; }
       "/*"                  { return lex_unterminated(lx, t, AT, "unterminated comment"); }
 
-      "namespace"           { TOK(TK_NAMESPACE); }
-      "import"              { TOK(TK_IMPORT); }
-      "layout"              { TOK(TK_LAYOUT); }
-      "transform"           { TOK(TK_TRANSFORM); }
-      "test"                { TOK(TK_TEST); }
-      "where"               { TOK(TK_WHERE); }
-      "chunked"             { TOK(TK_CHUNKED); }
-      "ChunkedMemoryLayout" { TOK(TK_CHUNKEDML); }
-      "FlatMemoryLayout"    { TOK(TK_FLATML); }
-      "use"                 { TOK(TK_USE); }
-      "load"                { TOK(TK_LOAD); }
-      "at"                  { TOK(TK_AT); }
-      "order"               { TOK(TK_ORDER); }
-      "pack"                { TOK(TK_PACK); }
-      "unpack"              { TOK(TK_UNPACK); }
-      "roundtrip"           { TOK(TK_ROUNDTRIP); }
-      "error"               { TOK(TK_ERROR); }
-      "align"               { TOK(TK_ALIGN); }
-
       float                 { TOK(TK_FLOAT); }
       hex | dec             { return lex_int(lx, t, AT, LEN); }
       badhex | badfloat     { return lex_malformed(lx, t, AT, LEN); }
-      name                  { TOK(TK_NAME); }
+      name                  { TOK(keyword(start, LEN)); }
       string                { TOK(TK_STRING); }
       ustring               { return lex_unterminated(lx, t, AT, "unterminated string"); }
 

@@ -153,8 +153,8 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
   if (L->dtype) {
     ir->value.cpu = lay_dtype_parse(L->dtype->u.str.s);
     if (ir->value.cpu == LAY_DT_NONE)
-      return lg_fail(w, &sr, L->dtype->pos, LAY_E_TYPE, "unknown type '%s'",
-                     L->dtype->u.str.s);
+      return lg_fail(w, &sr, L->dtype->pos, LAY_E_TYPE, "unknown type '%s'%s",
+                     L->dtype->u.str.s, lg_hint_type(w, L->dtype->u.str.s));
   }
   const char *plane = NULL;
   const lg_clause *padc = NULL;

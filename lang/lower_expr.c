@@ -47,7 +47,8 @@ int lg_unknown_name(lw *w, const env *en, const lg_expr *e,
   if (v->arg)
     return lg_fail(w, &v->arg_sr, v->arg->pos, LAY_E_NAME,
                    "argument '%s': unknown name '%s'", v->param, v->name);
-  return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown name '%s'", v->name);
+  return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown name '%s'%s",
+                 v->name, lg_hint_name(w, en, v->name, 1, NULL));
 }
 
 static int int_op(lw *w, const env *en, const lg_expr *e, lg_op op,

@@ -207,6 +207,24 @@ int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
 int lg_finish_value(lw *w, const srcref *sr, const lg_clause *pad,
                     lg_ir *ir);
 
+/* ---- lower_hint.c: did-you-mean of the lowering's errors ----------------- */
+/* " (did you mean 'c'?)" or "": word against the dimensions of en (and its
+** parameters usable here when params is set, and extra when not NULL). */
+const char *lg_hint_name(lw *w, const env *en, const char *word, int params,
+                         const char *extra);
+const char *lg_hint_type(lw *w, const char *word); /* the element types */
+const char *lg_hint_clause(lw *w, const lg_clause *c); /* pad_value, ops */
+/* The value operations' names (lower_value.c), NULL past the end. */
+const char *lg_value_op_name(size_t i);
+
+/* ---- lower_pad.c: pad_value errors at the pad_value item ----------------- */
+/* Record in ir->pad_src where pad's value is written (pad may be NULL). */
+void lg_pad_note(lw *w, const srcref *sr, const lg_clause *pad, lg_ir *ir);
+/* "pad_value V does not fit T (pad_value = v, with REF)" at pad's value,
+** never at the use of the template (it names the use); -1. */
+int lg_pad_fail(lw *w, const srcref *sr, const lg_clause *pad, lay_dtype t,
+                double v);
+
 /* ---- lower_order.c: memory orders ---------------------------------------- */
 
 int lg_add_axis(lw *w, const srcref *sr, lg_ir *ir, uint32_t pos,

@@ -216,7 +216,8 @@ static int classify(lw *w, const env *en, const lg_expr *e,
       if (!strcmp(en->p[i].name, s))
         return lg_fail(w, &en->sr, e->pos, LAY_E_NAME,
                        "'%s' is not a dimension", s);
-    return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown name '%s'", s);
+    return lg_fail(w, &en->sr, e->pos, LAY_E_NAME, "unknown name '%s'%s", s,
+                   lg_hint_name(w, en, s, 0, plane));
   }
   case LG_X_BINARY:
     if (e->u.op.op == LG_OP_DIV || e->u.op.op == LG_OP_MOD)

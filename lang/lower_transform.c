@@ -116,8 +116,8 @@ static int transform_input(lw *w, const srcref *sr, const lg_transform *T,
   if (T->dtype) {
     ir->value.cpu = lay_dtype_parse(T->dtype->u.str.s);
     if (ir->value.cpu == LAY_DT_NONE)
-      return lg_fail(w, sr, T->dtype->pos, LAY_E_TYPE, "unknown type '%s'",
-                     T->dtype->u.str.s);
+      return lg_fail(w, sr, T->dtype->pos, LAY_E_TYPE, "unknown type '%s'%s",
+                     T->dtype->u.str.s, lg_hint_type(w, T->dtype->u.str.s));
   }
   ir->value.axis = -1;
   ir->value.saturate = 1;

@@ -20,7 +20,8 @@ static int type_arg(lw *w, const env *en, const lg_expr *e, lay_dtype *t) {
   if (!s) return 0;
   *t = lay_dtype_parse(s);
   if (*t == LAY_DT_NONE)
-    return lg_fail(w, &en->sr, e->pos, LAY_E_TYPE, "unknown type '%s'", s);
+    return lg_fail(w, &en->sr, e->pos, LAY_E_TYPE, "unknown type '%s'%s", s,
+                   lg_hint_type(w, s));
   return 0;
 }
 
@@ -144,6 +145,10 @@ static int is_value_op(const char *name) {
   for (size_t i = 0; i < sizeof vops / sizeof *vops; i++)
     if (!strcmp(name, vops[i].name)) return 1;
   return 0;
+}
+
+const char *lg_value_op_name(size_t i) {
+  return i < sizeof vops / sizeof *vops ? vops[i].name : NULL;
 }
 
 /* The named arguments of a value operation, by key, into arg[K_N]. */
@@ -469,7 +474,8 @@ int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
     } else if (c->kind == LG_C_CALL && is_value_op(nm)) {
       if (lg_value_op(w, en, nm, c->value, ir, NULL, NULL, ir->rank)) return -1;
     } else {
-      return lg_fail(w, &en->sr, c->pos, LAY_E_NAME, "unknown clause '%s'", nm);
+      return lg_fail(w, &en->sr, c->pos, LAY_E_NAME, "unknown clause '%s'%s",
+                     nm, lg_hint_clause(w, c));
     }
   }
   return 0;
@@ -483,11 +489,7 @@ int lg_finish_value(lw *w, const srcref *sr, const lg_clause *pad,
   lg_ir_value *v = &ir->value;
   lay_dtype t = v->hw != LAY_DT_NONE ? v->hw : v->cpu;
   double p = v->pad_value, r;
-  if (pad && lg_value_of(t, p, &r)) {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%g", p);
-    return lg_fail(w, sr, pad->value->pos, LAY_E_ARG,
-                   "pad_value %s does not fit %s", buf, lay_dtype_name(t));
-  }
+  lg_pad_note(w, sr, pad, ir);
+  if (pad && lg_value_of(t, p, &r)) return lg_pad_fail(w, sr, pad, t, p);
   return 0;
 }

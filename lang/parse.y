@@ -229,8 +229,11 @@ static void lg_syntax_error(lg_parse *p, int major, lg_token tok) {
     lg_b_error(p, LAY_E_SYNTAX, tok.off, "unexpected string");
   } else {
     int n = tok.len > 40 ? 40 : (int)tok.len;
-    lg_b_error(p, LAY_E_SYNTAX, tok.off, "unexpected '%.*s'%s", n,
-               p->src + tok.off, tok.len > 40 ? "..." : "");
+    char hint[256] = "";
+    if (major == TK_NAME) lg_hint_keyword(p->src + tok.off, tok.len, hint,
+                                          sizeof hint);
+    lg_b_error(p, LAY_E_SYNTAX, tok.off, "unexpected '%.*s'%s%s", n,
+               p->src + tok.off, tok.len > 40 ? "..." : "", hint);
   }
 }
 

@@ -287,6 +287,17 @@ static lay_status wrap(li_plan *p, lay_dir dir, const lg_ir *layout_ir,
   return LAY_OK;
 }
 
+/* The pad value of a layout whose type is open, against the CPU type the
+** plan gets (dtype, else the other side's, else int8 as the planner's
+** default), reported at its pad_value item (lang/lower_pad.c). */
+static lay_status pad_type(const lg_ir *ir, const lg_ir *other,
+                           lay_dtype dtype, lay_error *err) {
+  lay_dtype t = dtype;
+  if (t == LAY_DT_NONE && other) t = other->value.cpu;
+  if (t == LAY_DT_NONE) t = LAY_DT_INT8;
+  return lg_pad_check_type(ir, t, dtype != LAY_DT_NONE, err);
+}
+
 lay_status lay_plan_create(lay_ctx *ctx, const char *format,
                            const int64_t *shape, int rank, lay_dtype dtype,
                            lay_dir dir, lay_plan **out, lay_error *err) {
@@ -301,6 +312,11 @@ lay_status lay_plan_create(lay_ctx *ctx, const char *format,
   lg_ir *ir = NULL;
   st = lg_instantiate(ctx->m, format, &ir, err);
   if (st) return st;
+  st = pad_type(ir, NULL, dtype, err);
+  if (st) {
+    lg_ir_free(ir);
+    return st;
+  }
   li_plan *p = NULL;
   st = li_plan_build_log(&ctx->log, ir, shape, rank, dtype, dir, &p, err);
   if (!st) st = wrap(p, dir, ir, out, err);
@@ -660,6 +676,8 @@ static lay_status convert_plan(lay_ctx *ctx, const char *from, const char *to,
   if (!st) st = lg_instantiate(ctx->m, to, &b, err);
   if (!st && map && *map) st = apply_map(b, map, names, err);
   if (!st && match && rank == a->rank) st = match_dims(a, b, err);
+  if (!st) st = pad_type(a, b, dtype, err);
+  if (!st) st = pad_type(b, a, dtype, err);
   if (!st) {
     li_plan *p = NULL;
     st = li_plan_convert_log(&ctx->log, a, b, shape, rank, dtype, &p, err);

@@ -49,12 +49,106 @@ static void shape_str(char *b, size_t cap, const int64_t *v, int n) {
   if (k < cap) snprintf(b + k, cap - k, "]");
 }
 
-/* ---- lay hsi FILE [--check] ---------------------------------------------- */
+/* ---- lay hsi FILE [--check] [--json] --------------------------------------- */
+
+static void json_s(const char *s) {
+  if (s) cli_json_str(stdout, s, strlen(s));
+  else printf("null");
+}
+
+static void json_ints(const int64_t *v, int n) {
+  printf("[");
+  for (int i = 0; i < n; i++) printf("%s%lld", i ? ", " : "", (long long)v[i]);
+  printf("]");
+}
+
+/* --json: one object, {"file": F, "check": B, "entries": [...],
+** "inconsistent": N}; an entry (its "layout" the name it is loaded as, or
+** null when an issue left it out) is {"side", "index", "name", "tensor_name",
+** "layout", "spec", "annotation_spec", "cpu_shape", "cpu_dtype", "hw_shape", "hw_dtype",
+** "frames", "ok", "cpu_bytes", "npu_bytes", "issues": [{"fatal", "text"}]}
+** (the byte counts null when the entry cannot run). The issues are those
+** of lay_hsi_check with --check, else those found while reading. Returns
+** the count of unusable entries, or -1 after printing an error. */
+static int hsi_json(const char *file, const lay_hsi *h, lay_ctx *ctx,
+                    int check, const lay_hsi_issue *v, int n) {
+  int bad = 0, first = 1;
+  printf("{\"file\": ");
+  json_s(file);
+  printf(", \"check\": %s, \"entries\": [", check ? "true" : "false");
+  for (int o = 0; o < 2; o++)
+    for (int i = 0; i < lay_hsi_count(h, o); i++) {
+      lay_hsi_info inf;
+      lay_hsi_info_get(h, o, i, &inf);
+      int fatal = !check && lay_hsi_entry_issue(h, o, i) != NULL;
+      for (int k = 0; check && k < n; k++)
+        fatal |= v[k].output == o && v[k].index == i && v[k].fatal;
+      lay_plan *p = NULL;
+      char ref[64];
+      snprintf(ref, sizeof ref, NS ".%s", inf.def);
+      lay_error err;
+      if (!fatal && lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank,
+                                    inf.cpu_dtype, LAY_PACK, &p, &err)) {
+        fflush(stdout);
+        entry_err(file, o, i, &err);
+        return -1;
+      }
+      bad += fatal;
+      printf("%s\n  {\"side\": \"%s\", \"index\": %d, \"name\": ",
+             first ? "" : ",", o ? "outputs" : "inputs", i);
+      first = 0;
+      json_s(inf.name);
+      printf(", \"tensor_name\": ");
+      json_s(inf.tensor_name);
+      printf(", \"layout\": ");
+      json_s(inf.spec && !lay_hsi_entry_issue(h, o, i) ? ref : NULL);
+      printf(", \"spec\": ");
+      json_s(inf.spec);
+      printf(", \"annotation_spec\": ");
+      json_s(inf.ann_spec);
+      printf(", \"cpu_shape\": ");
+      json_ints(inf.cpu_shape, inf.rank);
+      printf(", \"cpu_dtype\": ");
+      json_s(lay_dtype_name(inf.cpu_dtype));
+      printf(", \"hw_shape\": ");
+      json_ints(inf.hw_shape, inf.hw_rank);
+      printf(", \"hw_dtype\": ");
+      json_s(lay_dtype_name(inf.hw_dtype));
+      printf(", \"frames\": %lld, \"ok\": %s", (long long)inf.frames,
+             fatal ? "false" : "true");
+      if (p)
+        printf(", \"cpu_bytes\": %zu, \"npu_bytes\": %zu",
+               lay_plan_src_bytes(p), lay_plan_dst_bytes(p));
+      else printf(", \"cpu_bytes\": null, \"npu_bytes\": null");
+      lay_plan_free(p);
+      printf(", \"issues\": [");
+      int m = check ? n : lay_hsi_issue_count(h), shown = 0;
+      for (int k = 0; k < m; k++) {
+        const lay_hsi_issue *is = check ? &v[k] : lay_hsi_issue_get(h, k);
+        if (!is || is->output != o || is->index != i) continue;
+        printf("%s{\"fatal\": %s, \"text\": ", shown++ ? ", " : "",
+               is->fatal ? "true" : "false");
+        json_s(is->text);
+        printf("}");
+      }
+      printf("]}");
+    }
+  printf("%s], \"inconsistent\": %d}\n", first ? "" : "\n", bad);
+  return bad;
+}
 
 int cli_hsi(int argc, char **argv) {
   const char *file;
-  int check, urc = cli_file_check_args("hsi", "flexmlrt-hsi.json file", argc,
-                                       argv, &file, &check);
+  /* --json is taken out here; the rest as lay tidl's arguments. */
+  char *args[64];
+  int nargs = 0, json = 0;
+  for (int i = 0; i < argc; i++) {
+    if (i && !strcmp(argv[i], "--json")) json = 1;
+    else if (nargs == 64) return cli_usage("hsi: too many arguments");
+    else args[nargs++] = argv[i];
+  }
+  int check, urc = cli_file_check_args("hsi", "flexmlrt-hsi.json file", nargs,
+                                       args, &file, &check);
   if (urc) return urc;
   lay_error err;
   char *path = lay_hsi_locate(file, &err); /* a compile cache folder too */
@@ -69,6 +163,27 @@ int cli_hsi(int argc, char **argv) {
   if (!h) goto done;
   if (lay_ctx_new(&ctx, &err) || lay_hsi_load(h, ctx, NS, &err)) {
     cli_print_error(&err);
+    goto done;
+  }
+  if (json) {
+    lay_hsi_issue *v = NULL;
+    int n = 0, nfatal = 0;
+    if (check && (nfatal = lay_hsi_check(h, ctx, NS, &v, &n, &err)) < 0) {
+      cli_print_error(&err);
+      goto done;
+    }
+    int bad = hsi_json(file, h, ctx, check, v, n);
+    free(v);
+    if (fflush(stdout) || bad < 0) goto done;
+    /* The same last line as without --json. */
+    if (check && nfatal)
+      fprintf(stderr, "lay: %s: %d inconsistenc%s\n", file, nfatal,
+              nfatal == 1 ? "y" : "ies");
+    else if (bad)
+      fprintf(stderr,
+              "lay: %s: %d entr%s inconsistent; see 'lay hsi %s --check'\n",
+              file, bad, bad == 1 ? "y is" : "ies are", file);
+    rc = bad || nfatal ? CLI_FAIL : CLI_OK;
     goto done;
   }
   if (check) {

@@ -154,20 +154,12 @@ int cli_cmd_test(const cli_args *a);
 int cli_cmd_list(const cli_args *a);     /* list [NAMESPACE] [--json] */
 int cli_cmd_describe(const cli_args *a); /* describe NAME [--json] */
 
-/* "Did you mean": the candidates nearest to a mistyped word (an edit
-** distance, case-insensitive; a candidate's name without its namespace
-** counts too), at most a few typos away. */
-#define CLI_SUGGEST_MAX 3
-typedef struct cli_suggest {
-  const char *word;                   /* what was typed */
-  size_t best;                        /* the distance of cand[] */
-  const char *cand[CLI_SUGGEST_MAX];  /* the nearest ones, in order seen */
-  int n;
-} cli_suggest;
-void cli_suggest_init(cli_suggest *s, const char *word);
-void cli_suggest_add(cli_suggest *s, const char *candidate);
-/* " (did you mean 'a' or 'b'?)" in buf, or "" when nothing is near. */
-const char *cli_suggest_text(const cli_suggest *s, char *buf, size_t cap);
+/* "Did you mean": lay.h's lay_suggest (lang/suggest.c), the same for the
+** CLI's words as for spec errors. */
+typedef lay_suggest cli_suggest;
+#define cli_suggest_init lay_suggest_init
+#define cli_suggest_add lay_suggest_add
+#define cli_suggest_text lay_suggest_text
 /* The same over every layout and transform name of ctx. */
 void cli_suggest_layout(lay_ctx *ctx, const char *word, char *buf,
                         size_t cap);

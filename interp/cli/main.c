@@ -210,14 +210,16 @@ static const own_command own_commands[] = {
      "commands. With stdin not a terminal, runs it as a script.\n"
      "Example:\n"
      "  lay repl my_layouts.lay\n"},
-    {"hsi", "hsi FILE [--check]",
+    {"hsi", "hsi FILE [--check] [--json]",
      "Print an AMD flexmlrt-hsi.json report (or the report of a compile\n"
      "cache folder) as lay specs.\n"
      "Options:\n"
      "  --check        report its inconsistencies\n"
+     "  --json         print the entries (shapes, types, spec, buffer sizes,\n"
+     "                 issues) as one JSON object for scripts\n"
      "Examples:\n"
      "  lay hsi flexmlrt-hsi.json\n"
-     "  lay hsi flexmlrt-hsi.json --check\n"
+     "  lay hsi flexmlrt-hsi.json --check --json\n"
      "See also: lay pack|unpack --hsi FILE --input K|--output K.\n"},
     {"tidl", "tidl FILE [--check]",
      "Print every tensor of a TIDL compiled model's io_1.bin (any SDK\n"

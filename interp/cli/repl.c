@@ -80,6 +80,26 @@ static void no_line(void *ud, const char *line) {
   (void)line;
 }
 
+/* The script line of an error inside an earlier definition (a template
+** planned by a later command): the definition typed in one go whose text,
+** as loaded (after "namespace NS" when typed in one), has the error's
+** source line at the error's line; 0 when none is. */
+static long def_line_of(const repl *r, const lay_error *e) {
+  for (size_t i = r->nev; i-- > 0;) {
+    const event *ev = &r->ev[i];
+    if (ev->kind != EV_DEF || ev->line0 <= 0) continue;
+    int k = e->line - (*ev->ns ? 1 : 0); /* the line in the typed text */
+    const char *s = ev->text;
+    for (int j = 1; s && j < k; j++)
+      if ((s = strchr(s, '\n'))) s++;
+    if (!s || k < 1) continue;
+    size_t n = strcspn(s, "\n");
+    if (n == strlen(e->source_line) && !strncmp(s, e->source_line, n))
+      return ev->line0 + k - 1;
+  }
+  return 0;
+}
+
 /* In script mode an error says the script's line: a definition's error
 ** moves to its line of the script ("<stdin>:12:5"); others are prefixed
 ** with the line of the command ("<stdin>:7: "). */
@@ -87,10 +107,14 @@ void repl_print_error(repl *r, const lay_error *e) {
   char buf[4096];
   lay_error c = *e;
   int prefix = 0;
+  long at = 0;
   if (!r->tty) {
-    if (!strcmp(c.file, REPL_FILE) && c.line > r->def_prefix) {
+    if (!strcmp(c.file, REPL_FILE) && r->compiling && c.line > r->def_prefix) {
       snprintf(c.file, sizeof c.file, "<stdin>");
       c.line = (int)(r->def_line0 + (c.line - r->def_prefix - 1));
+    } else if (!strcmp(c.file, REPL_FILE) && (at = def_line_of(r, &c)) > 0) {
+      snprintf(c.file, sizeof c.file, "<stdin>");
+      c.line = (int)at;
     } else if (!c.file[0] || c.line <= 0 || !strcmp(c.file, "<format>") ||
                !strcmp(c.file, REPL_FILE)) {
       prefix = 1;
@@ -596,6 +620,7 @@ static int compile_def(repl *r, const char *text, const char *ns, long rep,
     }
     e->names = names;
     e->nnames = nn;
+    e->line0 = r->def_prefix ? 0 : r->def_line0;
     if (e->defname) r->prev = (long)(r->nev - 1);
     return DEF_OK;
   }
@@ -620,6 +645,7 @@ static int compile_def(repl *r, const char *text, const char *ns, long rep,
   e->ns = n;
   e->names = names;
   e->nnames = nn;
+  e->line0 = r->def_prefix ? 0 : r->def_line0;
   if (r->ctx != r->ctx0) lay_ctx_free(r->ctx);
   r->ctx = comp_ctx = c;
   r->prev = rep;
@@ -683,6 +709,7 @@ static void definition(repl *r, const char *first, long cont) {
   scan sc = {0};
   scan_text(&sc, first);
   r->cancel = 0;
+  r->compiling = 1; /* its errors are at def_line0 (repl_print_error) */
   for (;;) {
     int st = read_rest(r, &t, &sc);
     if (st > 0) goto cancelled;
@@ -714,6 +741,7 @@ static void definition(repl *r, const char *first, long cont) {
   }
   if (!t.oom) remember(r, t.s + typed);
 cancelled:
+  r->compiling = 0;
   free(t.s);
 }
 

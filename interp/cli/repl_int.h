@@ -24,6 +24,8 @@ typedef struct event {
                     it defines (which may be redefined); NULL otherwise */
   char **names;  /* EV_DEF: every name it defined */
   size_t nnames;
+  long line0;    /* EV_DEF in script mode: the line its text was typed on,
+                    when typed in one go (0: not known, or continued) */
 } event;
 
 typedef struct repl {
@@ -49,6 +51,9 @@ typedef struct repl {
   long def_line0;            /* script mode: the line of the typed text of
                                 the definition being compiled */
   int def_prefix;            /* lines of an earlier definition it continues */
+  int compiling;             /* a definition is being compiled (its errors
+                                are at def_line0); else an error inside a
+                                definition comes from a later command */
 } repl;
 
 /* ---- repl.c ----------------------------------------------------------------- */

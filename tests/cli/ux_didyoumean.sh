@@ -43,4 +43,41 @@ expect_rc 1 "--dtype fp23"
 expect_err "lay: unknown --dtype 'fp23' (did you mean 'fp32'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32 or numpy's names)" "--dtype fp23"
 run show amd.hcwnc4 --shape 1,3,2,2 --dtype float
 expect_err "lay: unknown --dtype 'float' (did you mean 'float32' or 'float16'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32 or numpy's names)" "--dtype float"
+# In spec errors (lang/lower_hint.c): a dimension name, a parameter, a
+# keyword, a clause, a type; inline and in a file.
+run show '(n, c, h, w) -> [n, cc/4, h, w, c%4]' --shape 1,8,2,2
+expect_rc 1 "inline: cc"
+expect_err "<inline>:1:21: error: unknown name 'cc' (did you mean 'c'?)
+    (n, c, h, w) -> [n, cc/4, h, w, c%4]
+                        ^" "inline: cc"
+printf 'layout p(pad) (a, b) -> [a, b + pda]\n' >"$T/s.lay"
+run check "$T/s.lay"
+expect_err "$T/s.lay:1:33: error: unknown name 'pda' (did you mean 'pad'?)
+    layout p(pad) (a, b) -> [a, b + pda]
+                                    ^" "parameter pda"
+printf 'layuot x (n) -> [n]\n' >"$T/s.lay"
+run check "$T/s.lay"
+expect_err "$T/s.lay:1:1: error: unexpected 'layuot' (did you mean 'layout'?)
+    layuot x (n) -> [n]
+    ^" "keyword layuot"
+printf 'layout x (n) -> [n/4, n%%4]\n    pad_valeu = 3\n' >"$T/s.lay"
+run check "$T/s.lay"
+expect_err "$T/s.lay:2:5: error: unknown clause 'pad_valeu' (did you mean 'pad_value'?)
+        pad_valeu = 3
+        ^" "clause pad_valeu"
+printf 'layout x (n) : float -> [n]\n' >"$T/s.lay"
+run check "$T/s.lay"
+expect_err "$T/s.lay:1:16: error: unknown type 'float' (did you mean 'float32' or 'float16'?)
+    layout x (n) : float -> [n]
+                   ^" "type float"
+printf 'layout x (n) -> [n] cast(to = flaot)\n' >"$T/s.lay"
+run check "$T/s.lay"
+expect_err "$T/s.lay:1:31: error: unknown type 'flaot' (did you mean 'float32' or 'float16'?)
+    layout x (n) -> [n] cast(to = flaot)
+                                  ^" "type flaot"
+printf 'layout x (n) -> [zz]\n' >"$T/s.lay"
+run check "$T/s.lay"
+expect_err "$T/s.lay:1:18: error: unknown name 'zz'
+    layout x (n) -> [zz]
+                     ^" "nothing near"
 finish

@@ -65,6 +65,13 @@ expect "a file completes with a space" "lay> pack my.blk 2,3 data/sub/in.bin out
 expect "pack wrote the file" "wrote out.bin: 6 bytes"
 keys "unpack blk 2,3 out.bin back.bin"; key Enter
 expect "unpack wrote the file" "wrote back.bin: 6 bytes"
+# Spec errors at the prompt: did-you-mean on a dimension name, and a
+# pad_value that does not fit the type asked for, at its item.
+keys "layout dym (n, c) -> [n, cc]"; key Enter
+expect "did-you-mean in a spec error" "error: unknown name 'cc' (did you mean 'c'?)"
+keys "layout pv(v) (n) -> [n/4, n%4] pad_value = v"; key Enter
+keys "show pv(300) 5:uint8"; key Enter
+expect "pad_value at its item" "error: pad_value 300 does not fit uint8 (pad_value = v, with my.pv(300); the layout's element type is open, uint8 is the type asked for)"
 keys "quit"; key Enter
 expect "quit" "REPL-EXIT=0"
 

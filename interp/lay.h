@@ -626,6 +626,42 @@ LAY_API void lay_suggest_dtypes(lay_suggest *s);
 /* " (did you mean 'a' or 'b'?)" in buf (returned), or "". */
 LAY_API const char *lay_suggest_text(const lay_suggest *s, char *buf,
                                      size_t cap);
+/* ---- Slabs: running a plan piece by piece (streaming) ---------------------
+** A plan can run in slabs when one CPU-side dimension is outermost on both
+** sides: its rows (in blocks of `unit`) are contiguous, equally sized byte
+** ranges of the source and of the destination, with nothing between them
+** (no pad or hole outside the rows, no window or pad on the dimension, no
+** gather table, no per-channel rule along it). Slab i is rows
+** [i * rows, min((i + 1) * rows, extent)) of that dimension: source bytes
+** [i * src_bytes, ...) and destination bytes [i * dst_bytes, ...), the last
+** slab holding what remains. It is moved by a plan made like this one
+** (the same format, dtype and direction) with the dimension's extent cut
+** to the slab's rows; lay_plan_slab_check confirms that such a plan moves
+** exactly the slab's bytes. `lay pack|unpack|convert` stream this way. */
+typedef struct lay_slabs {
+  int dim;          /* the dimension cut, in the order of the plan's shape
+                       (for a convert plan: the source's CPU-side order) */
+  int64_t extent;   /* its extent in the plan */
+  int64_t unit;     /* slabs hold a multiple of this many rows (a block of
+                       the dimension on a side), but the last */
+  int64_t rows;     /* rows of every slab but the last */
+  int64_t count;    /* slabs */
+  size_t src_bytes; /* source bytes of a slab of `rows` rows */
+  size_t dst_bytes; /* destination bytes of it */
+} lay_slabs;
+/* The slabs of `plan` whose source plus destination bytes stay within
+** max_bytes (at least one unit: a slab may exceed it when one unit does);
+** a plan that fits whole is one slab. LAY_E_ARG, with the reason in err,
+** when no dimension admits slabs ("no dimension is outermost on both
+** sides ('c': it is not outermost)"). */
+LAY_API lay_status lay_plan_slabs(const lay_plan *plan, size_t max_bytes,
+                                  lay_slabs *out, lay_error *err);
+/* LAY_OK when `part` is `plan` cut to its own extent of dimension
+** sl->dim (rows, or the last slab's rows): the same sides, value rules
+** and direction, so that it moves a slab's bytes exactly; else LAY_E_ARG. */
+LAY_API lay_status lay_plan_slab_check(const lay_plan *plan,
+                                       const lay_slabs *sl,
+                                       const lay_plan *part, lay_error *err);
 
 #ifdef __cplusplus
 }

@@ -23,4 +23,9 @@ extern const li_stdlib_file li_stdlib_files[];
 /* The front-end module holding everything the context compiled. */
 lg_module *li_ctx_module(lay_ctx *ctx);
 
+/* The compiled plan behind a lay_plan handle (NULL for NULL): what
+** slab.c reads to find a plan's slabs. */
+struct li_plan;
+const struct li_plan *li_plan_of(const lay_plan *plan);
+
 #endif /* LI_CTX_H */

@@ -741,3 +741,6 @@ lay_status lay_format_dims(lay_ctx *ctx, const char *format, int *rank,
   lg_ir_free(ir);
   return LAY_OK;
 }
+
+/* ---- For slab.c: the compiled plan behind a handle ------------------------ */
+const li_plan *li_plan_of(const lay_plan *plan) { return plan ? plan->p : NULL; }

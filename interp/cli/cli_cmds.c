@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_draw.h"
 #include "cli_lay.h"
@@ -97,6 +98,10 @@ static int load_lay_path(lay_ctx *ctx, const char *path) {
 
 static int g_debug_plan;
 void cli_set_debug_plan(int on) { g_debug_plan = on; }
+int cli_debug_plan_on(void) {
+  const char *dbg = getenv("LAY_DEBUG_PLAN");
+  return g_debug_plan || (dbg && *dbg && strcmp(dbg, "0"));
+}
 
 /* One step of the plan log, as Halide prints its IR after each pass. */
 static void print_plan_step(void *user, const char *step, const char *text) {
@@ -111,9 +116,7 @@ lay_ctx *cli_context_except(const cli_args *a, const char *skip) {
     cli_print_error(&err);
     return NULL;
   }
-  const char *dbg = getenv("LAY_DEBUG_PLAN");
-  if (g_debug_plan || (dbg && *dbg && strcmp(dbg, "0")))
-    lay_ctx_set_log(ctx, print_plan_step, NULL);
+  if (cli_debug_plan_on()) lay_ctx_set_log(ctx, print_plan_step, NULL);
   const char *path = getenv("LAY_PATH");
   if (path && *path && load_lay_path(ctx, path)) {
     lay_ctx_free(ctx);
@@ -264,11 +267,44 @@ static void order_note(lay_ctx *ctx, const char *format,
                   "channels last, give --shape %s\n", got, format, fix);
 }
 
-/* A pack plan for FORMAT (pos[0]) on --shape/--dtype; with `dir`. Fills
-** shape/rank too. NULL after printing. */
-static lay_plan *make_plan_npy(lay_ctx *ctx, const cli_args *a, lay_dir dir,
-                               int64_t *shape, int *rank, const cli_npy_in *npy) {
+/* How a plan of pack, unpack or convert was made, to make it again for a
+** slab's shape (move_part). */
+typedef struct move_fmt {
+  lay_ctx *ctx;
+  const cli_args *a;
+  lay_dir dir;
+  const char *f0, *f1; /* the formats (an inline one defined: in b0, b1) */
+  char b0[64], b1[64];
   lay_dtype t;
+  int rank;
+} move_fmt;
+
+/* The plan of mf for `shape`. */
+static lay_plan *move_plan(const move_fmt *mf, const int64_t *shape,
+                           lay_error *err) {
+  lay_plan *p = NULL;
+  if (mf->dir == LAY_CONVERT
+          ? lay_plan_convert_map(mf->ctx, mf->f0, mf->f1, mf->a->map, shape,
+                                 mf->rank, mf->t, &p, err)
+          : lay_plan_create(mf->ctx, mf->f0, shape, mf->rank, mf->t, mf->dir,
+                            &p, err))
+    return NULL;
+  return p;
+}
+
+static lay_plan *move_part(void *ud, const int64_t *shape) {
+  lay_error err;
+  return move_plan(ud, shape, &err);
+}
+
+/* A pack plan for FORMAT (pos[0]) on --shape/--dtype; with `dir`. Fills
+** shape/rank too, and *mf when not NULL. NULL after printing. */
+static lay_plan *make_plan_npy(lay_ctx *ctx, const cli_args *a, lay_dir dir,
+                               int64_t *shape, int *rank, const cli_npy_in *npy,
+                               move_fmt *mf) {
+  lay_dtype t;
+  move_fmt local;
+  if (!mf) mf = &local;
   /* ---- .npy hook (cli_npy.c): a packed .npy input gives shape and dtype;
   ** a named --shape n=1,c=3,... is checked against the format's names. */
   if (npy && npy->active && dir == LAY_PACK) {
@@ -281,16 +317,17 @@ static lay_plan *make_plan_npy(lay_ctx *ctx, const cli_args *a, lay_dir dir,
   if (*rank < 0) return NULL;
   lay_plan *p = NULL;
   lay_error err;
-  char b0[64], b1[64];
-  const char *f0 = cli_inline(ctx, a->pos[0], b0, sizeof b0);
-  const char *f1 = dir == LAY_CONVERT ? cli_inline(ctx, a->pos[1], b1, sizeof b1)
-                                      : NULL;
-  if (!f0 || (dir == LAY_CONVERT && !f1)) return NULL;
-  lay_status st =
-      dir == LAY_CONVERT
-          ? lay_plan_convert_map(ctx, f0, f1, a->map, shape, *rank, t, &p,
-                                 &err)
-          : lay_plan_create(ctx, f0, shape, *rank, t, dir, &p, &err);
+  mf->ctx = ctx;
+  mf->a = a;
+  mf->dir = dir;
+  mf->t = t;
+  mf->rank = *rank;
+  mf->f0 = cli_inline(ctx, a->pos[0], mf->b0, sizeof mf->b0);
+  mf->f1 = dir == LAY_CONVERT ? cli_inline(ctx, a->pos[1], mf->b1, sizeof mf->b1)
+                              : NULL;
+  if (!mf->f0 || (dir == LAY_CONVERT && !mf->f1)) return NULL;
+  p = move_plan(mf, shape, &err);
+  lay_status st = p ? LAY_OK : err.code;
   if (st) {
     cli_explain_error(ctx, &err);
     /* A planner error has no position: say which format it concerns. */
@@ -363,10 +400,36 @@ static void size_hint(const cli_args *a, lay_dir dir, const lay_plan *p,
 
 static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
                            int64_t *shape, int *rank) {
-  return make_plan_npy(ctx, a, dir, shape, rank, NULL);
+  return make_plan_npy(ctx, a, dir, shape, rank, NULL, NULL);
 }
 
 /* ---- pack, unpack, convert ----------------------------------------------- */
+
+/* The input's size when it can be known before reading it (a regular
+** file: its size less the .npy header), else SIZE_MAX - 1 (a stream). */
+static size_t input_size(const cli_args *a, const cli_npy_in *npy) {
+  if (npy->active) return npy->h.data_len;
+  struct stat sb;
+  int r = !a->in || !strcmp(a->in, "-") ? fstat(0, &sb) : stat(a->in, &sb);
+  if (r || !S_ISREG(sb.st_mode)) return SIZE_MAX - 1;
+  if (a->in && strcmp(a->in, "-") && (uint64_t)sb.st_size >= SIZE_MAX - 1)
+    return SIZE_MAX;
+  /* stdin may be a file read part-way already: what is left of it */
+  off_t at = !a->in || !strcmp(a->in, "-") ? lseek(0, 0, SEEK_CUR) : 0;
+  if (at < 0 || at > sb.st_size) return SIZE_MAX - 1;
+  return (size_t)(sb.st_size - at);
+}
+
+static void size_error(const cli_args *a, lay_dir dir, const lay_plan *p,
+                       const int64_t *shape, int rank, size_t inlen) {
+  char s[LAY_MAX_RANK * 24];
+  size_t need = lay_plan_src_bytes(p);
+  cli_shape_str(shape, rank, s, sizeof s);
+  cli_fail("input is %s%zu bytes, %s on %s %s needs %zu",
+           inlen == SIZE_MAX ? "more than " : "", inlen == SIZE_MAX ? need : inlen,
+           a->pos[0], s, lay_dtype_name(lay_plan_src_dtype(p)), need);
+  size_hint(a, dir, p, inlen);
+}
 
 int cli_cmd_move(const cli_args *a) {
   lay_dir dir = !strcmp(a->cmd, "pack")     ? LAY_PACK
@@ -379,54 +442,42 @@ int cli_cmd_move(const cli_args *a) {
   if (!ctx) return CLI_FAIL;
   int64_t shape[LAY_MAX_RANK];
   int rank = 0, rc = CLI_FAIL;
-  unsigned char *in = NULL, *out = NULL;
-  size_t inlen = 0;
-  cli_npy_in npy; /* .npy hook: -i NAME.npy is read before the plan */
+  cli_npy_in npy; /* .npy hook: -i NAME.npy's header is read before the plan */
+  move_fmt mf;
   lay_plan *p = NULL;
   if (cli_npy_input(a, dir, &npy)) goto done;
-  p = make_plan_npy(ctx, a, dir, shape, &rank, &npy);
+  p = make_plan_npy(ctx, a, dir, shape, &rank, &npy, &mf);
   if (!p) goto done;
   size_t need = lay_plan_src_bytes(p), outlen = lay_plan_dst_bytes(p);
-  if (npy.active) { /* .npy hook: the data after the header */
-    if (dir != LAY_PACK && cli_npy_check_src(a, &npy, lay_plan_src_dtype(p))) goto done;
-    inlen = npy.h.data_len;
-  } else if (cli_read_all(a->in, need, &in, &inlen)) {
+  if (npy.active && dir != LAY_PACK &&
+      cli_npy_check_src(a, &npy, lay_plan_src_dtype(p)))
+    goto done;
+  /* The size is checked before any output exists when it is known. */
+  size_t inlen = input_size(a, &npy);
+  if (inlen != SIZE_MAX - 1 && inlen != need) {
+    size_error(a, dir, p, shape, rank, inlen);
     goto done;
   }
-  if (inlen != need) {
-    char s[LAY_MAX_RANK * 24];
-    cli_shape_str(shape, rank, s, sizeof s);
-    cli_fail("input is %s%zu bytes, %s on %s %s needs %zu",
-             inlen == SIZE_MAX ? "more than " : "", inlen == SIZE_MAX ? need : inlen,
-             a->pos[0], s, lay_dtype_name(lay_plan_src_dtype(p)), need);
-    size_hint(a, dir, p, inlen);
-    goto done;
-  }
-  out = malloc(outlen ? outlen : 1);
-  if (!out) {
-    cli_fail("out of memory: the output needs %zu bytes", outlen);
-    goto done;
-  }
-  lay_error err;
-  if (lay_plan_run(p, npy.active ? npy.file + npy.h.data_off : in, inlen, out,
-                   outlen, threads, &err)) {
-    cli_print_error(&err);
-    goto done;
-  }
-  if (cli_npy_output(a)) { /* .npy hook: unpack writes the CPU tensor */
+  char head[512]; /* .npy hook: unpack writes the CPU tensor, the others bytes */
+  size_t hn = 0;
+  if (cli_npy_output(a)) {
     int64_t flat[1] = {(int64_t)outlen};
-    if (dir == LAY_UNPACK
-            ? cli_npy_write(a->out, shape, rank, lay_plan_dst_dtype(p), out, outlen)
-            : cli_npy_write(a->out, flat, 1, LAY_DT_UINT8, out, outlen))
+    hn = dir == LAY_UNPACK
+             ? cli_npy_header(shape, rank, lay_plan_dst_dtype(p), head, sizeof head)
+             : cli_npy_header(flat, 1, LAY_DT_UINT8, head, sizeof head);
+    if (!hn) {
+      cli_fail("cannot write the .npy header of the output");
       goto done;
-  } else if (cli_write_all(a->out, out, outlen)) {
-    goto done;
+    }
   }
-  rc = CLI_OK;
+  cli_move m = {p, shape, rank, move_part, &mf, threads, a->in,
+                npy.active ? npy.h.data_off : 0, a->out, head, hn, a->cmd};
+  size_t got = 0;
+  int r = cli_move_run(&m, &got);
+  if (r == -2) size_error(a, dir, p, shape, rank, got);
+  if (!r) rc = CLI_OK;
 done:
   free(npy.file);
-  free(in);
-  free(out);
   lay_plan_free(p);
   lay_ctx_free(ctx);
   return rc;

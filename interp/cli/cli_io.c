@@ -1,8 +1,8 @@
 /*
 ** cli_io.c: input, output and argument parsing helpers of the `lay` CLI.
 **
-** Inputs are read whole (a file or stdin) so that their size can be checked
-** against the plan before any output exists. Output files are written to
+** cli_read_all reads an input whole (specs, vendor files; pack, unpack and
+** convert stream theirs, cli_stream.c). Output files are written to
 ** a temporary file in the same folder (unnamed with O_TMPFILE, else
 ** mkstemp) and renamed over the target only when everything succeeded: a
 ** failed or killed run leaves no output file, no temporary file, and never
@@ -411,23 +411,28 @@ static char *follow_links(const char *path) {
   return NULL;
 }
 
-/* A device, FIFO or socket (/dev/null, /dev/stdout into a pipe, a
-** process substitution) is written in place, as any Unix tool does: it
-** cannot be replaced, and nothing would be left half-written on disk. */
-static int write_special(const char *path, const void *buf, size_t len,
-                         char *msg, size_t cap) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || write_fd(fd, buf, len)) {
-    int e = errno;
-    if (fd >= 0) close(fd);
-    snprintf(msg, cap, "cannot write '%s': %s", path, strerror(e));
-    return -1;
-  }
-  if (close(fd)) {
-    snprintf(msg, cap, "cannot write '%s': %s", path, strerror(errno));
-    return -1;
-  }
-  return 0;
+/* An output being written (cli_lay.h): stdout, a device or FIFO written in
+** place, or a temporary file renamed over the target by cli_out_close. */
+struct cli_out {
+  int fd;
+  int kind;     /* OUT_STDOUT, OUT_SPECIAL, OUT_TMP */
+  char *path;   /* as given, for messages */
+  char *target; /* OUT_TMP: the file replaced (links followed) */
+  char *dir;    /* OUT_TMP: its folder */
+  char *tmp;    /* OUT_TMP: the temporary file's name, NULL while unnamed */
+};
+enum { OUT_STDOUT, OUT_SPECIAL, OUT_TMP };
+
+static void out_free(cli_out *o) {
+  if (!o) return;
+  if (o->kind == OUT_TMP && o->tmp) unlink(o->tmp);
+  if (o->kind != OUT_STDOUT && o->fd >= 0) close(o->fd);
+  if (o->kind == OUT_TMP) g_tmp_name = NULL;
+  free(o->tmp);
+  free(o->dir);
+  free(o->target);
+  free(o->path);
+  free(o);
 }
 
 /* Writes to a file go to a temporary file in the target's folder, renamed
@@ -435,24 +440,43 @@ static int write_special(const char *path, const void *buf, size_t len,
 ** or killed run leaves the old file as it was. With O_TMPFILE the file has
 ** no name until the moment before the rename, so even kill -9 leaves
 ** nothing. A symbolic link is followed (the file it names is replaced, the
-** link stays); an existing file keeps its permission bits. */
-int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
-                   size_t cap) {
+** link stays); an existing file keeps its permission bits. A device, FIFO
+** or socket (/dev/null, /dev/stdout into a pipe, a process substitution)
+** is written in place, as any Unix tool does: it cannot be replaced, and
+** nothing would be left half-written on disk. */
+cli_out *cli_out_open(const char *path, char *msg, size_t cap) {
+  cli_out *o = calloc(1, sizeof *o);
+  if (!o || !(o->path = strdup(path ? path : "-"))) {
+    free(o);
+    snprintf(msg, cap, "out of memory");
+    return NULL;
+  }
+  o->fd = -1;
   if (!path || !strcmp(path, "-")) {
-    if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+    o->kind = OUT_STDOUT;
+    o->fd = STDOUT_FILENO;
+    if (fflush(stdout)) {
       snprintf(msg, cap, "cannot write to stdout: %s", strerror(errno));
-      return -1;
+      out_free(o);
+      return NULL;
     }
-    return 0;
+    return o;
   }
   struct stat old;
   int exists = !stat(path, &old);
   if (exists && !S_ISREG(old.st_mode)) {
     if (S_ISDIR(old.st_mode)) {
       snprintf(msg, cap, "cannot write '%s': it is a folder", path);
-      return -1;
+      out_free(o);
+      return NULL;
     }
-    return write_special(path, buf, len, msg, cap);
+    o->kind = OUT_SPECIAL;
+    if ((o->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+      snprintf(msg, cap, "cannot write '%s': %s", path, strerror(errno));
+      out_free(o);
+      return NULL;
+    }
+    return o;
   }
   /* Replacing a file the user may not write, or one with other hard links
   ** (the new file would not be theirs), is the user's choice: --force. */
@@ -460,64 +484,108 @@ int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
       (access(path, W_OK) || !(old.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))) {
     snprintf(msg, cap, "cannot write '%s': it is read-only (mode %04o); "
              "--force replaces it", path, (unsigned)(old.st_mode & 07777));
-    return -1;
+    out_free(o);
+    return NULL;
   }
   if (exists && !g_force && old.st_nlink > 1) {
     snprintf(msg, cap, "cannot write '%s': it has %lu hard links, which "
              "would keep the old bytes; --force replaces this name only",
              path, (unsigned long)old.st_nlink);
-    return -1;
+    out_free(o);
+    return NULL;
   }
   /* A file over the size limit fails the write (EFBIG) instead of killing
   ** the process half-way. */
   signal(SIGXFSZ, SIG_IGN);
-  char *target = follow_links(path);
-  char *dir = target ? dir_of(target) : NULL, *tmp = NULL;
-  int fd = dir ? open_tmp(dir, &tmp) : -1;
-  if (fd < 0) {
+  o->kind = OUT_TMP;
+  o->target = follow_links(path);
+  o->dir = o->target ? dir_of(o->target) : NULL;
+  o->fd = o->dir ? open_tmp(o->dir, &o->tmp) : -1;
+  if (o->fd < 0) {
     snprintf(msg, cap, "cannot write '%s': %s", path,
-             strerror(dir ? errno : ENOMEM));
-    free(dir);
-    free(target);
-    return -1;
+             strerror(o->dir ? errno : ENOMEM));
+    out_free(o);
+    return NULL;
   }
   int rc = 0;
   if (exists) {
-    rc = fchmod(fd, old.st_mode & 07777);
-    if (!rc && geteuid() == 0 && fchown(fd, old.st_uid, old.st_gid)) rc = -1;
-  } else if (tmp) { /* mkstemp made it 0600: the usual mode, as open() would */
+    rc = fchmod(o->fd, old.st_mode & 07777);
+    if (!rc && geteuid() == 0 && fchown(o->fd, old.st_uid, old.st_gid)) rc = -1;
+  } else if (o->tmp) { /* mkstemp made it 0600: the usual mode, as open() would */
     mode_t um = umask(0);
     umask(um);
-    rc = fchmod(fd, 0666 & ~um);
+    rc = fchmod(o->fd, 0666 & ~um);
   }
-  if (!rc) rc = write_fd(fd, buf, len);
-  if (!rc) rc = fsync(fd); /* the bytes are on disk before the rename */
-  if (!rc && !tmp) rc = name_tmp(fd, dir, &tmp);
-  int e = errno;
-  if (close(fd) && !rc) {
-    rc = -1;
+  if (rc) {
+    snprintf(msg, cap, "cannot write '%s': %s", path, strerror(errno));
+    out_free(o);
+    return NULL;
+  }
+  return o;
+}
+
+int cli_out_write(cli_out *o, const void *buf, size_t len, char *msg,
+                  size_t cap) {
+  if (!write_fd(o->fd, buf, len)) return 0;
+  if (o->kind == OUT_STDOUT)
+    snprintf(msg, cap, "cannot write to stdout: %s", strerror(errno));
+  else
+    snprintf(msg, cap, "cannot write '%s': %s", o->path, strerror(errno));
+  return -1;
+}
+
+void cli_out_abort(cli_out *o) { out_free(o); }
+
+int cli_out_close(cli_out *o, char *msg, size_t cap) {
+  int rc = 0, e = 0;
+  if (o->kind == OUT_SPECIAL) {
+    if (close(o->fd)) {
+      rc = -1;
+      e = errno;
+    }
+    o->fd = -1;
+  } else if (o->kind == OUT_TMP) {
+    rc = fsync(o->fd); /* the bytes are on disk before the rename */
+    if (!rc && !o->tmp) rc = name_tmp(o->fd, o->dir, &o->tmp);
     e = errno;
-  }
-  if (!rc && rename(tmp, target)) {
-    rc = -1;
-    e = errno;
-  }
-  if (!rc) { /* and the rename is, once its folder is synced */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      (void)fsync(dfd);
-      close(dfd);
+    if (close(o->fd) && !rc) {
+      rc = -1;
+      e = errno;
+    }
+    o->fd = -1;
+    if (!rc && rename(o->tmp, o->target)) {
+      rc = -1;
+      e = errno;
+    }
+    if (!rc) { /* and the rename is, once its folder is synced */
+      free(o->tmp);
+      o->tmp = NULL; /* renamed: nothing to remove */
+      int dfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+      }
     }
   }
   if (rc) {
-    if (tmp) unlink(tmp);
-    snprintf(msg, cap, "cannot write '%s': %s", path, strerror(e));
+    if (o->kind == OUT_STDOUT)
+      snprintf(msg, cap, "cannot write to stdout: %s", strerror(e));
+    else
+      snprintf(msg, cap, "cannot write '%s': %s", o->path, strerror(e));
   }
-  g_tmp_name = NULL;
-  free(tmp);
-  free(dir);
-  free(target);
+  out_free(o);
   return rc;
+}
+
+int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
+                   size_t cap) {
+  cli_out *o = cli_out_open(path, msg, cap);
+  if (!o) return -1;
+  if (cli_out_write(o, buf, len, msg, cap)) {
+    cli_out_abort(o);
+    return -1;
+  }
+  return cli_out_close(o, msg, cap);
 }
 
 int cli_write_all(const char *path, const void *buf, size_t len) {

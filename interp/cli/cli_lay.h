@@ -111,6 +111,18 @@ int cli_read_all(const char *path, size_t max, unsigned char **buf,
 ** leaves no file behind and an existing one untouched. */
 int cli_write_file(const char *path, const void *buf, size_t len, char *msg,
                    size_t cap);
+/* The same piece by piece: cli_out_open (NULL with the message in msg),
+** cli_out_write as often as needed, then cli_out_close, which makes the
+** output visible (fsync and rename for a file), or cli_out_abort, which
+** removes the temporary file and leaves an existing target untouched.
+** Every call but abort frees o when it fails too (close) or not (abort):
+** after close or abort o is gone; after a failed write, abort it. */
+typedef struct cli_out cli_out;
+cli_out *cli_out_open(const char *path, char *msg, size_t cap);
+int cli_out_write(cli_out *o, const void *buf, size_t len, char *msg,
+                  size_t cap);
+int cli_out_close(cli_out *o, char *msg, size_t cap);
+void cli_out_abort(cli_out *o);
 /* The same, printing the message; 0 or -1. */
 int cli_write_all(const char *path, const void *buf, size_t len);
 /* --force: cli_write_file replaces a file the user cannot write (its mode
@@ -142,6 +154,37 @@ const char *cli_inline(lay_ctx *ctx, const char *format, char *buf,
                        size_t cap);
 
 int cli_cmd_move(const cli_args *a);  /* pack, unpack, convert */
+/* --debug-plan (or LAY_DEBUG_PLAN) is on: the streaming notes too. */
+int cli_debug_plan_on(void);
+
+/* ---- cli_stream.c -------------------------------------------------------- */
+
+/* One pack, unpack or convert: plan's src bytes from `in` (after in_off
+** bytes, an .npy header) into `out` (after head_len bytes of head). With
+** `part`, the plan runs in slabs when it admits them (lay_plan_slabs):
+** part(ud, shape) makes the same plan for `shape` (the plan's shape with
+** one dimension cut), NULL when it cannot. */
+typedef lay_plan *(*cli_part_fn)(void *ud, const int64_t *shape);
+typedef struct cli_move {
+  const lay_plan *plan;  /* the whole plan */
+  const int64_t *shape;  /* its CPU-side shape (source order) */
+  int rank;
+  cli_part_fn part;      /* NULL: whole buffers */
+  void *ud;
+  int threads;
+  const char *in;        /* NULL or "-": stdin */
+  uint64_t in_off;
+  const char *out;       /* NULL or "-": stdout */
+  const void *head;
+  size_t head_len;
+  const char *what;      /* "pack", for the progress line */
+} cli_move;
+/* 0; -1 after printing; -2 when the input is not the plan's src bytes
+** long (*got: the bytes it had, SIZE_MAX for more), nothing printed. On
+** failure no output file is left and an existing one is untouched (a
+** stream on stdout may have received part of it). Shows a progress line
+** on stderr when stderr is a terminal and the input is over 256 MB. */
+int cli_move_run(const cli_move *m, size_t *got);
 int cli_cmd_show(const cli_args *a);
 int cli_cmd_info(const cli_args *a);
 int cli_cmd_where(const cli_args *a);

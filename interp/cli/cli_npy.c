@@ -12,10 +12,13 @@
 ** the byte where the header went wrong. It never trusts a length before
 ** checking it against the buffer.
 */
+#define _POSIX_C_SOURCE 200809L /* fileno */
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_npy.h"
 
@@ -352,15 +355,54 @@ int cli_npy_shape(lay_ctx *ctx, const char *format, const char *s, int64_t *shap
 
 /* ---- Hooks of pack, unpack, convert ------------------------------------------------ */
 
+/* The first bytes of a regular file `path` holding its whole .npy header
+** (at most 1 MB of header), so that the data can be streamed from the
+** file; *size the file's size. NULL when the file is not regular, the
+** header is longer, or the read fails (the caller reads the whole file). */
+static unsigned char *npy_head(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  struct stat sb;
+  if (!f) return NULL;
+  unsigned char *b = NULL;
+  size_t cap = (size_t)1 << 20, got;
+  if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode) ||
+      (uint64_t)sb.st_size >= SIZE_MAX || !(b = malloc(cap))) {
+    fclose(f);
+    return NULL;
+  }
+  got = fread(b, 1, cap, f);
+  fclose(f);
+  *size = (size_t)sb.st_size;
+  if (got < cap && got != *size) {
+    free(b);
+    return NULL;
+  }
+  size_t hend = got; /* where the header ends, when it can be told */
+  if (got >= 12 && b[6] == 1)
+    hend = 10 + ((size_t)b[8] | (size_t)b[9] << 8);
+  else if (got >= 12 && (b[6] == 2 || b[6] == 3))
+    hend = 12 + ((size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 |
+                 (size_t)b[11] << 24);
+  if (hend > got && got < *size) {
+    free(b);
+    return NULL;
+  }
+  return b;
+}
+
 int cli_npy_input(const cli_args *a, lay_dir dir, cli_npy_in *in) {
   (void)dir;
   memset(in, 0, sizeof *in);
   if (!cli_npy_name(a->in)) return 0;
   size_t len;
-  if (cli_read_all(a->in, SIZE_MAX - 1, &in->file, &len)) return -1;
-  if (!in->file && len) {
-    cli_fail("%s: too large to read", a->in);
-    return -1;
+  /* A regular file: its header only (cli_npy_parse reads no further than
+  ** the header its first bytes announce, and sizes the data from len). */
+  if (!(in->file = npy_head(a->in, &len))) {
+    if (cli_read_all(a->in, SIZE_MAX - 1, &in->file, &len)) return -1;
+    if (!in->file && len) {
+      cli_fail("%s: too large to read", a->in);
+      return -1;
+    }
   }
   if (cli_npy_parse(in->file ? in->file : (const unsigned char *)"", len, a->in, &in->h)) {
     free(in->file);

@@ -50,13 +50,14 @@ int cli_npy_shape(lay_ctx *ctx, const char *format, const char *s,
                   int64_t *shape, int cap);
 
 /* The .npy side of pack/unpack/convert (hooks of cli_cmd_move):
-** cli_npy_input reads -i when it names an .npy file (*npy->rank > 0 then,
-** *buf holds the file), checking --shape and --dtype against the header
+** cli_npy_input reads -i's header when it names an .npy file (active
+** then), checking --shape and --dtype against the header
 ** for pack (the header gives them). 0, or -1 after printing. */
 typedef struct cli_npy_in {
   int active;            /* -i is an .npy file */
   cli_npy h;             /* its header */
-  unsigned char *file;   /* the whole file (free it) */
+  unsigned char *file;   /* the file's first bytes, its header at least
+                            (free it); the data is read from the file */
 } cli_npy_in;
 int cli_npy_input(const cli_args *a, lay_dir dir, cli_npy_in *in);
 /* For pack with an .npy input: the shape and dtype for the plan (the

@@ -1,0 +1,170 @@
+/*
+** slab.c: lay_plan_slabs and lay_plan_slab_check (lay.h), the streaming
+** support of `lay pack|unpack|convert`.
+**
+** A plan can run in slabs when one CPU-side dimension is outermost on both
+** sides: its highest digit (div D) is the axis of largest stride S, every
+** other axis fits inside S, and the buffer ends right after the last step
+** (nelem = ext * S). Then D rows of that dimension are S elements, one
+** contiguous byte range per side, and a plan made for fewer rows of the
+** same layout moves exactly those ranges, as long as its sides have the
+** same geometry (lay_plan_slab_check compares them). A window or pad on
+** the dimension, a gather table, or a per-channel rule along it rule a
+** dimension out.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "lay.h"
+#include "plan_int.h"
+
+/* The top digit of dimension k of side s when the side can be cut along
+** k: its axis index, with *div its div; -1 (with why[]) otherwise. */
+static int side_cut(const li_side *s, int k, int64_t *div, char *why,
+                    size_t cap) {
+  if (s->table || s->grid || s->naxes <= 0) {
+    snprintf(why, cap, "a gather table");
+    return -1;
+  }
+  const li_sdim *d = &s->dim[k];
+  if (d->nd < 1) {
+    snprintf(why, cap, "the dimension has no axis");
+    return -1;
+  }
+  int j = d->dig[d->nd - 1];
+  const li_sax *a = &s->ax[j];
+  int64_t D = a->div > 0 ? a->div : 1;
+  if (d->lo != 0 || d->hi != d->size || d->before != 0 ||
+      d->ext != (d->size + D - 1) / D * D || a->mod > 0) {
+    snprintf(why, cap, "a window or pad on the dimension");
+    return -1;
+  }
+  if (s->v.axis == k) {
+    snprintf(why, cap, "a per-channel rule along it");
+    return -1;
+  }
+  int64_t span = 1;
+  for (int i = 0; i < s->naxes; i++)
+    if (i != j) span += (s->ax[i].ext - 1) * s->ax[i].stride;
+  if (a->stride < span || a->ext * a->stride != s->nelem) {
+    snprintf(why, cap, "it is not outermost");
+    return -1;
+  }
+  *div = D;
+  return j;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+lay_status lay_plan_slabs(const lay_plan *plan, size_t max_bytes,
+                          lay_slabs *out, lay_error *err) {
+  const li_plan *p = li_plan_of(plan);
+  if (!p || !out) return li_fail(err, LAY_E_ARG, "no plan or no result");
+  memset(out, 0, sizeof *out);
+  out->dim = -1;
+  char why[160] = "the plan has no dimension", w2[96];
+  for (int k = 0; k < p->s.rank; k++) {
+    int kd = p->dmap[k];
+    int64_t Ds, Dd, ext = p->s.dim[k].size;
+    if (ext < 2) continue;
+    int js = side_cut(&p->s, k, &Ds, w2, sizeof w2);
+    if (js >= 0) js = side_cut(&p->d, kd, &Dd, w2, sizeof w2);
+    if (js < 0) {
+      snprintf(why, sizeof why, "'%s': %s", p->dname[k], w2);
+      continue;
+    }
+    int64_t unit = Ds / gcd64(Ds, Dd) * Dd;
+    size_t us = (size_t)(unit / Ds * p->s.ax[p->s.dim[k].dig[p->s.dim[k].nd - 1]].stride) * p->s.esz;
+    size_t ud = (size_t)(unit / Dd * p->d.ax[p->d.dim[kd].dig[p->d.dim[kd].nd - 1]].stride) * p->d.esz;
+    int64_t units = (int64_t)(max_bytes / (us + ud > 0 ? us + ud : 1));
+    if (units < 1) units = 1;
+    int64_t all = (ext + unit - 1) / unit;
+    if (units > all) units = all;
+    out->dim = k;
+    out->extent = ext;
+    out->unit = unit;
+    out->rows = units * unit;
+    out->count = (ext + out->rows - 1) / out->rows;
+    out->src_bytes = (size_t)units * us;
+    out->dst_bytes = (size_t)units * ud;
+    return LAY_OK;
+  }
+  return li_fail(err, LAY_E_ARG,
+                 "no dimension is outermost on both sides (%s)", why);
+}
+
+/* Value rules equal (the same format gives the same rule). */
+static int same_rule(const li_vrule *a, const li_vrule *b) {
+  if (a->kind != b->kind || a->cpu != b->cpu || a->hw != b->hw ||
+      a->round != b->round || a->arith != b->arith ||
+      a->saturate != b->saturate || a->axis != b->axis || a->nch != b->nch ||
+      a->nplanes != b->nplanes || memcmp(&a->pad, &b->pad, sizeof a->pad))
+    return 0;
+  for (int i = 0; i < a->nplanes && i < LG_MAX_PLANES; i++)
+    if (a->shift[i] != b->shift[i] || a->mask[i] != b->mask[i]) return 0;
+  size_t n = (size_t)(a->nch > 0 ? a->nch : 0) * sizeof(double);
+  const double *const x[4] = {a->num, a->den, a->zp, a->xoff};
+  const double *const y[4] = {b->num, b->den, b->zp, b->xoff};
+  for (int i = 0; i < 4; i++)
+    if (!x[i] != !y[i] || (n && x[i] && memcmp(x[i], y[i], n))) return 0;
+  return 1;
+}
+
+/* Side P (of a plan for `rows` rows of dimension k) is side F (of the
+** whole plan) cut to its first rows: 1, else 0. */
+static int same_cut(const li_side *F, const li_side *P, int k, int64_t rows) {
+  int64_t D;
+  char why[96];
+  int j = side_cut(F, k, &D, why, sizeof why);
+  if (j < 0 || P->table || P->grid || P->rank != F->rank ||
+      P->naxes != F->naxes || P->esz != F->esz || P->plane_ax != F->plane_ax ||
+      P->is_cpu != F->is_cpu || !same_rule(&F->v, &P->v))
+    return 0;
+  int64_t pext = (rows + D - 1) / D * D;
+  for (int i = 0; i < F->rank; i++) {
+    const li_sdim *f = &F->dim[i], *q = &P->dim[i];
+    if (q->nd != f->nd || memcmp(q->dig, f->dig, sizeof f->dig[0] * (size_t)f->nd))
+      return 0;
+    if (i == k ? q->size != rows || q->lo || q->hi != rows || q->before ||
+                     q->ext != pext || q->off
+               : q->size != f->size || q->lo != f->lo || q->hi != f->hi ||
+                     q->before != f->before || q->ext != f->ext ||
+                     q->off != f->off)
+      return 0;
+  }
+  for (int i = 0; i < F->naxes; i++) {
+    const li_sax *f = &F->ax[i], *q = &P->ax[i];
+    if (q->kind != f->kind || q->dim != f->dim || q->div != f->div ||
+        q->mod != f->mod || q->stride != f->stride ||
+        q->ext != (i == j ? pext / D : f->ext))
+      return 0;
+  }
+  return P->nelem == P->ax[j].ext * P->ax[j].stride;
+}
+
+lay_status lay_plan_slab_check(const lay_plan *plan, const lay_slabs *sl,
+                               const lay_plan *part, lay_error *err) {
+  const li_plan *p = li_plan_of(plan), *q = li_plan_of(part);
+  if (!p || !q || !sl || sl->dim < 0 || sl->dim >= p->s.rank)
+    return li_fail(err, LAY_E_ARG, "no plan, part or slabs");
+  int k = sl->dim;
+  int64_t rows = q->s.dim[k].size;
+  if (q->dir != p->dir || q->cpu_t != p->cpu_t ||
+      memcmp(q->dmap, p->dmap, sizeof p->dmap[0] * (size_t)p->s.rank) ||
+      rows < 1 || rows > sl->extent ||
+      (rows % sl->unit && rows != sl->extent % sl->rows) ||
+      !same_cut(&p->s, &q->s, k, rows) ||
+      !same_cut(&p->d, &q->d, p->dmap[k], rows))
+    return li_fail(err, LAY_E_ARG,
+                   "the part plan is not the plan cut to %lld rows of '%s'",
+                   (long long)rows, p->dname[k]);
+  return LAY_OK;
+}

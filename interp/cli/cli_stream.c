@@ -1,0 +1,278 @@
+/*
+** cli_stream.c: how `lay pack|unpack|convert` move their bytes (cli_move_run,
+** cli_lay.h): in slabs when the plan admits them (lay_plan_slabs), so that
+** memory stays bounded whatever the input's size, else in whole buffers.
+**
+** Slabs: one plan for a full slab's rows (and one for the last slab's, when
+** the extent is not a multiple), each checked with lay_plan_slab_check;
+** then read a slab, run, write it, in order, into cli_out (a temporary file
+** renamed over the target at the end, or stdout). Whole buffers: a regular
+** input file is mapped (its pages stay the page cache's), a stream read
+** into memory; the output is one buffer. An input that ends early or goes
+** on too long, or a failed read or write, abandons the output: no file is
+** left, an existing target keeps its bytes.
+*/
+#define _GNU_SOURCE /* MAP_POPULATE */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_lay.h"
+
+#define SLAB_BYTES ((size_t)8 << 20)        /* source + destination of a slab */
+#define PROGRESS_MIN ((uint64_t)256 << 20) /* inputs that show progress */
+
+/* Read up to n bytes (fewer only at the end of the input). The count, or
+** SIZE_MAX with errno set. */
+static size_t read_full(int fd, unsigned char *p, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, p + got, n - got);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return SIZE_MAX;
+    }
+    if (r == 0) break;
+    got += (size_t)r;
+  }
+  return got;
+}
+
+/* The progress line on a terminal: "lay: pack 37% (1.2 of 3.4 GB)". */
+typedef struct progress {
+  int on;
+  const char *what;
+  uint64_t total;
+  int last; /* the percentage shown, -1 before the first */
+} progress;
+
+static void progress_show(progress *pr, uint64_t done) {
+  if (!pr->on) return;
+  int pc = (int)(done * 100 / pr->total);
+  if (pc == pr->last) return;
+  pr->last = pc;
+  fprintf(stderr, "\rlay: %s %3d%% (%.1f of %.1f GB)", pr->what, pc,
+          (double)done / 1e9, (double)pr->total / 1e9);
+  fflush(stderr);
+}
+
+static void progress_end(progress *pr) {
+  if (pr->on && pr->last >= 0) fprintf(stderr, "\r%60s\r", "");
+}
+
+/* The input: fd (stdin or the file), positioned at the data. */
+static int open_input(const cli_move *m, int *fd) {
+  int use_stdin = !m->in || !strcmp(m->in, "-");
+  *fd = use_stdin ? STDIN_FILENO : open(m->in, O_RDONLY | O_CLOEXEC);
+  if (*fd < 0) {
+    cli_fail("cannot read '%s': %s", m->in, strerror(errno));
+    return -1;
+  }
+  if (m->in_off && lseek(*fd, (off_t)m->in_off, SEEK_SET) < 0) {
+    cli_fail("cannot read '%s': %s", use_stdin ? "stdin" : m->in,
+             strerror(errno));
+    if (!use_stdin) close(*fd);
+    return -1;
+  }
+#ifdef POSIX_FADV_SEQUENTIAL
+  (void)posix_fadvise(*fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  return 0;
+}
+
+static const char *in_name(const cli_move *m) {
+  return !m->in || !strcmp(m->in, "-") ? "stdin" : m->in;
+}
+
+/* After the data: the input must end. 0, -2 (more), -1 (error, printed). */
+static int expect_end(const cli_move *m, int fd) {
+  unsigned char extra;
+  size_t got = read_full(fd, &extra, 1);
+  if (got == SIZE_MAX) {
+    cli_fail("cannot read '%s': %s", in_name(m), strerror(errno));
+    return -1;
+  }
+  return got ? -2 : 0;
+}
+
+/* The part plans for `rows` rows of dimension sl->dim, checked; NULL
+** (after a note under --debug-plan) when the check fails. */
+static lay_plan *part_plan(const cli_move *m, const lay_slabs *sl,
+                           int64_t rows) {
+  int64_t shape[LAY_MAX_RANK];
+  memcpy(shape, m->shape, sizeof shape[0] * (size_t)m->rank);
+  shape[sl->dim] = rows;
+  lay_plan *q = m->part(m->ud, shape);
+  lay_error err;
+  if (q && lay_plan_slab_check(m->plan, sl, q, &err)) {
+    if (cli_debug_plan_on())
+      fprintf(stderr, "-- streaming --\nnone, whole buffers: %s\n",
+              err.message);
+    lay_plan_free(q);
+    return NULL;
+  }
+  return q;
+}
+
+/* The slab loop. 0, -1 (printed) or -2 (the input's size is wrong; *got
+** its bytes read, SIZE_MAX: more than the plan needs). */
+static int run_slabs(const cli_move *m, const lay_slabs *sl, lay_plan *full,
+                     lay_plan *last, int fd, cli_out *o, size_t *got) {
+  size_t need = lay_plan_src_bytes(m->plan);
+  unsigned char *src = malloc(sl->src_bytes), *dst = malloc(sl->dst_bytes);
+  char msg[512];
+  int rc = -1;
+  progress pr = {isatty(STDERR_FILENO) && need > PROGRESS_MIN, m->what, need,
+                 -1};
+  if (!src || !dst) {
+    cli_fail("out of memory: a slab needs %zu bytes", sl->src_bytes + sl->dst_bytes);
+    goto done;
+  }
+  size_t done = 0;
+  for (int64_t i = 0; i < sl->count; i++) {
+    const lay_plan *q = i == sl->count - 1 && last ? last : full;
+    size_t ns = lay_plan_src_bytes(q), nd = lay_plan_dst_bytes(q);
+    size_t r = read_full(fd, src, ns);
+    if (r == SIZE_MAX) {
+      cli_fail("cannot read '%s': %s", in_name(m), strerror(errno));
+      goto done;
+    }
+    if (r < ns) {
+      *got = done + r;
+      rc = -2;
+      goto done;
+    }
+    done += r;
+    lay_error err;
+    if (lay_plan_run(q, src, ns, dst, nd, m->threads, &err)) {
+      cli_print_error(&err);
+      goto done;
+    }
+    if (cli_out_write(o, dst, nd, msg, sizeof msg)) {
+      cli_fail("%s", msg);
+      goto done;
+    }
+    progress_show(&pr, done);
+  }
+  rc = expect_end(m, fd);
+  if (rc == -2) *got = SIZE_MAX;
+done:
+  progress_end(&pr);
+  free(src);
+  free(dst);
+  return rc;
+}
+
+/* Whole buffers: the input mapped or read, one run, one write. */
+static int run_whole(const cli_move *m, int fd, cli_out *o, size_t *got) {
+  size_t need = lay_plan_src_bytes(m->plan), outlen = lay_plan_dst_bytes(m->plan);
+  unsigned char *in = NULL, *map = NULL, *out = NULL;
+  size_t maplen = 0;
+  char msg[512];
+  int rc = -1;
+  struct stat sb;
+  if (need && !fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
+      (uint64_t)sb.st_size == m->in_off + need && m->in_off <= SIZE_MAX - need) {
+    maplen = (size_t)m->in_off + need;
+    map = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (map == MAP_FAILED) map = NULL;
+    else in = map + m->in_off;
+  }
+  if (!in) {
+    if (!(in = malloc(need ? need : 1))) {
+      cli_fail("out of memory: the input needs %zu bytes", need);
+      goto done;
+    }
+    size_t r = read_full(fd, in, need);
+    if (r == SIZE_MAX) {
+      cli_fail("cannot read '%s': %s", in_name(m), strerror(errno));
+      goto done;
+    }
+    if (r < need) {
+      *got = r;
+      rc = -2;
+      goto done;
+    }
+    if ((rc = expect_end(m, fd)) != 0) {
+      if (rc == -2) *got = SIZE_MAX;
+      goto done;
+    }
+    rc = -1;
+  }
+  if (!(out = malloc(outlen ? outlen : 1))) {
+    cli_fail("out of memory: the output needs %zu bytes", outlen);
+    goto done;
+  }
+  lay_error err;
+  if (lay_plan_run(m->plan, in, need, out, outlen, m->threads, &err)) {
+    cli_print_error(&err);
+    goto done;
+  }
+  if (cli_out_write(o, out, outlen, msg, sizeof msg)) {
+    cli_fail("%s", msg);
+    goto done;
+  }
+  rc = 0;
+done:
+  if (map) munmap(map, maplen);
+  else free(in);
+  free(out);
+  return rc;
+}
+
+int cli_move_run(const cli_move *m, size_t *got) {
+  lay_slabs sl;
+  lay_error err;
+  lay_plan *full = NULL, *last = NULL;
+  int slabs = m->part && !lay_plan_slabs(m->plan, SLAB_BYTES, &sl, &err) &&
+              sl.count > 1;
+  if (m->part && !slabs && cli_debug_plan_on())
+    fprintf(stderr, "-- streaming --\n%s\n",
+            sl.dim < 0 ? err.message : "one slab: whole buffers");
+  if (slabs) {
+    full = part_plan(m, &sl, sl.rows);
+    if (full && sl.extent % sl.rows &&
+        !(last = part_plan(m, &sl, sl.extent % sl.rows))) {
+      lay_plan_free(full);
+      full = NULL;
+    }
+    slabs = full != NULL;
+    if (slabs && cli_debug_plan_on())
+      fprintf(stderr, "-- streaming --\n%" PRId64 " slabs of %" PRId64
+              " rows of dimension %d (%zu + %zu bytes)\n", sl.count, sl.rows,
+              sl.dim, sl.src_bytes, sl.dst_bytes);
+  }
+  int fd, rc = -1;
+  char msg[512];
+  cli_out *o = NULL;
+  if (open_input(m, &fd)) goto done;
+  if (!(o = cli_out_open(m->out, msg, sizeof msg))) {
+    cli_fail("%s", msg);
+    goto close_in;
+  }
+  if (m->head_len && cli_out_write(o, m->head, m->head_len, msg, sizeof msg)) {
+    cli_fail("%s", msg);
+    goto close_in;
+  }
+  rc = slabs ? run_slabs(m, &sl, full, last, fd, o, got)
+             : run_whole(m, fd, o, got);
+  if (!rc) {
+    rc = cli_out_close(o, msg, sizeof msg);
+    o = NULL;
+    if (rc) cli_fail("%s", msg);
+  }
+close_in:
+  cli_out_abort(o);
+  if (fd != STDIN_FILENO) close(fd);
+done:
+  lay_plan_free(full);
+  lay_plan_free(last);
+  return rc;
+}

@@ -37,7 +37,7 @@ static int side_cut(const li_side *s, int k, int64_t *div, char *why,
   int64_t D = a->div > 0 ? a->div : 1;
   if (d->lo != 0 || d->hi != d->size || d->before != 0 ||
       d->ext != (d->size + D - 1) / D * D || a->mod > 0) {
-    snprintf(why, cap, "a window or pad on the dimension");
+    snprintf(why, cap, "a window or pad on it");
     return -1;
   }
   if (s->v.axis == k) {
@@ -48,7 +48,7 @@ static int side_cut(const li_side *s, int k, int64_t *div, char *why,
   for (int i = 0; i < s->naxes; i++)
     if (i != j) span += (s->ax[i].ext - 1) * s->ax[i].stride;
   if (a->stride < span || a->ext * a->stride != s->nelem) {
-    snprintf(why, cap, "it is not outermost");
+    snprintf(why, cap, "not outermost");
     return -1;
   }
   *div = D;
@@ -70,15 +70,19 @@ lay_status lay_plan_slabs(const lay_plan *plan, size_t max_bytes,
   if (!p || !out) return li_fail(err, LAY_E_ARG, "no plan or no result");
   memset(out, 0, sizeof *out);
   out->dim = -1;
-  char why[160] = "the plan has no dimension", w2[96];
+  char why[LAY_MAX_RANK * 64] = "", w2[96];
+  size_t wn = 0;
   for (int k = 0; k < p->s.rank; k++) {
     int kd = p->dmap[k];
     int64_t Ds, Dd, ext = p->s.dim[k].size;
     if (ext < 2) continue;
-    int js = side_cut(&p->s, k, &Ds, w2, sizeof w2);
-    if (js >= 0) js = side_cut(&p->d, kd, &Dd, w2, sizeof w2);
-    if (js < 0) {
-      snprintf(why, sizeof why, "'%s': %s", p->dname[k], w2);
+    int js = side_cut(&p->s, k, &Ds, w2, sizeof w2), jd = -1;
+    if (js >= 0) jd = side_cut(&p->d, kd, &Dd, w2, sizeof w2);
+    if (jd < 0) {
+      if (wn < sizeof why)
+        wn += (size_t)snprintf(why + wn, sizeof why - wn, "%s'%s': %s in the %s",
+                               wn ? ", " : "", p->dname[k], w2,
+                               js < 0 ? "source" : "destination");
       continue;
     }
     int64_t unit = Ds / gcd64(Ds, Dd) * Dd;
@@ -98,7 +102,8 @@ lay_status lay_plan_slabs(const lay_plan *plan, size_t max_bytes,
     return LAY_OK;
   }
   return li_fail(err, LAY_E_ARG,
-                 "no dimension is outermost on both sides (%s)", why);
+                 "no dimension is outermost on both sides (%s)",
+                 wn ? why : "every extent is 1");
 }
 
 /* Value rules equal (the same format gives the same rule). */
@@ -143,8 +148,8 @@ static int same_cut(const li_side *F, const li_side *P, int k, int64_t rows) {
   for (int i = 0; i < F->naxes; i++) {
     const li_sax *f = &F->ax[i], *q = &P->ax[i];
     if (q->kind != f->kind || q->dim != f->dim || q->div != f->div ||
-        q->mod != f->mod || q->stride != f->stride ||
-        q->ext != (i == j ? pext / D : f->ext))
+        q->mod != f->mod || q->ext != (i == j ? pext / D : f->ext) ||
+        (q->stride != f->stride && f->ext > 1)) /* one step: never taken */
       return 0;
   }
   return P->nelem == P->ax[j].ext * P->ax[j].stride;

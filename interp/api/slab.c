@@ -55,6 +55,8 @@ static int side_cut(const li_side *s, int k, int64_t *div, char *why,
   return j;
 }
 
+#define SLAB_PIECE_MIN 4096 /* bytes of a source piece (lay_slabs) */
+
 static int64_t gcd64(int64_t a, int64_t b) {
   while (b) {
     int64_t t = a % b;
@@ -64,43 +66,116 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
+/* 1 when side s is plain row-major: one whole digit per dimension, in
+** order, no window, pad, hole, plane or table (the CPU side, core.nchw). */
+static int plain(const li_side *s) {
+  if (s->table || s->grid || s->naxes != s->rank || s->plane_ax >= 0)
+    return 0;
+  int64_t st = 1;
+  for (int i = s->rank - 1; i >= 0; i--) {
+    const li_sdim *d = &s->dim[i];
+    const li_sax *a = &s->ax[i];
+    if (d->nd != 1 || d->dig[0] != i || d->lo || d->hi != d->size ||
+        d->before || d->ext != d->size || a->kind != LG_AX_DIGIT ||
+        a->dim != i || a->div != 1 || a->mod > 0 || a->ext != d->size ||
+        (a->stride != st && d->size > 1))
+      return 0;
+    st *= d->size;
+  }
+  return s->nelem == st;
+}
+
+/* Bytes of one row of dimension k of side s (cut there) and, for a plain
+** side cut in pieces, the pieces of a slab and their stride (bytes). */
+static size_t row_bytes(const li_side *s, int k, int64_t D, int *pieces,
+                        int64_t *npiece, size_t *pstride) {
+  const li_sdim *d = &s->dim[k];
+  *npiece = 1;
+  *pstride = 0;
+  if (!*pieces)
+    return (size_t)(s->ax[d->dig[d->nd - 1]].stride / D) * s->esz;
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < s->rank; i++)
+    if (i < k) outer *= s->dim[i].size;
+    else if (i > k) inner *= s->dim[i].size;
+  *npiece = outer;
+  *pstride = (size_t)(inner * d->size) * s->esz;
+  return (size_t)(outer * inner) * s->esz;
+}
+
+/* Slabs along dimension k, or -1 with why[] (pass 0: contiguous on both
+** sides; pass 1: a plain source gathered in pieces). */
+static int try_dim(const li_plan *p, int k, int pass, size_t max_bytes,
+                   lay_slabs *out, char *why, size_t cap) {
+  int kd = p->dmap[k];
+  int64_t Ds = 1, Dd = 1, ext = p->s.dim[k].size;
+  char w[48];
+  if (side_cut(&p->d, kd, &Dd, w, sizeof w) < 0) {
+    snprintf(why, cap, "%s in the destination", w);
+    return -1;
+  }
+  int pieces = 0;
+  if (side_cut(&p->s, k, &Ds, w, sizeof w) < 0) {
+    if (pass == 0 || !plain(&p->s)) {
+      snprintf(why, cap, "%s in the source", w);
+      return -1;
+    }
+    pieces = 1;
+  } else if (pass == 1) {
+    return -1; /* found in pass 0 */
+  }
+  int64_t unit = Ds / gcd64(Ds, Dd) * Dd, np;
+  size_t pst;
+  size_t us = row_bytes(&p->s, k, Ds, &pieces, &np, &pst) * (size_t)unit;
+  int zero = 0;
+  int64_t np2;
+  size_t pst2;
+  size_t ud = row_bytes(&p->d, kd, Dd, &zero, &np2, &pst2) * (size_t)unit;
+  int64_t units = (int64_t)(max_bytes / (us + ud > 0 ? us + ud : 1));
+  int64_t all = (ext + unit - 1) / unit;
+  if (units < 1) units = 1;
+  /* Source pieces of at least SLAB_PIECE_MIN bytes (a read each), within
+  ** four times the budget; else none. */
+  size_t piece = us / (size_t)np;
+  if (np > 1 && piece * (size_t)units < SLAB_PIECE_MIN) {
+    units = (int64_t)((SLAB_PIECE_MIN + piece - 1) / piece);
+    if (units < all && (size_t)units * (us + ud) > 4 * max_bytes) {
+      snprintf(why, cap, "source pieces under %d bytes", SLAB_PIECE_MIN);
+      return -1;
+    }
+  }
+  if (units > all) units = all;
+  out->dim = k;
+  out->extent = ext;
+  out->unit = unit;
+  out->rows = units * unit;
+  out->count = (ext + out->rows - 1) / out->rows;
+  out->src_bytes = (size_t)units * us;
+  out->dst_bytes = (size_t)units * ud;
+  out->src_pieces = np;
+  out->src_stride = np > 1 ? pst : out->src_bytes;
+  return 0;
+}
+
 lay_status lay_plan_slabs(const lay_plan *plan, size_t max_bytes,
                           lay_slabs *out, lay_error *err) {
   const li_plan *p = li_plan_of(plan);
   if (!p || !out) return li_fail(err, LAY_E_ARG, "no plan or no result");
   memset(out, 0, sizeof *out);
   out->dim = -1;
-  char why[LAY_MAX_RANK * 64] = "", w2[96];
+  char why[LAY_MAX_RANK * 112] = "", w[80];
   size_t wn = 0;
-  for (int k = 0; k < p->s.rank; k++) {
-    int kd = p->dmap[k];
-    int64_t Ds, Dd, ext = p->s.dim[k].size;
-    if (ext < 2) continue;
-    int js = side_cut(&p->s, k, &Ds, w2, sizeof w2), jd = -1;
-    if (js >= 0) jd = side_cut(&p->d, kd, &Dd, w2, sizeof w2);
-    if (jd < 0) {
-      if (wn < sizeof why)
-        wn += (size_t)snprintf(why + wn, sizeof why - wn, "%s'%s': %s in the %s",
-                               wn ? ", " : "", p->dname[k], w2,
-                               js < 0 ? "source" : "destination");
-      continue;
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < p->s.rank; k++) {
+      if (p->s.dim[k].size < 2) continue;
+      if (!try_dim(p, k, pass, max_bytes, out, w, sizeof w)) return LAY_OK;
+      if (pass == 1 && *w && wn < sizeof why)
+        wn += (size_t)snprintf(why + wn, sizeof why - wn, "%s'%s': %s",
+                               wn ? ", " : "", p->dname[k], w);
+      *w = '\0';
     }
-    int64_t unit = Ds / gcd64(Ds, Dd) * Dd;
-    size_t us = (size_t)(unit / Ds * p->s.ax[p->s.dim[k].dig[p->s.dim[k].nd - 1]].stride) * p->s.esz;
-    size_t ud = (size_t)(unit / Dd * p->d.ax[p->d.dim[kd].dig[p->d.dim[kd].nd - 1]].stride) * p->d.esz;
-    int64_t units = (int64_t)(max_bytes / (us + ud > 0 ? us + ud : 1));
-    if (units < 1) units = 1;
-    int64_t all = (ext + unit - 1) / unit;
-    if (units > all) units = all;
-    out->dim = k;
-    out->extent = ext;
-    out->unit = unit;
-    out->rows = units * unit;
-    out->count = (ext + out->rows - 1) / out->rows;
-    out->src_bytes = (size_t)units * us;
-    out->dst_bytes = (size_t)units * ud;
-    return LAY_OK;
-  }
+  memset(out, 0, sizeof *out);
+  out->dim = -1;
   return li_fail(err, LAY_E_ARG,
                  "no dimension is outermost on both sides (%s)",
                  wn ? why : "every extent is 1");
@@ -155,6 +230,15 @@ static int same_cut(const li_side *F, const li_side *P, int k, int64_t rows) {
   return P->nelem == P->ax[j].ext * P->ax[j].stride;
 }
 
+/* The dimensions of plain sides F and P agree but for k, which P has
+** `rows` of. */
+static int same_shape(const li_side *F, const li_side *P, int k, int64_t rows) {
+  if (F->rank != P->rank || F->esz != P->esz) return 0;
+  for (int i = 0; i < F->rank; i++)
+    if (P->dim[i].size != (i == k ? rows : F->dim[i].size)) return 0;
+  return 1;
+}
+
 lay_status lay_plan_slab_check(const lay_plan *plan, const lay_slabs *sl,
                                const lay_plan *part, lay_error *err) {
   const li_plan *p = li_plan_of(plan), *q = li_plan_of(part);
@@ -166,7 +250,10 @@ lay_status lay_plan_slab_check(const lay_plan *plan, const lay_slabs *sl,
       memcmp(q->dmap, p->dmap, sizeof p->dmap[0] * (size_t)p->s.rank) ||
       rows < 1 || rows > sl->extent ||
       (rows % sl->unit && rows != sl->extent % sl->rows) ||
-      !same_cut(&p->s, &q->s, k, rows) ||
+      !(sl->src_pieces > 1 ? plain(&p->s) && plain(&q->s) &&
+                                 same_shape(&p->s, &q->s, k, rows) &&
+                                 same_rule(&p->s.v, &q->s.v)
+                           : same_cut(&p->s, &q->s, k, rows)) ||
       !same_cut(&p->d, &q->d, p->dmap[k], rows))
     return li_fail(err, LAY_E_ARG,
                    "the part plan is not the plan cut to %lld rows of '%s'",

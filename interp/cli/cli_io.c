@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -330,7 +331,7 @@ static int open_tmp(const char *dir, char **name) {
   if (!getenv("LAY_NO_TMPFILE")) {
     mode_t um = umask(0);
     umask(um);
-    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666 & ~um);
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666 & ~um);
     if (fd >= 0) return fd;
     if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return -1;
   }
@@ -420,11 +421,14 @@ struct cli_out {
   char *target; /* OUT_TMP: the file replaced (links followed) */
   char *dir;    /* OUT_TMP: its folder */
   char *tmp;    /* OUT_TMP: the temporary file's name, NULL while unnamed */
+  void *map;    /* cli_out_map's mapping, NULL when none */
+  size_t maplen;
 };
 enum { OUT_STDOUT, OUT_SPECIAL, OUT_TMP };
 
 static void out_free(cli_out *o) {
   if (!o) return;
+  if (o->map) munmap(o->map, o->maplen);
   if (o->kind == OUT_TMP && o->tmp) unlink(o->tmp);
   if (o->kind != OUT_STDOUT && o->fd >= 0) close(o->fd);
   if (o->kind == OUT_TMP) g_tmp_name = NULL;
@@ -545,6 +549,10 @@ int cli_out_close(cli_out *o, char *msg, size_t cap) {
     }
     o->fd = -1;
   } else if (o->kind == OUT_TMP) {
+    if (o->map) { /* its dirty pages are the file's: fsync writes them */
+      munmap(o->map, o->maplen);
+      o->map = NULL;
+    }
     rc = fsync(o->fd); /* the bytes are on disk before the rename */
     if (!rc && !o->tmp) rc = name_tmp(o->fd, o->dir, &o->tmp);
     e = errno;
@@ -575,6 +583,32 @@ int cli_out_close(cli_out *o, char *msg, size_t cap) {
   }
   out_free(o);
   return rc;
+}
+
+void *cli_out_map(cli_out *o, size_t len) {
+#if defined(__linux__)
+  if (o->kind != OUT_TMP || o->map || !len || len > (size_t)INT64_MAX) return NULL;
+  /* The blocks first: a store into a mapped page the file system cannot
+  ** back would be a SIGBUS; fallocate fails instead (ENOSPC), and the
+  ** caller writes, which fails with a message. */
+  if (fallocate(o->fd, 0, 0, (off_t)len)) {
+    if (ftruncate(o->fd, 0)) return NULL;
+    return NULL;
+  }
+  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                 o->fd, 0);
+  if (p == MAP_FAILED) {
+    if (ftruncate(o->fd, 0)) return NULL;
+    return NULL;
+  }
+  o->map = p;
+  o->maplen = len;
+  return p;
+#else
+  (void)o;
+  (void)len;
+  return NULL;
+#endif
 }
 
 int cli_write_file(const char *path, const void *buf, size_t len, char *msg,

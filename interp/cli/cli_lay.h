@@ -123,6 +123,12 @@ int cli_out_write(cli_out *o, const void *buf, size_t len, char *msg,
                   size_t cap);
 int cli_out_close(cli_out *o, char *msg, size_t cap);
 void cli_out_abort(cli_out *o);
+/* Instead of cli_out_write: the whole output (len bytes) as writable
+** memory mapped onto the temporary file (its blocks allocated first), so
+** that a plan runs straight into the page cache; the mapping lives until
+** close or abort. NULL when the output is no temporary file (stdout, a
+** device), or the file system cannot (then write as usual). */
+void *cli_out_map(cli_out *o, size_t len);
 /* The same, printing the message; 0 or -1. */
 int cli_write_all(const char *path, const void *buf, size_t len);
 /* --force: cli_write_file replaces a file the user cannot write (its mode

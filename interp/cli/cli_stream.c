@@ -26,7 +26,7 @@
 
 #include "cli_lay.h"
 
-#define SLAB_BYTES ((size_t)8 << 20)        /* source + destination of a slab */
+#define SLAB_BYTES ((size_t)1 << 20) /* source + destination of a slab */
 #define PROGRESS_MIN ((uint64_t)256 << 20) /* inputs that show progress */
 
 /* Read up to n bytes (fewer only at the end of the input). The count, or
@@ -43,6 +43,44 @@ static size_t read_full(int fd, unsigned char *p, size_t n) {
     got += (size_t)r;
   }
   return got;
+}
+
+static const char *in_name(const cli_move *m) {
+  return !m->in || !strcmp(m->in, "-") ? "stdin" : m->in;
+}
+
+/* pread up to n bytes at off (fewer only at the end of the file). The
+** count, or SIZE_MAX with errno set. */
+static size_t pread_full(int fd, unsigned char *p, size_t n, uint64_t off) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = pread(fd, p + got, n - got, (off_t)(off + got));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return SIZE_MAX;
+    }
+    if (r == 0) break;
+    got += (size_t)r;
+  }
+  return got;
+}
+
+/* Slab i's source in sl->src_pieces pieces of a regular file (lay.h):
+** ns bytes into src. 0, or -1 after printing. */
+static int read_pieces(const cli_move *m, const lay_slabs *sl, int fd,
+                       int64_t i, unsigned char *src, size_t ns) {
+  size_t np = (size_t)sl->src_pieces, pl = ns / np,
+         full = sl->src_bytes / np;
+  for (size_t j = 0; j < np; j++) {
+    uint64_t at = m->in_off + j * sl->src_stride + (uint64_t)i * full;
+    size_t r = pread_full(fd, src + j * pl, pl, at);
+    if (r != pl) {
+      cli_fail("cannot read '%s': %s", in_name(m),
+               r == SIZE_MAX ? strerror(errno) : "it ended early");
+      return -1;
+    }
+  }
+  return 0;
 }
 
 /* The progress line on a terminal: "lay: pack 37% (1.2 of 3.4 GB)". */
@@ -85,10 +123,6 @@ static int open_input(const cli_move *m, int *fd) {
   (void)posix_fadvise(*fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   return 0;
-}
-
-static const char *in_name(const cli_move *m) {
-  return !m->in || !strcmp(m->in, "-") ? "stdin" : m->in;
 }
 
 /* After the data: the input must end. 0, -2 (more), -1 (error, printed). */
@@ -135,11 +169,18 @@ static int run_slabs(const cli_move *m, const lay_slabs *sl, lay_plan *full,
     cli_fail("out of memory: a slab needs %zu bytes", sl->src_bytes + sl->dst_bytes);
     goto done;
   }
+  if (m->head_len && cli_out_write(o, m->head, m->head_len, msg, sizeof msg)) {
+    cli_fail("%s", msg);
+    goto done;
+  }
   size_t done = 0;
   for (int64_t i = 0; i < sl->count; i++) {
     const lay_plan *q = i == sl->count - 1 && last ? last : full;
     size_t ns = lay_plan_src_bytes(q), nd = lay_plan_dst_bytes(q);
-    size_t r = read_full(fd, src, ns);
+    if (sl->src_pieces > 1) {
+      if (read_pieces(m, sl, fd, i, src, ns)) goto done;
+    }
+    size_t r = sl->src_pieces > 1 ? ns : read_full(fd, src, ns);
     if (r == SIZE_MAX) {
       cli_fail("cannot read '%s': %s", in_name(m), strerror(errno));
       goto done;
@@ -161,7 +202,8 @@ static int run_slabs(const cli_move *m, const lay_slabs *sl, lay_plan *full,
     }
     progress_show(&pr, done);
   }
-  rc = expect_end(m, fd);
+  /* The end of a stream (pieces come from a file whose size was seen). */
+  rc = sl->src_pieces > 1 ? 0 : expect_end(m, fd);
   if (rc == -2) *got = SIZE_MAX;
 done:
   progress_end(&pr);
@@ -206,16 +248,25 @@ static int run_whole(const cli_move *m, int fd, cli_out *o, size_t *got) {
     }
     rc = -1;
   }
-  if (!(out = malloc(outlen ? outlen : 1))) {
+  /* The output: mapped onto its file, else a buffer written after. */
+  unsigned char *mapped = m->head_len <= SIZE_MAX - outlen
+                              ? cli_out_map(o, m->head_len + outlen)
+                              : NULL;
+  if (mapped) {
+    memcpy(mapped, m->head, m->head_len);
+  } else if (!(out = malloc(outlen ? outlen : 1))) {
     cli_fail("out of memory: the output needs %zu bytes", outlen);
     goto done;
   }
   lay_error err;
-  if (lay_plan_run(m->plan, in, need, out, outlen, m->threads, &err)) {
+  if (lay_plan_run(m->plan, in, need, mapped ? mapped + m->head_len : out,
+                   outlen, m->threads, &err)) {
     cli_print_error(&err);
     goto done;
   }
-  if (cli_out_write(o, out, outlen, msg, sizeof msg)) {
+  if (!mapped && ((m->head_len && cli_out_write(o, m->head, m->head_len, msg,
+                                                sizeof msg)) ||
+                  cli_out_write(o, out, outlen, msg, sizeof msg))) {
     cli_fail("%s", msg);
     goto done;
   }
@@ -234,12 +285,25 @@ int cli_move_run(const cli_move *m, size_t *got) {
   /* LAY_NO_STREAM set: whole buffers always (the tests compare). */
   const char *no = getenv("LAY_NO_STREAM");
   int off = no && *no && strcmp(no, "0");
+  const char *sb = getenv("LAY_SLAB_BYTES");
+  size_t budget = SLAB_BYTES * (size_t)(m->threads > 1 ? m->threads : 1);
+  if (sb && *sb) budget = (size_t)strtoull(sb, NULL, 10);
   int slabs = m->part && !off &&
-              !lay_plan_slabs(m->plan, SLAB_BYTES, &sl, &err) && sl.count > 1;
+              !lay_plan_slabs(m->plan, budget, &sl, &err) && sl.count > 1;
   if (m->part && !slabs && cli_debug_plan_on())
     fprintf(stderr, "-- streaming --\nwhole buffers: %s\n",
             off ? "LAY_NO_STREAM is set"
                 : sl.dim < 0 ? err.message : "they fit one slab");
+  /* Pieces are read at their offsets: from a regular file only. */
+  struct stat ist;
+  int in_file = m->in && strcmp(m->in, "-") ? !stat(m->in, &ist)
+                                             : !fstat(STDIN_FILENO, &ist);
+  if (slabs && sl.src_pieces > 1 && !(in_file && S_ISREG(ist.st_mode))) {
+    slabs = 0;
+    if (cli_debug_plan_on())
+      fprintf(stderr, "-- streaming --\nwhole buffers: the slabs' source "
+                      "is in pieces, and the input is no file\n");
+  }
   if (slabs) {
     full = part_plan(m, &sl, sl.rows);
     if (full && sl.extent % sl.rows &&
@@ -250,18 +314,15 @@ int cli_move_run(const cli_move *m, size_t *got) {
     slabs = full != NULL;
     if (slabs && cli_debug_plan_on())
       fprintf(stderr, "-- streaming --\n%" PRId64 " slabs of %" PRId64
-              " rows of dimension %d (%zu + %zu bytes)\n", sl.count, sl.rows,
-              sl.dim, sl.src_bytes, sl.dst_bytes);
+              " rows of dimension %d (%zu + %zu bytes; source in %" PRId64
+              " piece%s)\n", sl.count, sl.rows, sl.dim, sl.src_bytes,
+              sl.dst_bytes, sl.src_pieces, sl.src_pieces > 1 ? "s" : "");
   }
   int fd, rc = -1;
   char msg[512];
   cli_out *o = NULL;
   if (open_input(m, &fd)) goto done;
   if (!(o = cli_out_open(m->out, msg, sizeof msg))) {
-    cli_fail("%s", msg);
-    goto close_in;
-  }
-  if (m->head_len && cli_out_write(o, m->head, m->head_len, msg, sizeof msg)) {
     cli_fail("%s", msg);
     goto close_in;
   }

@@ -114,6 +114,35 @@ limited pack kneron.1w16c8b_batch_outside -i "$T/u.npy" -o "$T/k2"
 expect_rc 0 "pack of an .npy file under the limit"
 cmp -s "$T/k2" "$T/k" || fail "pack of the .npy file: other bytes"
 
+# ---- A pack cut along the destination's outermost dimension, its source
+# read in pieces: amd.hcwnc4, [h, c/4, w, n, c%4], of one 3x2800x9600 image
+# (80640000 bytes in, 107520000 out): element (0, c, h, w) at
+# (h*9600 + w)*4 + c, the fourth channel a zero pad.
+H=2800 W=9600
+head -c $((3 * H * W)) "$T/in" >"$T/img"
+limited pack amd.hcwnc4 --shape 1,3,$H,$W -i "$T/img" -o "$T/h4" --debug-plan
+expect_rc 0 "hcwnc4 pack under the limit"
+grep -q "slabs of [0-9]* rows of dimension 2 .*source in 3 pieces" "$T/err" ||
+  fail "hcwnc4: not in pieces: $(grep -A1 streaming "$T/err")"
+[ "$(wc -c <"$T/h4")" -eq $((4 * H * W)) ] || fail "hcwnc4: output size"
+for chw in "0 0 0" "2 0 9599" "1 1399 4242" "0 2799 9599" "2 2799 0"            "1 57 1"; do
+  set -- $chw
+  a=$(byte "$T/img" $(($1 * H * W + $2 * W + $3)))
+  b=$(byte "$T/h4" $((($2 * W + $3) * 4 + $1)))
+  [ "$a" = "$b" ] || fail "hcwnc4: element (0, $chw) is $b, expected $a"
+  [ "$(byte "$T/h4" $((($2 * W + $3) * 4 + 3)))" = 0 ] ||
+    fail "hcwnc4: the pad after (0, $chw) is not 0"
+done
+# Rows 1000..1009 packed alone (their three pieces cut out with dd).
+for c in 0 1 2; do
+  dd if="$T/img" bs=$W skip=$((c * H + 1000)) count=10 2>/dev/null
+done >"$T/rows"
+"$LAY" pack amd.hcwnc4 --shape 1,3,10,$W -i "$T/rows" -o "$T/rows.out" ||
+  fail "ten rows alone"
+dd if="$T/h4" bs=$((4 * W)) skip=1000 count=10 2>/dev/null |
+  cmp -s - "$T/rows.out" || fail "hcwnc4: rows 1000..1009 differ"
+rm -f "$T/img" "$T/h4"
+
 # ---- An input that ends early mid-stream: no output, the target as it was.
 mkdir "$T/d"
 echo "the old target" >"$T/d/target"

@@ -101,6 +101,8 @@ static const command commands[] = {
     {"pack", 1, 1, MOVE_OPTS | O_HSI | O_KNERON, O_SHAPE, cli_cmd_move,
      "pack FORMAT --shape S [--dtype T] [-i IN] [-o OUT]",
      "Pack a CPU-side tensor (row-major, CPU-side order) into the layout.\n"
+     "pack, unpack and convert stream in slabs of ~1 MB when a dimension\n"
+     "is outermost in the output (see man lay; --debug-plan says why not).\n"
      "Examples:\n"
      "  lay pack amd.hcwnc4 --shape 1,3,224,224 -i img.bin -o img.hcwnc4\n"
      "  lay pack --hsi flexmlrt-hsi.json --input 0 -i x.f32 -o x.npu\n"},

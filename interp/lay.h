@@ -634,12 +634,12 @@ LAY_API const char *lay_suggest_text(const lay_suggest *s, char *buf,
 ** gather table, no per-channel rule along it). Slab i is rows
 ** [i * rows, min((i + 1) * rows, extent)) of that dimension: source bytes
 ** [i * src_bytes, ...) and destination bytes [i * dst_bytes, ...), the last
-** slab holding what remains. Failing that, a dimension outermost in the
-** destination of a plan whose source is plain row-major (the CPU side of a
-** pack, core.nchw) gives slabs too, their source in src_pieces pieces: one
-** per index of the dimensions before it, piece j of slab i at byte
+** slab holding what remains. Failing that, a dimension outermost on one
+** side of a plan whose other side is plain row-major (the CPU side,
+** core.nchw) gives slabs too, that side in pieces: one per index of the
+** dimensions before it; piece j of slab i of the source at byte
 ** j * src_stride + i * (src_bytes / src_pieces), the pieces of a slab
-** laid end to end making its source. It is moved by a plan made like this one
+** end to end making its source (the same for the destination). It is moved by a plan made like this one
 ** (the same format, dtype and direction) with the dimension's extent cut
 ** to the slab's rows; lay_plan_slab_check confirms that such a plan moves
 ** exactly the slab's bytes. `lay pack|unpack|convert` stream this way. */
@@ -656,6 +656,8 @@ typedef struct lay_slabs {
   int64_t src_pieces; /* 1: the slab's source is contiguous; more: pieces */
   size_t src_stride;  /* bytes from one piece to the next (src_bytes when
                          src_pieces is 1) */
+  int64_t dst_pieces; /* the same for the destination (at most one side */
+  size_t dst_stride;  /* is in pieces) */
 } lay_slabs;
 /* The slabs of `plan` whose source plus destination bytes stay within
 ** max_bytes (at least one unit: a slab may exceed it when one unit does);

@@ -104,43 +104,43 @@ static size_t row_bytes(const li_side *s, int k, int64_t D, int *pieces,
 }
 
 /* Slabs along dimension k, or -1 with why[] (pass 0: contiguous on both
-** sides; pass 1: a plain source gathered in pieces). */
+** sides; pass 1: one side plain row-major, cut in pieces). */
 static int try_dim(const li_plan *p, int k, int pass, size_t max_bytes,
                    lay_slabs *out, char *why, size_t cap) {
   int kd = p->dmap[k];
   int64_t Ds = 1, Dd = 1, ext = p->s.dim[k].size;
   char w[48];
+  int sp = 0, dp = 0; /* the side in pieces */
   if (side_cut(&p->d, kd, &Dd, w, sizeof w) < 0) {
-    snprintf(why, cap, "%s in the destination", w);
-    return -1;
-  }
-  int pieces = 0;
-  if (side_cut(&p->s, k, &Ds, w, sizeof w) < 0) {
+    if (pass == 0 || !plain(&p->d) || side_cut(&p->s, k, &Ds, w, sizeof w) < 0) {
+      snprintf(why, cap, "%s in the %s", w,
+               pass && plain(&p->d) ? "source" : "destination");
+      return -1;
+    }
+    dp = 1;
+  } else if (side_cut(&p->s, k, &Ds, w, sizeof w) < 0) {
     if (pass == 0 || !plain(&p->s)) {
       snprintf(why, cap, "%s in the source", w);
       return -1;
     }
-    pieces = 1;
+    sp = 1;
   } else if (pass == 1) {
     return -1; /* found in pass 0 */
   }
-  int64_t unit = Ds / gcd64(Ds, Dd) * Dd, np;
-  size_t pst;
-  size_t us = row_bytes(&p->s, k, Ds, &pieces, &np, &pst) * (size_t)unit;
-  int zero = 0;
-  int64_t np2;
-  size_t pst2;
-  size_t ud = row_bytes(&p->d, kd, Dd, &zero, &np2, &pst2) * (size_t)unit;
+  int64_t unit = Ds / gcd64(Ds, Dd) * Dd, nps, npd;
+  size_t pss, psd;
+  size_t us = row_bytes(&p->s, k, Ds, &sp, &nps, &pss) * (size_t)unit;
+  size_t ud = row_bytes(&p->d, kd, Dd, &dp, &npd, &psd) * (size_t)unit;
   int64_t units = (int64_t)(max_bytes / (us + ud > 0 ? us + ud : 1));
   int64_t all = (ext + unit - 1) / unit;
   if (units < 1) units = 1;
-  /* Source pieces of at least SLAB_PIECE_MIN bytes (a read each), within
-  ** four times the budget; else none. */
-  size_t piece = us / (size_t)np;
-  if (np > 1 && piece * (size_t)units < SLAB_PIECE_MIN) {
+  /* Pieces of at least SLAB_PIECE_MIN bytes (a read or write each),
+  ** within four times the budget; else none. */
+  size_t piece = sp ? us / (size_t)nps : dp ? ud / (size_t)npd : 0;
+  if (piece && piece * (size_t)units < SLAB_PIECE_MIN) {
     units = (int64_t)((SLAB_PIECE_MIN + piece - 1) / piece);
     if (units < all && (size_t)units * (us + ud) > 4 * max_bytes) {
-      snprintf(why, cap, "source pieces under %d bytes", SLAB_PIECE_MIN);
+      snprintf(why, cap, "pieces under %d bytes", SLAB_PIECE_MIN);
       return -1;
     }
   }
@@ -152,8 +152,10 @@ static int try_dim(const li_plan *p, int k, int pass, size_t max_bytes,
   out->count = (ext + out->rows - 1) / out->rows;
   out->src_bytes = (size_t)units * us;
   out->dst_bytes = (size_t)units * ud;
-  out->src_pieces = np;
-  out->src_stride = np > 1 ? pst : out->src_bytes;
+  out->src_pieces = nps;
+  out->src_stride = nps > 1 ? pss : out->src_bytes;
+  out->dst_pieces = npd;
+  out->dst_stride = npd > 1 ? psd : out->dst_bytes;
   return 0;
 }
 
@@ -230,10 +232,12 @@ static int same_cut(const li_side *F, const li_side *P, int k, int64_t rows) {
   return P->nelem == P->ax[j].ext * P->ax[j].stride;
 }
 
-/* The dimensions of plain sides F and P agree but for k, which P has
-** `rows` of. */
-static int same_shape(const li_side *F, const li_side *P, int k, int64_t rows) {
-  if (F->rank != P->rank || F->esz != P->esz) return 0;
+/* F and P are plain, with the same rule, and their dimensions agree but
+** for k, which P has `rows` of. */
+static int same_plain(const li_side *F, const li_side *P, int k, int64_t rows) {
+  if (!plain(F) || !plain(P) || F->rank != P->rank || F->esz != P->esz ||
+      !same_rule(&F->v, &P->v))
+    return 0;
   for (int i = 0; i < F->rank; i++)
     if (P->dim[i].size != (i == k ? rows : F->dim[i].size)) return 0;
   return 1;
@@ -250,11 +254,10 @@ lay_status lay_plan_slab_check(const lay_plan *plan, const lay_slabs *sl,
       memcmp(q->dmap, p->dmap, sizeof p->dmap[0] * (size_t)p->s.rank) ||
       rows < 1 || rows > sl->extent ||
       (rows % sl->unit && rows != sl->extent % sl->rows) ||
-      !(sl->src_pieces > 1 ? plain(&p->s) && plain(&q->s) &&
-                                 same_shape(&p->s, &q->s, k, rows) &&
-                                 same_rule(&p->s.v, &q->s.v)
+      !(sl->src_pieces > 1 ? same_plain(&p->s, &q->s, k, rows)
                            : same_cut(&p->s, &q->s, k, rows)) ||
-      !same_cut(&p->d, &q->d, p->dmap[k], rows))
+      !(sl->dst_pieces > 1 ? same_plain(&p->d, &q->d, p->dmap[k], rows)
+                           : same_cut(&p->d, &q->d, p->dmap[k], rows)))
     return li_fail(err, LAY_E_ARG,
                    "the part plan is not the plan cut to %lld rows of '%s'",
                    (long long)rows, p->dname[k]);

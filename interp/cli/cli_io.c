@@ -540,6 +540,26 @@ int cli_out_write(cli_out *o, const void *buf, size_t len, char *msg,
 
 void cli_out_abort(cli_out *o) { out_free(o); }
 
+int cli_out_seekable(const cli_out *o) { return o->kind == OUT_TMP; }
+
+int cli_out_pwrite(cli_out *o, const void *buf, size_t len, uint64_t off,
+                   char *msg, size_t cap) {
+  const unsigned char *p = buf;
+  while (len) {
+    ssize_t w = pwrite(o->fd, p, len, (off_t)off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      snprintf(msg, cap, "cannot write '%s': %s", o->path,
+               w < 0 ? strerror(errno) : "nothing written");
+      return -1;
+    }
+    p += w;
+    off += (uint64_t)w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
 int cli_out_close(cli_out *o, char *msg, size_t cap) {
   int rc = 0, e = 0;
   if (o->kind == OUT_SPECIAL) {

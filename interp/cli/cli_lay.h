@@ -129,6 +129,12 @@ void cli_out_abort(cli_out *o);
 ** close or abort. NULL when the output is no temporary file (stdout, a
 ** device), or the file system cannot (then write as usual). */
 void *cli_out_map(cli_out *o, size_t len);
+/* 1 when o is a file that cli_out_pwrite may write anywhere in (the
+** temporary file), 0 for stdout or a device. */
+int cli_out_seekable(const cli_out *o);
+/* Write len bytes at byte off of the temporary file. 0, or -1 (msg). */
+int cli_out_pwrite(cli_out *o, const void *buf, size_t len, uint64_t off,
+                   char *msg, size_t cap);
 /* The same, printing the message; 0 or -1. */
 int cli_write_all(const char *path, const void *buf, size_t len);
 /* --force: cli_write_file replaces a file the user cannot write (its mode

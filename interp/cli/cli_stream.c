@@ -83,6 +83,23 @@ static int read_pieces(const cli_move *m, const lay_slabs *sl, int fd,
   return 0;
 }
 
+/* Slab i's destination (nd bytes in dst) into its sl->dst_pieces pieces
+** of the temporary file, after the head. 0, or -1 after printing. */
+static int write_pieces(const cli_move *m, const lay_slabs *sl, cli_out *o,
+                        int64_t i, const unsigned char *dst, size_t nd) {
+  size_t np = (size_t)sl->dst_pieces, pl = nd / np,
+         full = sl->dst_bytes / np;
+  char msg[512];
+  for (size_t j = 0; j < np; j++) {
+    uint64_t at = m->head_len + j * sl->dst_stride + (uint64_t)i * full;
+    if (cli_out_pwrite(o, dst + j * pl, pl, at, msg, sizeof msg)) {
+      cli_fail("%s", msg);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* The progress line on a terminal: "lay: pack 37% (1.2 of 3.4 GB)". */
 typedef struct progress {
   int on;
@@ -196,8 +213,9 @@ static int run_slabs(const cli_move *m, const lay_slabs *sl, lay_plan *full,
       cli_print_error(&err);
       goto done;
     }
-    if (cli_out_write(o, dst, nd, msg, sizeof msg)) {
-      cli_fail("%s", msg);
+    if (sl->dst_pieces > 1 ? write_pieces(m, sl, o, i, dst, nd)
+                           : cli_out_write(o, dst, nd, msg, sizeof msg)) {
+      if (sl->dst_pieces <= 1) cli_fail("%s", msg);
       goto done;
     }
     progress_show(&pr, done);
@@ -315,8 +333,9 @@ int cli_move_run(const cli_move *m, size_t *got) {
     if (slabs && cli_debug_plan_on())
       fprintf(stderr, "-- streaming --\n%" PRId64 " slabs of %" PRId64
               " rows of dimension %d (%zu + %zu bytes; source in %" PRId64
-              " piece%s)\n", sl.count, sl.rows, sl.dim, sl.src_bytes,
-              sl.dst_bytes, sl.src_pieces, sl.src_pieces > 1 ? "s" : "");
+              " piece%s, destination in %" PRId64 ")\n", sl.count, sl.rows,
+              sl.dim, sl.src_bytes, sl.dst_bytes, sl.src_pieces,
+              sl.src_pieces > 1 ? "s" : "", sl.dst_pieces);
   }
   int fd, rc = -1;
   char msg[512];
@@ -325,6 +344,12 @@ int cli_move_run(const cli_move *m, size_t *got) {
   if (!(o = cli_out_open(m->out, msg, sizeof msg))) {
     cli_fail("%s", msg);
     goto close_in;
+  }
+  if (slabs && sl.dst_pieces > 1 && !cli_out_seekable(o)) {
+    slabs = 0;
+    if (cli_debug_plan_on())
+      fprintf(stderr, "-- streaming --\nwhole buffers: the slabs' output "
+                      "is in pieces, and the output is no file\n");
   }
   rc = slabs ? run_slabs(m, &sl, full, last, fd, o, got)
              : run_whole(m, fd, o, got);

@@ -141,7 +141,13 @@ done >"$T/rows"
   fail "ten rows alone"
 dd if="$T/h4" bs=$((4 * W)) skip=1000 count=10 2>/dev/null |
   cmp -s - "$T/rows.out" || fail "hcwnc4: rows 1000..1009 differ"
-rm -f "$T/img" "$T/h4"
+# And back: an unpack whose output is written in pieces.
+limited unpack amd.hcwnc4 --shape 1,3,$H,$W -i "$T/h4" -o "$T/img2" --debug-plan
+expect_rc 0 "hcwnc4 unpack under the limit"
+grep -q "slabs of [0-9]* rows of dimension 2 .*destination in 3)" "$T/err" ||
+  fail "hcwnc4 unpack: not in pieces: $(grep -A1 streaming "$T/err")"
+cmp -s "$T/img2" "$T/img" || fail "hcwnc4: pack and unpack: other bytes"
+rm -f "$T/img" "$T/img2" "$T/h4"
 
 # ---- An input that ends early mid-stream: no output, the target as it was.
 mkdir "$T/d"

@@ -66,6 +66,21 @@ LAY_SLAB_BYTES=16384 "$LAY" pack amd.hcwnc4 --shape 1,3,200,64 -i "$T/in" \
   -o "$T/a" --debug-plan 2>"$T/err"
 grep -q "slabs of [0-9]* rows of dimension 2 .*source in 3 pieces" "$T/err" ||
   fail "hcwnc4: no slabs in pieces: $(grep -A1 streaming "$T/err")"
+# The unpack writes its output in pieces: to a file, to an .npy file
+# (after its header), and to stdout (whole buffers then).
+cp "$T/a" "$T/in"
+LAY_SLAB_BYTES=16384 "$LAY" unpack amd.hcwnc4 --shape 1,3,200,64 -i "$T/in" \
+  -o "$T/u.npy" --debug-plan 2>"$T/err"
+grep -q "slabs of [0-9]* rows of dimension 2 .*destination in 3)" "$T/err" ||
+  fail "hcwnc4 unpack: no slabs in pieces: $(grep -A1 streaming "$T/err")"
+LAY_NO_STREAM=1 "$LAY" unpack amd.hcwnc4 --shape 1,3,200,64 -i "$T/in" \
+  -o "$T/w.npy"
+cmp -s "$T/u.npy" "$T/w.npy" || fail "hcwnc4 unpack to .npy: other bytes"
+LAY_SLAB_BYTES=16384 "$LAY" unpack amd.hcwnc4 --shape 1,3,200,64 -i "$T/in" \
+  --debug-plan 2>"$T/err" | cat >"$T/u"
+tail -c 38400 "$T/w.npy" | cmp -s - "$T/u" || fail "hcwnc4 unpack to a pipe"
+grep -q "the output is no file" "$T/err" ||
+  fail "unpack to a pipe: $(grep -A1 streaming "$T/err")"
 head -c 96 "$T/rand" >"$T/in"
 "$LAY" pack amd.hcwnc4 --shape 2,3,4,4 -i "$T/in" -o "$T/a" --debug-plan \
   2>"$T/err"

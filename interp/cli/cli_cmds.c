@@ -405,21 +405,6 @@ static lay_plan *make_plan(lay_ctx *ctx, const cli_args *a, lay_dir dir,
 
 /* ---- pack, unpack, convert ----------------------------------------------- */
 
-/* The input's size when it can be known before reading it (a regular
-** file: its size less the .npy header), else SIZE_MAX - 1 (a stream). */
-static size_t input_size(const cli_args *a, const cli_npy_in *npy) {
-  if (npy->active) return npy->h.data_len;
-  struct stat sb;
-  int r = !a->in || !strcmp(a->in, "-") ? fstat(0, &sb) : stat(a->in, &sb);
-  if (r || !S_ISREG(sb.st_mode)) return SIZE_MAX - 1;
-  if (a->in && strcmp(a->in, "-") && (uint64_t)sb.st_size >= SIZE_MAX - 1)
-    return SIZE_MAX;
-  /* stdin may be a file read part-way already: what is left of it */
-  off_t at = !a->in || !strcmp(a->in, "-") ? lseek(0, 0, SEEK_CUR) : 0;
-  if (at < 0 || at > sb.st_size) return SIZE_MAX - 1;
-  return (size_t)(sb.st_size - at);
-}
-
 static void size_error(const cli_args *a, lay_dir dir, const lay_plan *p,
                        const int64_t *shape, int rank, size_t inlen) {
   char s[LAY_MAX_RANK * 24];
@@ -453,7 +438,7 @@ int cli_cmd_move(const cli_args *a) {
       cli_npy_check_src(a, &npy, lay_plan_src_dtype(p)))
     goto done;
   /* The size is checked before any output exists when it is known. */
-  size_t inlen = input_size(a, &npy);
+  size_t inlen = npy.active ? npy.h.data_len : cli_input_size(a->in);
   if (inlen != SIZE_MAX - 1 && inlen != need) {
     size_error(a, dir, p, shape, rank, inlen);
     goto done;

@@ -84,7 +84,6 @@ int cli_kneron_run(int pack, const char *file, const char *dtype,
   lay_kneron_info_get(k, &inf);
   int rc = CLI_FAIL, fixed = 0;
   lay_plan *p = NULL;
-  unsigned char *src = NULL, *dst = NULL;
   lay_error err;
   if (dtype) {
     lay_dtype t = lay_dtype_parse(dtype);
@@ -107,9 +106,15 @@ int cli_kneron_run(int pack, const char *file, const char *dtype,
     cli_fail("%s: %s", file, err.message);
     goto done;
   }
-  size_t len, need = lay_plan_src_bytes(p), outn = lay_plan_dst_bytes(p);
-  if (cli_read_all(in_path, need, &src, &len)) goto done;
-  if (len != need) {
+  /* The size first when it is known, then the move (streamed in slabs
+  ** when the layout admits them, cli_stream.c). */
+  size_t need = lay_plan_src_bytes(p), len = cli_input_size(in_path);
+  cli_part_args pa = {ctx, ref, inf.rank, LAY_DT_NONE,
+                      pack ? LAY_PACK : LAY_UNPACK};
+  cli_move m = {p, inf.shape, inf.rank, cli_part_create, &pa, 1, in_path, 0,
+                out_path, NULL, 0, pack ? "pack" : "unpack"};
+  int r = len != SIZE_MAX - 1 && len != need ? -2 : cli_move_run(&m, &len);
+  if (r == -2) {
     char sh[200];
     cli_shape_str(inf.shape, inf.rank, sh, sizeof sh);
     if (pack)
@@ -121,21 +126,10 @@ int cli_kneron_run(int pack, const char *file, const char *dtype,
       cli_fail("input is %s%zu bytes; %s needs %zu (the NPU buffer of %s)",
                len == SIZE_MAX ? "more than " : "",
                len == SIZE_MAX ? need : len, file, need, sh);
-    goto done;
   }
-  if (!(dst = malloc(outn ? outn : 1))) {
-    cli_fail("out of memory");
-    goto done;
-  }
-  if (lay_plan_run(p, src, len, dst, outn, 1, &err)) {
-    cli_fail("%s: %s", file, err.message);
-    goto done;
-  }
-  if (cli_write_all(out_path, dst, outn)) goto done;
+  if (r) goto done;
   rc = CLI_OK;
 done:
-  free(src);
-  free(dst);
   lay_plan_free(p);
   lay_kneron_free(k);
   return rc;

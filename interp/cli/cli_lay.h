@@ -197,6 +197,19 @@ typedef struct cli_move {
 ** stream on stdout may have received part of it). Shows a progress line
 ** on stderr when stderr is a terminal and the input is over 256 MB. */
 int cli_move_run(const cli_move *m, size_t *got);
+/* The bytes of input `in` (NULL or "-": stdin) when they can be known
+** before reading it: a regular file's size (stdin: what is left of it);
+** SIZE_MAX - 1 for a stream, SIZE_MAX for more than size_t holds. */
+size_t cli_input_size(const char *in);
+/* A cli_part_fn for plans made by lay_plan_create with these arguments. */
+typedef struct cli_part_args {
+  lay_ctx *ctx;
+  const char *ref;
+  int rank;
+  lay_dtype dtype;
+  lay_dir dir;
+} cli_part_args;
+lay_plan *cli_part_create(void *ud, const int64_t *shape);
 int cli_cmd_show(const cli_args *a);
 int cli_cmd_info(const cli_args *a);
 int cli_cmd_where(const cli_args *a);

@@ -366,3 +366,26 @@ done:
   lay_plan_free(last);
   return rc;
 }
+
+size_t cli_input_size(const char *in) {
+  struct stat sb;
+  int use_stdin = !in || !strcmp(in, "-");
+  if ((use_stdin ? fstat(STDIN_FILENO, &sb) : stat(in, &sb)) ||
+      !S_ISREG(sb.st_mode))
+    return SIZE_MAX - 1;
+  /* stdin may be a file read part-way already: what is left of it */
+  off_t at = use_stdin ? lseek(STDIN_FILENO, 0, SEEK_CUR) : 0;
+  if (at < 0 || at > sb.st_size) return SIZE_MAX - 1;
+  if ((uint64_t)(sb.st_size - at) >= SIZE_MAX - 1) return SIZE_MAX;
+  return (size_t)(sb.st_size - at);
+}
+
+lay_plan *cli_part_create(void *ud, const int64_t *shape) {
+  const cli_part_args *pa = ud;
+  lay_plan *p = NULL;
+  lay_error err;
+  if (lay_plan_create(pa->ctx, pa->ref, shape, pa->rank, pa->dtype, pa->dir,
+                      &p, &err))
+    return NULL;
+  return p;
+}

@@ -160,7 +160,6 @@ int cli_tidl_move(const cli_args *a, int shape_or_dtype) {
   lay_tidl_io *t = NULL;
   lay_ctx *ctx = NULL;
   lay_plan *p = NULL;
-  unsigned char *src = NULL, *dst = NULL;
   int rc = CLI_FAIL;
   if (lay_tidl_read(a->tidl, &t, &err)) {
     cli_print_error(&err);
@@ -185,32 +184,29 @@ int cli_tidl_move(const cli_args *a, int shape_or_dtype) {
   }
   if (!(p = plan_of(t, a->tidl, ctx, o, idx, pack ? LAY_PACK : LAY_UNPACK)))
     goto done;
-  size_t len, need = lay_plan_src_bytes(p), outn = lay_plan_dst_bytes(p);
-  if (cli_read_all(a->in, need, &src, &len)) goto done;
-  if (len != need) {
-    lay_tidl_info inf;
-    lay_tidl_info_get(t, o, idx, &inf);
+  /* The size first when it is known, then the move (streamed in slabs
+  ** when the layout admits them, cli_stream.c). */
+  size_t need = lay_plan_src_bytes(p), len = cli_input_size(a->in);
+  lay_tidl_info inf;
+  lay_tidl_info_get(t, o, idx, &inf);
+  char ref[64];
+  snprintf(ref, sizeof ref, NS ".%s", inf.def);
+  cli_part_args pa = {ctx, ref, inf.rank, inf.cpu_dtype,
+                      pack ? LAY_PACK : LAY_UNPACK};
+  cli_move m = {p, inf.cpu_shape, inf.rank, cli_part_create, &pa, 1, a->in,
+                0, a->out, NULL, 0, cmd};
+  int r = len != SIZE_MAX - 1 && len != need ? -2 : cli_move_run(&m, &len);
+  if (r == -2) {
     char sh[200];
     shape_str(sh, sizeof sh, inf.cpu_shape, inf.rank);
     cli_fail("input is %s%zu bytes; %s[%d] needs %zu (%s)",
              len == SIZE_MAX ? "more than " : "",
              len == SIZE_MAX ? need : len, side(o), idx, need,
              pack ? sh : "the TIDL buffer");
-    goto done;
   }
-  if (!(dst = malloc(outn ? outn : 1))) {
-    cli_fail("out of memory");
-    goto done;
-  }
-  if (lay_plan_run(p, src, len, dst, outn, 1, &err)) {
-    cli_fail("%s: %s[%d]: %s", a->tidl, side(o), idx, err.message);
-    goto done;
-  }
-  if (cli_write_all(a->out, dst, outn)) goto done;
+  if (r) goto done;
   rc = CLI_OK;
 done:
-  free(src);
-  free(dst);
   lay_plan_free(p);
   lay_ctx_free(ctx);
   lay_tidl_free(t);

@@ -271,7 +271,7 @@ static int run_whole(const cli_move *m, int fd, cli_out *o, size_t *got) {
                               ? cli_out_map(o, m->head_len + outlen)
                               : NULL;
   if (mapped) {
-    memcpy(mapped, m->head, m->head_len);
+    if (m->head_len) memcpy(mapped, m->head, m->head_len);
   } else if (!(out = malloc(outlen ? outlen : 1))) {
     cli_fail("out of memory: the output needs %zu bytes", outlen);
     goto done;
@@ -298,6 +298,8 @@ done:
 
 int cli_move_run(const cli_move *m, size_t *got) {
   lay_slabs sl;
+  memset(&sl, 0, sizeof sl);
+  sl.dim = -1;
   lay_error err;
   lay_plan *full = NULL, *last = NULL;
   /* LAY_NO_STREAM set: whole buffers always (the tests compare). */
@@ -312,10 +314,13 @@ int cli_move_run(const cli_move *m, size_t *got) {
     fprintf(stderr, "-- streaming --\nwhole buffers: %s\n",
             off ? "LAY_NO_STREAM is set"
                 : sl.dim < 0 ? err.message : "they fit one slab");
-  /* Pieces are read at their offsets: from a regular file only. */
+  /* Pieces are read at their offsets: from a regular file only (stdin
+  ** when nothing of it was read). */
   struct stat ist;
-  int in_file = m->in && strcmp(m->in, "-") ? !stat(m->in, &ist)
-                                             : !fstat(STDIN_FILENO, &ist);
+  int in_file = m->in && strcmp(m->in, "-")
+                    ? !stat(m->in, &ist)
+                    : !fstat(STDIN_FILENO, &ist) &&
+                          lseek(STDIN_FILENO, 0, SEEK_CUR) == 0;
   if (slabs && sl.src_pieces > 1 && !(in_file && S_ISREG(ist.st_mode))) {
     slabs = 0;
     if (cli_debug_plan_on())

@@ -14,6 +14,14 @@
 . "$(dirname "$0")/lib.sh"
 
 LIM=65536            # KB of address space the limited runs get
+# AddressSanitizer reserves terabytes of address space for its shadow: a
+# sanitized lay cannot run under ulimit -v at all. There the same runs go
+# without the limit (the bytes are still checked); the plain build's run
+# of this test is the one that checks the memory bound.
+if ldd "$LAY" 2>/dev/null | grep -q libasan; then
+  echo "note: $LAY is built with AddressSanitizer: no ulimit -v"
+  LIM=unlimited
+fi
 N=600 IMG=196608     # 600 images of 3x256x256 int8: 117964800 bytes
 BIG=$((N * IMG))
 
@@ -37,11 +45,13 @@ while [ $i -lt 120 ]; do cat "$T/r"; i=$((i + 1)); done | head -c $BIG >"$T/in"
 [ "$(wc -c <"$T/in")" -eq $BIG ] || fail "could not make the input"
 
 # ---- The limit is real: whole buffers do not fit in it. --------------------
-LAY_NO_STREAM=1 limited convert core.nchw core.nhwc --shape $N,3,256,256 \
-  -i "$T/in" -o "$T/whole"
-expect_rc 1 "whole buffers under the limit"
-grep -q "out of memory" "$T/err" || fail "whole buffers: $(cat "$T/err")"
-[ -e "$T/whole" ] && fail "a failed whole-buffer run left its output"
+if [ $LIM != unlimited ]; then
+  LAY_NO_STREAM=1 limited convert core.nchw core.nhwc --shape $N,3,256,256 \
+    -i "$T/in" -o "$T/whole"
+  expect_rc 1 "whole buffers under the limit"
+  grep -q "out of memory" "$T/err" || fail "whole buffers: $(cat "$T/err")"
+  [ -e "$T/whole" ] && fail "a failed whole-buffer run left its output"
+fi
 
 # ---- convert (NCHW -> NHWC) in slabs, file to file. -------------------------
 limited convert core.nchw core.nhwc --shape $N,3,256,256 -i "$T/in" \

@@ -100,7 +100,7 @@ static int write_pieces(const cli_move *m, const lay_slabs *sl, cli_out *o,
   return 0;
 }
 
-/* The progress line on a terminal: "lay: pack 37% (1.2 of 3.4 GB)". */
+/* The progress line on a terminal: "lay: pack 37% (1234 of 3400 MB)". */
 typedef struct progress {
   int on;
   const char *what;
@@ -113,8 +113,8 @@ static void progress_show(progress *pr, uint64_t done) {
   int pc = (int)(done * 100 / pr->total);
   if (pc == pr->last) return;
   pr->last = pc;
-  fprintf(stderr, "\rlay: %s %3d%% (%.1f of %.1f GB)", pr->what, pc,
-          (double)done / 1e9, (double)pr->total / 1e9);
+  fprintf(stderr, "\rlay: %s %3d%% (%.0f of %.0f MB)", pr->what, pc,
+          (double)done / 1e6, (double)pr->total / 1e6);
   fflush(stderr);
 }
 

@@ -159,6 +159,26 @@ grep -q "slabs of [0-9]* rows of dimension 2 .*destination in 3)" "$T/err" ||
 cmp -s "$T/img2" "$T/img" || fail "hcwnc4: pack and unpack: other bytes"
 rm -f "$T/img" "$T/img2" "$T/h4"
 
+# ---- The progress line: on a terminal (script(1)) for an input over
+# 256 MB (a sparse file, written to /dev/null), ending cleared; never
+# when stderr is not a terminal (every run above left $T/err empty or
+# holding --debug-plan's notes only).
+truncate -s 300000000 "$T/sparse"
+if command -v script >/dev/null 2>&1; then
+  script -qc "'$LAY' convert core.nchw core.nhwc --shape 1000,3,100,1000 -i '$T/sparse' -o /dev/null" \
+    /dev/null >"$T/tty" 2>&1
+  tr '\r' '\n' <"$T/tty" | grep -q "^lay: convert  50% (150 of 300 MB)$" ||
+    fail "no progress line on a terminal: $(tr '\r' '\n' <"$T/tty" | tail -3)"
+  tr '\r' '\n' <"$T/tty" | tail -1 | grep -q "^ *$" ||
+    fail "the progress line is not cleared"
+else
+  echo "note: script(1) is missing, the progress line is not checked"
+fi
+"$LAY" convert core.nchw core.nhwc --shape 1000,3,100,1000 -i "$T/sparse" \
+  -o /dev/null 2>"$T/err"
+[ -s "$T/err" ] && fail "progress without a terminal: $(cat "$T/err")"
+rm -f "$T/sparse"
+
 # ---- An input that ends early mid-stream: no output, the target as it was.
 mkdir "$T/d"
 echo "the old target" >"$T/d/target"

@@ -139,7 +139,8 @@ static int try_dim(const li_plan *p, int k, int pass, size_t max_bytes,
   size_t piece = sp ? us / (size_t)nps : dp ? ud / (size_t)npd : 0;
   if (piece && piece * (size_t)units < SLAB_PIECE_MIN) {
     units = (int64_t)((SLAB_PIECE_MIN + piece - 1) / piece);
-    if (units < all && (size_t)units * (us + ud) > 4 * max_bytes) {
+    if (units > all) units = all;
+    if ((size_t)units * (us + ud) > 4 * max_bytes) {
       snprintf(why, cap, "pieces under %d bytes", SLAB_PIECE_MIN);
       return -1;
     }

@@ -2,9 +2,9 @@
 ** cli_cmds.c: the commands of the `lay` CLI (see main.c for the command
 ** line and BRIEF section 3 for the contract).
 **
-** pack / unpack / convert read the whole input, check its size against the
-** plan before any output exists, run the plan and write the output
-** through a temporary file. show, info, where and at explain a layout;
+** pack / unpack / convert check the input's size against the plan before
+** any output exists (when it is a file), then move it through cli_stream.c
+** (in slabs when the layout admits them) into a temporary file. show, info, where and at explain a layout;
 ** check and test compile specs and run their test blocks.
 */
 #define _POSIX_C_SOURCE 200809L

@@ -3,7 +3,8 @@
 **
 ** main.c parses the command line into a cli_args and dispatches;
 ** cli_cmds.c runs the commands; cli_io.c reads inputs, writes outputs
-** through a temporary file and parses shapes and numbers. Exit codes:
+** through a temporary file and parses shapes and numbers; cli_stream.c
+** moves the bytes of pack, unpack and convert, in slabs where it can. Exit codes:
 ** 0 success, 1 a failure (one line on stderr naming the problem, or a
 ** positioned spec error), 2 a usage error (unknown command or option, a
 ** missing argument), with the hint "Try 'lay --help'".

@@ -254,7 +254,7 @@ lay_status lay_plan_slab_check(const lay_plan *plan, const lay_slabs *sl,
   if (q->dir != p->dir || q->cpu_t != p->cpu_t ||
       memcmp(q->dmap, p->dmap, sizeof p->dmap[0] * (size_t)p->s.rank) ||
       rows < 1 || rows > sl->extent ||
-      (rows % sl->unit && rows != sl->extent % sl->rows) ||
+      (rows != sl->rows && rows != sl->extent - (sl->count - 1) * sl->rows) ||
       !(sl->src_pieces > 1 ? same_plain(&p->s, &q->s, k, rows)
                            : same_cut(&p->s, &q->s, k, rows)) ||
       !(sl->dst_pieces > 1 ? same_plain(&p->d, &q->d, p->dmap[k], rows)

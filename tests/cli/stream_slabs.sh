@@ -81,6 +81,14 @@ LAY_SLAB_BYTES=16384 "$LAY" unpack amd.hcwnc4 --shape 1,3,200,64 -i "$T/in" \
 tail -c 38400 "$T/w.npy" | cmp -s - "$T/u" || fail "hcwnc4 unpack to a pipe"
 grep -q "the output is no file" "$T/err" ||
   fail "unpack to a pipe: $(grep -A1 streaming "$T/err")"
+# An .npy input read in pieces after its header.
+head -c 38400 "$T/rand" >"$T/img"
+"$LAY" unpack core.nchw --shape 1,3,200,64 -i "$T/img" -o "$T/img.npy"
+LAY_NO_STREAM=1 "$LAY" pack amd.hcwnc4 --shape 1,3,200,64 -i "$T/img" -o "$T/b"
+LAY_SLAB_BYTES=16384 "$LAY" pack amd.hcwnc4 -i "$T/img.npy" -o "$T/a" \
+  --debug-plan 2>"$T/err"
+grep -q "source in 3 pieces" "$T/err" || fail ".npy input: not in pieces"
+cmp -s "$T/a" "$T/b" || fail ".npy input in pieces: other bytes"
 head -c 96 "$T/rand" >"$T/in"
 "$LAY" pack amd.hcwnc4 --shape 2,3,4,4 -i "$T/in" -o "$T/a" --debug-plan \
   2>"$T/err"

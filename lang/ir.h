@@ -41,6 +41,7 @@
 #define LG_MAX_RANK LAY_MAX_RANK /* logical dimensions */
 #define LG_MAX_AXES LAY_MAX_AXES /* digit axes */
 #define LG_MAX_PLANES 4          /* byte planes */
+#define LG_MAX_VSTEPS 4          /* value ops of one transform chain */
 
 /* ---- Size expressions --------------------------------------------------- */
 typedef enum lg_iexpr_kind {
@@ -93,7 +94,10 @@ typedef enum lg_value_kind {
   LG_V_CAST,  /* plain conversion cpu -> hw (float->float rounds to nearest
                  even, or toward zero with round = truncate; float->int
                  rounds with `round` and saturates) */
-  LG_V_AFFINE /* quantization, see below */
+  LG_V_AFFINE,/* quantization, see below */
+  LG_V_CHAIN  /* several value ops of a transform chain, applied in order:
+                 step[0..nstep), each LG_V_CAST or LG_V_AFFINE with its own
+                 cpu (the previous step's hw) and hw; see lg_ir_value */
 } lg_value_kind;
 
 typedef enum lg_round {
@@ -149,6 +153,12 @@ typedef struct lg_ir_value {
     int shift;        /* plane = (u >> shift) & mask */
     uint32_t mask;
   } plane[LG_MAX_PLANES];
+  int nstep;          /* LG_V_CHAIN: the steps, 2 to LG_MAX_VSTEPS; cpu is
+                         step[0]'s, hw the last step's, axis and n those
+                         of the per-channel steps (all along one axis);
+                         num/den/zp/xoff NULL. Unpack inverts the steps
+                         in reverse order, each as its own rule would */
+  struct lg_ir_value *step;
   double pad_value;   /* the value of every pad element, in the hw type;
                          with planes it is split like any element: plane
                          p of a pad element is (u >> shift) & mask of the

@@ -47,8 +47,8 @@ static int run_chain(lw *w, const env *en, const lg_transform *T, tstate *t,
 }
 
 /* The pad value of a transform: each stored pad's value goes through the
-** value op after it (numpy semantics: a pad is an element of the tensor
-** there), in every channel of a per-channel one. The IR has one pad value,
+** value ops after it, in order (numpy semantics: a pad is an element of
+** the tensor there), in every channel of a per-channel one. The IR has one pad value,
 ** so the stored pads must all come out the same. */
 static int pad_result(lw *w, const srcref *sr, const tpads *pp, lg_ir *ir) {
   const lg_ir_value *v = &ir->value;
@@ -56,10 +56,19 @@ static int pad_result(lw *w, const srcref *sr, const tpads *pp, lg_ir *ir) {
   double got = 0;
   for (int id = 0; id < pp->n; id++) {
     if (!pp->live[id]) continue;
-    int nch = v->kind == LG_V_AFFINE && v->axis >= 0 ? v->n : 1;
+    int nch = (v->kind == LG_V_AFFINE || v->kind == LG_V_CHAIN) &&
+                      v->axis >= 0 ? v->n : 1;
     for (int ch = 0; ch < nch; ch++) {
-      double h = pp->stage[id] == 0 ? lg_value_apply(v, ch, pp->v[id])
-                                    : pp->v[id];
+      double h = lg_value_apply_from(v, pp->stage[id], ch, pp->v[id]);
+      if (isinf(h) && !isinf(pp->v[id])) {
+        char b1[64];
+        snprintf(b1, sizeof b1, "%g", pp->v[id]);
+        return lg_fail(w, sr, pp->pos[id], LAY_E_ARG,
+                       "pad: value %s overflows %s through the value ops "
+                       "after it",
+                       b1, lay_dtype_name(v->hw != LAY_DT_NONE ? v->hw
+                                                              : v->cpu));
+      }
       if (first < 0) {
         first = id;
         got = h;

@@ -33,7 +33,8 @@ typedef enum li_vkind {
   LI_VR_ID,     /* hw == cpu, bytes copied */
   LI_VR_CAST,   /* plain conversion */
   LI_VR_QUANT,  /* encode quantizes, decode dequantizes */
-  LI_VR_DEQUANT /* encode dequantizes, decode quantizes */
+  LI_VR_DEQUANT,/* encode dequantizes, decode quantizes */
+  LI_VR_CHAIN   /* steps applied in order (decode: reversed), see step */
 } li_vkind;
 
 typedef struct li_vrule {
@@ -49,6 +50,12 @@ typedef struct li_vrule {
   int shift[LG_MAX_PLANES];
   uint32_t mask[LG_MAX_PLANES];
   double pad;             /* pad value, in the hw type */
+  int nstep;              /* LI_VR_CHAIN: the steps (CAST, QUANT, DEQUANT),
+                             each with its own cpu and hw; they and their
+                             arrays live in the block `num` points to
+                             (freed with it); axis and nch are those of
+                             the per-channel steps (one axis) */
+  struct li_vrule *step;
   int simd;               /* LI_SIMD_* the conversions may use */
 } li_vrule;
 

@@ -40,7 +40,8 @@ void li_describe_side(lg_strbuf *b, const char *what, const li_side *s) {
     lg_sb_printf(b, "%s%lld", j ? ", " : "", (long long)s->ax[j].stride);
   lg_sb_printf(b, "], %llu bytes\n",
             (unsigned long long)((uint64_t)s->nelem * s->esz));
-  static const char *const vk[] = {"copy", "cast", "quantize", "dequantize"};
+  static const char *const vk[] = {"copy", "cast", "quantize", "dequantize",
+                                     "chain"};
   lg_sb_printf(b, "  value: %s %s -> %s", vk[s->v.kind], li_dt_name(s->v.cpu),
             s->v.nplanes ? "uint8" : li_dt_name(s->v.hw));
   if (s->v.nplanes) lg_sb_printf(b, ", %d byte planes", s->v.nplanes);

@@ -4,7 +4,7 @@
 ** a generator of transform chains, `transform T (x : TYPE[SHAPE]) = OP |
 ** ...`, of pads (with and without values), slices (some keep only
 ** padding), transposes, reshapes and value ops (quantize, dequantize,
-** cast; sometimes two, which LANGUAGE.md refuses), and of the input data.
+** cast; often several, applied in order), and of the input data.
 ** The reference runs the chain on a tensor of doubles with numpy's
 ** semantics as LANGUAGE.md states them, written here without the planner
 ** or the IR: a pad is an element whose value (0 unless given) is one of
@@ -12,9 +12,10 @@
 ** included (quantize q = sat(round(x / S) + Z), dequantize x = (q - Z) *
 ** S, cast: round to the target type, toward zero to fp16/bf16 with
 ** round = truncate). It then expects either the exact
-** packed bytes, or one of the refusals LANGUAGE.md documents (two value
-** ops; stored pads whose values differ, also across the channels of a
-** per-channel quantize) with its message.
+** packed bytes, or one of the refusals LANGUAGE.md documents (more than 4
+** value ops; per-channel ops along two dimensions; stored pads whose
+** values differ, also across the channels of a per-channel quantize; a
+** pad that overflows through the value ops after it) with its message.
 */
 #include <math.h>
 #include <stdint.h>
@@ -27,7 +28,7 @@
 
 #define CH_MAX 2048 /* elements of a tensor along the chain */
 
-long fz_chain_count[5];
+long fz_chain_count[7];
 
 typedef struct {
   const uint8_t *p;
@@ -250,8 +251,13 @@ int fz_chain_one(const uint8_t *data, size_t size) {
   cput(&b, ") =");
   int nops = 1 + (int)crd(&s, 6), nval = 0, npad = 0, perch = 0;
   /* Axes that are still one whole input dimension (no pad, slice or
-  ** reshape yet): a per-channel quantize may run along them. */
-  int whole[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  ** reshape yet): a per-channel quantize may run along them; dimof: which
+  ** input dimension each axis is. */
+  int whole[8] = {1, 1, 1, 1, 1, 1, 1, 1}, dimof[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  int pcdim = -1; /* the input dimension of the per-channel quantizes */
+  /* The first refusal LANGUAGE.md states for the chain while it is made
+  ** (more than 4 value ops; per-channel ops along two dimensions). */
+  const char *early = NULL;
   double padv[64];
   for (int k = 0; k < nops; k++) {
     int r = x.rank, perm[8];
@@ -323,8 +329,8 @@ int fz_chain_one(const uint8_t *data, size_t size) {
       break;
     }
     case 4: { /* value op */
-      if (nval && crd(&s, 4)) { cput(&b, "transpose"); goto tr; }
-      nval++;
+      if (nval && crd(&s, 3) == 0) { cput(&b, "transpose"); goto tr; }
+      if (++nval > 4 && !early) early = "more than 4 value ops in one transform";
       int mode = (int)crd(&s, 3);
       double sc = scales[crd(&s, 6)];
       int pc = -1; /* per-channel along this axis */
@@ -332,6 +338,10 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         if (whole[i] && x.shape[i] > 1 && crd(&s, 3) == 0) pc = i;
       if (isf(x.t) && pc >= 0) { /* per-channel quantize */
         perch = 1;
+        if (pcdim >= 0 && pcdim != dimof[pc] && !early)
+          early = "the per-channel value ops of a chain run along one "
+                  "dimension";
+        pcdim = dimof[pc];
         lay_dtype to = qt[crd(&s, 4)];
         double lo, hi, csc[8];
         int czp[8];
@@ -393,53 +403,62 @@ int fz_chain_one(const uint8_t *data, size_t size) {
           int64_t t = p[i]; p[i] = p[j]; p[j] = t;
         }
         list(&b, p, r);
-        int w2[8];
+        int w2[8], d2[8];
         for (int i = 0; i < r; i++) {
           perm[i] = (int)p[i];
           ns[i] = x.shape[p[i]];
           w2[i] = whole[p[i]];
+          d2[i] = dimof[p[i]];
         }
         memcpy(whole, w2, sizeof(int) * (size_t)r);
+        memcpy(dimof, d2, sizeof(int) * (size_t)r);
       }
       cput(&b, ")");
       remap(&x, ns, perm, off, -1, 0);
       break;
     tr: /* numpy's transpose without axes: reversed */
       {
-        int w2[8];
+        int w2[8], d2[8];
         for (int i = 0; i < r; i++) {
           perm[i] = r - 1 - i;
           ns[i] = x.shape[r - 1 - i];
           off[i] = 0;
           w2[i] = whole[r - 1 - i];
+          d2[i] = dimof[r - 1 - i];
         }
         memcpy(whole, w2, sizeof(int) * (size_t)r);
+        memcpy(dimof, d2, sizeof(int) * (size_t)r);
       }
       remap(&x, ns, perm, off, -1, 0);
       break;
     }
   }
   cput(&b, "\n");
-  (void)padv;
   /* What LANGUAGE.md says happens. */
   int expect_err = 0;
-  const char *why = NULL;
-  if (nval > 1) {
+  const char *why = NULL, *why2 = NULL;
+  if (early) {
     expect_err = 1;
-    why = "only one value conversion (quantize, dequantize, fixed, affine, "
-          "cast) is allowed";
+    why = early;
   } else {
+    /* Stored pads: one value (bytes), and a finite pad stays finite
+    ** through the value ops after it. When both fail, the order of the
+    ** pads decides which is reported: either is right. */
     unsigned char first[8], cur[8];
-    int have = 0;
+    int have = 0, differ = 0, inf = 0;
     size_t es = lay_dtype_size(x.t);
-    for (int64_t i = 0; i < x.n && !expect_err; i++) {
+    for (int64_t i = 0; i < x.n; i++) {
       if (x.pad[i] < 0) continue;
+      if (isinf(x.v[i])) inf = 1;
       bytes_of(x.t, x.v[i], cur);
       if (!have) { memcpy(first, cur, es); have = 1; }
-      else if (memcmp(first, cur, es)) {
-        expect_err = 1;
-        why = "the pads of a transform store one value";
-      }
+      else if (memcmp(first, cur, es)) differ = 1;
+    }
+    if (differ || inf) {
+      expect_err = 1;
+      why = differ ? "the pads of a transform store one value"
+                   : "through the value ops after it";
+      if (differ && inf) why2 = "through the value ops after it";
     }
   }
   lay_error e;
@@ -447,7 +466,8 @@ int fz_chain_one(const uint8_t *data, size_t size) {
   FZ_CHECK(lay_ctx_new(&ctx, &e) == LAY_OK, "ctx");
   lay_status st = lay_ctx_load_string(ctx, "<chain>", b.s, b.len, &e);
   if (expect_err) {
-    if (st != LAY_OK && strstr(e.message, why)) {
+    if (st != LAY_OK &&
+        (strstr(e.message, why) || (why2 && strstr(e.message, why2)))) {
       fz_chain_count[1]++;
       lay_ctx_free(ctx);
       free(src);
@@ -496,6 +516,12 @@ int fz_chain_one(const uint8_t *data, size_t size) {
     }
   if (nval) fz_chain_count[3]++;
   if (perch) fz_chain_count[4]++;
+  if (nval > 1) fz_chain_count[5]++;
+  for (int i = 1; i < npad; i++)
+    if (padv[i] != padv[0]) {
+      fz_chain_count[6]++;
+      break;
+    }
   free(got);
   free(want);
   free(src);

@@ -25,7 +25,7 @@
 **      a multiple of `align` when given. The buffer size is the outermost
 **      axis' extent times its stride (at least the highest offset + 1).
 ** Every hardware element not reached by a valid coordinate is padding and
-** holds pad_value.
+** holds pad_value (a transform's pads may hold several values: see fix).
 **
 ** The value part: pack converts each CPU element (type cpu) to the
 ** hardware type (hw) with the rule in lg_ir_value; unpack inverts it.
@@ -178,6 +178,16 @@ typedef struct lg_ir {
   ** the CPU-side element index, or -1 for padding. */
   int64_t *table;     /* NULL unless the fallback was needed */
   int64_t ntable;     /* hardware elements in the table */
+  /* A transform whose stored pads hold several values (pads of different
+  ** values, or one pad converted differently in the channels of a
+  ** per-channel value op): value.pad_value is the most common one, and
+  ** the other pad elements are runs of hardware elements, run r holding
+  ** the hardware value padv[fix[3r + 2]] in fix[3r + 1] elements from
+  ** offset fix[3r]. nfix == 0 otherwise. */
+  int npadv;          /* entries of padv */
+  double *padv;       /* the stored pad values, in the hw type */
+  int64_t nfix;       /* runs in fix */
+  int64_t *fix;       /* 3 * nfix entries */
   struct lg_arena *arena; /* owns every pointer above */
 } lg_ir;
 

@@ -579,3 +579,17 @@ void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
                const int32_t *ch) {
   apply(r, 0, src, dst, n, ch);
 }
+
+/* ---- Pads of several values (plan_int.h li_vrule fix) -------------------- */
+void li_fix_pads(const li_plan *p, void *dst) {
+  const li_side *d = &p->d;
+  if (d->is_cpu || !d->v.nfix || !dst) return;
+  const int64_t *f = d->v.fix;
+  const uint8_t *pat = (const uint8_t *)(f + 3 * d->v.nfix);
+  size_t es = d->esz;
+  for (int64_t r = 0; r < d->v.nfix; r++) {
+    uint8_t *q = (uint8_t *)dst + (size_t)f[3 * r] * es;
+    const uint8_t *el = pat + LI_FIX_EL * (size_t)f[3 * r + 2];
+    for (int64_t i = 0; i < f[3 * r + 1]; i++, q += es) memcpy(q, el, es);
+  }
+}

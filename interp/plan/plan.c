@@ -149,6 +149,20 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
       return fail(err, LAY_E_ARG, "pad_value %g does not fit %s",
                   v->pad_value, li_dt_name(pt));
   }
+  if (ir && v == &ir->value && ir->nfix > 0) {
+    /* a transform's pads of several values: their runs and bytes */
+    lay_dtype pt = v->hw != LAY_DT_NONE ? v->hw : cpu;
+    size_t nb = sizeof(int64_t) * 3 * (size_t)ir->nfix +
+                (size_t)LI_FIX_EL * (size_t)ir->npadv;
+    if (!ir->fix || !ir->padv || li_dt_size(pt) > LI_FIX_EL ||
+        !(r->fix = calloc(1, nb)))
+      return fail(err, LAY_E_NOMEM, "out of memory");
+    r->nfix = ir->nfix;
+    memcpy(r->fix, ir->fix, sizeof(int64_t) * 3 * (size_t)ir->nfix);
+    uint8_t *pat = (uint8_t *)(r->fix + 3 * ir->nfix);
+    for (int k = 0; k < ir->npadv; k++)
+      li_st(pt, pat + LI_FIX_EL * k, ir->padv[k], LG_R_HALF_EVEN, 1);
+  }
   if (v->nplanes > 0) {
     /* Byte planes split the bits of the element after the value rule: the
     ** CPU type without one, else the rule's target type (hw). */
@@ -625,6 +639,8 @@ static void side_free(li_side *s) {
   s->grid = NULL;
   free(s->v.num);
   s->v.num = NULL;
+  free(s->v.fix);
+  s->v.fix = NULL;
   if (s->table) li_gather_free(s->table);
   free(s->table);
   s->table = NULL;

@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
   printf("%ld layout specs checked; ", fz_layout_count);
   printf("%ld cases passed; transform chains: %ld packed and compared (%ld "
          "with pads, %ld with a value op, %ld per channel, %ld with several "
-         "value ops, %ld with pad values that differ as written), %ld "
+         "value ops, %ld with stored pads of different values), %ld "
          "refused as documented\n",
          n, fz_chain_count[0], fz_chain_count[2], fz_chain_count[3],
          fz_chain_count[4], fz_chain_count[5], fz_chain_count[6],

@@ -387,6 +387,14 @@ char *lg_ir_dump(const lg_ir *ir) {
   char num[64];
   fmt_num(num, sizeof num, v->pad_value);
   lg_sb_printf(&d, "pad_value %s\n", num);
+  if (ir->nfix) {
+    db_list(&d, "padv", ir->padv, ir->npadv);
+    lg_sb_printf(&d, "fix %" PRId64 "\n", ir->nfix);
+    for (int64_t i = 0; i < ir->nfix && i < 256; i++)
+      lg_sb_printf(&d, "fix[%" PRId64 "] offset=%" PRId64 " n=%" PRId64
+                   " padv=%" PRId64 "\n",
+                   i, ir->fix[3 * i], ir->fix[3 * i + 1], ir->fix[3 * i + 2]);
+  }
   if (ir->table) {
     lg_sb_printf(&d, "table %" PRId64 "\n", ir->ntable);
     for (int64_t i = 0; i < ir->ntable && i < 1024; i++) {

@@ -46,7 +46,11 @@ void li_describe_side(lg_strbuf *b, const char *what, const li_side *s) {
             s->v.nplanes ? "uint8" : li_dt_name(s->v.hw));
   if (s->v.nplanes) lg_sb_printf(b, ", %d byte planes", s->v.nplanes);
   if (s->v.axis >= 0) lg_sb_printf(b, ", per channel along dim %d", s->v.axis);
-  lg_sb_printf(b, ", pad %g\n", s->v.pad);
+  lg_sb_printf(b, ", pad %g", s->v.pad);
+  if (s->v.nfix)
+    lg_sb_printf(b, " (other pads: %lld runs of their own values)",
+                 (long long)s->v.nfix);
+  lg_sb_printf(b, "\n");
 }
 
 char *li_plan_describe(const li_plan *p) {

@@ -4,7 +4,9 @@
 ** a generator of transform chains, `transform T (x : TYPE[SHAPE]) = OP |
 ** ...`, of pads (with and without values), slices (some keep only
 ** padding), transposes, reshapes and value ops (quantize, dequantize,
-** cast; often several, applied in order), and of the input data.
+** cast; often several, applied in order), and of the input data. Unpack
+** is checked too: every stored input element back through the inverted
+** value ops (unvalue).
 ** The reference runs the chain on a tensor of doubles with numpy's
 ** semantics as LANGUAGE.md states them, written here without the planner
 ** or the IR: a pad is an element whose value (0 unless given) is one of
@@ -51,6 +53,7 @@ typedef struct {
   int64_t n;
   double v[CH_MAX];
   int pad[CH_MAX];
+  int64_t src[CH_MAX]; /* the input element, -1 for a pad */
   lay_dtype t;
 } tens;
 
@@ -186,6 +189,7 @@ static void remap(tens *x, const int64_t *ns, const int *perm,
     }
     y.v[i] = ok ? x->v[s] : val;
     y.pad[i] = ok ? x->pad[s] : id;
+    y.src[i] = ok ? x->src[s] : -1;
     for (int k = x->rank - 1; k >= 0; k--) {
       if (++o[k] < ns[k]) break;
       o[k] = 0;
@@ -193,6 +197,7 @@ static void remap(tens *x, const int64_t *ns, const int *perm,
   }
   memcpy(x->v, y.v, sizeof(double) * (size_t)n);
   memcpy(x->pad, y.pad, sizeof(int) * (size_t)n);
+  memcpy(x->src, y.src, sizeof(int64_t) * (size_t)n);
   memcpy(x->shape, ns, sizeof(int64_t) * (size_t)x->rank);
   x->n = n;
 }
@@ -205,6 +210,40 @@ static double pad_value_of(csrc *s, lay_dtype t) {
   int v = (int)crd(s, 40) - 20;
   if (crd(s, 4) == 0) v = (int)(crd(s, 2) ? hi : lo);
   return v < lo ? lo + (lo - v) : v > hi ? hi : v;
+}
+
+/* ---- Unpack ------------------------------------------------------------- */
+
+/* A value op of the chain, to invert (LANGUAGE.md: unpack inverts the ops
+** in reverse order, each as it would alone: a cast casts back, a quantize
+** dequantizes x = (q - Z) * S, a dequantize quantizes q = round(x / S) +
+** Z, each storing into the type the op converted from, with its rounding
+** and saturating). */
+typedef struct {
+  int kind;        /* 0 cast, 1 quantize, 2 dequantize */
+  lay_dtype from;  /* the type the op converts from */
+  int mode;        /* its rounding */
+  int pcdim;       /* per-channel: the input dimension, else -1 */
+  double sc[8];
+  int zp[8];
+} vrec;
+
+/* The CPU value unpack makes of stored value v of input element e. */
+static double unvalue(const vrec *ops, int n, double v, int64_t e,
+                      const int64_t *in_shape, int in_rank) {
+  for (int k = n - 1; k >= 0; k--) {
+    const vrec *o = &ops[k];
+    int c = 0;
+    if (o->pcdim >= 0) {
+      int64_t st = 1;
+      for (int d = in_rank - 1; d > o->pcdim; d--) st *= in_shape[d];
+      c = (int)((e / st) % in_shape[o->pcdim]);
+    }
+    if (o->kind == 0) v = conv(o->from, v, o->mode);
+    else if (o->kind == 1) v = conv(o->from, (v - o->zp[c]) * o->sc[c], o->mode);
+    else v = conv(o->from, rnd_mode(v / o->sc[c], o->mode) + o->zp[c], o->mode);
+  }
+  return v;
 }
 
 /* ---- One case ---------------------------------------------------------- */
@@ -245,6 +284,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
     }
     x.v[i] = v;
     x.pad[i] = -1;
+    x.src[i] = i;
     bytes_of(x.t, v, src + i * (int64_t)lay_dtype_size(x.t));
   }
   cput(&b, "namespace fz\ntransform T (x : %s", lay_dtype_name(x.t));
@@ -259,6 +299,8 @@ int fz_chain_one(const uint8_t *data, size_t size) {
   /* The first refusal LANGUAGE.md states for the chain while it is made
   ** (more than 4 value ops; per-channel ops along two dimensions). */
   const char *early = NULL;
+  vrec ops[8];
+  int nrec = 0;
   /* A reshape after a per-channel quantize may make the chain a gather
   ** table, whose pads have no channel (LANGUAGE.md): a refusal then. */
   int reshaped_pc = 0;
@@ -361,6 +403,14 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         for (int c = 0; c < nc; c++) cput(&b, "%s%d", c ? ", " : "", czp[c]);
         cput(&b, "], axis = %d, to = %s, round = %s)", pc, lay_dtype_name(to),
              rounds[mode]);
+        vrec *o = nrec < 8 ? &ops[nrec++] : NULL;
+        if (o) {
+          *o = (vrec){1, x.t, mode, dimof[pc], {0}, {0}};
+          for (int c = 0; c < nc; c++) {
+            o->sc[c] = csc[c];
+            o->zp[c] = czp[c];
+          }
+        }
         strides(&x, st);
         for (int64_t i = 0; i < x.n; i++) {
           int c = (int)((i / st[pc]) % nc);
@@ -375,6 +425,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         if (zp < lo) zp = (int)lo;
         cput(&b, "quantize(scale = %g, zero_point = %d, to = %s, round = %s)",
              sc, zp, lay_dtype_name(to), rounds[mode]);
+        if (nrec < 8) ops[nrec++] = (vrec){1, x.t, mode, -1, {sc}, {zp}};
         for (int64_t i = 0; i < x.n; i++)
           x.v[i] = conv(to, rnd_mode(x.v[i] / sc, mode) + zp, 0);
         x.t = to;
@@ -386,11 +437,13 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         if (zp < lo) zp = (int)lo;
         cput(&b, "dequantize(scale = %g, zero_point = %d, to = %s)", sc, zp,
              lay_dtype_name(to));
+        if (nrec < 8) ops[nrec++] = (vrec){2, x.t, 0, -1, {sc}, {zp}};
         for (int64_t i = 0; i < x.n; i++) x.v[i] = conv(to, (x.v[i] - zp) * sc, 0);
         x.t = to;
       } else { /* cast */
         lay_dtype to = crd(&s, 2) ? ft[crd(&s, 3)] : qt[crd(&s, 4)];
         cput(&b, "cast(to = %s, round = %s)", lay_dtype_name(to), rounds[mode]);
+        if (nrec < 8) ops[nrec++] = (vrec){0, x.t, mode, -1, {0}, {0}};
         for (int64_t i = 0; i < x.n; i++) x.v[i] = conv(to, x.v[i], mode);
         x.t = to;
       }
@@ -507,6 +560,31 @@ int fz_chain_one(const uint8_t *data, size_t size) {
                  th, (long long)el, x.pad[el] < 0 ? "data" : "pad",
                  x.v[el], j, got[j], want[j]);
       }
+  }
+  { /* unpack the reference bytes: each stored input element comes back
+    ** through the inverted ops; pads and removed elements are not read */
+    lay_plan *up = NULL;
+    size_t ies = lay_dtype_size(in_t);
+    st = lay_plan_create(ctx, "fz.T", in_shape, in_rank, LAY_DT_NONE,
+                         LAY_UNPACK, &up, &e);
+    FZ_CHECK(st == LAY_OK, "unpack plan: %s", e.message);
+    unsigned char *back = malloc((size_t)in_n * ies), el[8];
+    FZ_CHECK(back, "out of memory");
+    st = lay_plan_run(up, want, db, back, (size_t)in_n * ies, 1, &e);
+    FZ_CHECK(st == LAY_OK, "unpack: %s", e.message);
+    for (int64_t i = 0; i < x.n; i++) {
+      if (x.src[i] < 0) continue;
+      double v = unvalue(ops, nrec, x.v[i], x.src[i], in_shape, in_rank);
+      bytes_of(in_t, v, el);
+      if (memcmp(el, back + x.src[i] * (int64_t)ies, ies)) {
+        fprintf(stderr, "---- chain ----\n%s", b.s);
+        FZ_CHECK(0, "unpack: input element %lld (stored %.17g) comes back "
+                    "with other bytes than the reference %.17g",
+                 (long long)x.src[i], x.v[i], v);
+      }
+    }
+    free(back);
+    lay_plan_free(up);
   }
   fz_chain_count[0]++;
   for (int64_t i = 0; i < x.n; i++)

@@ -310,6 +310,40 @@ static void db_list(lg_strbuf *d, const char *key, const double *v, int n) {
   lg_sb_printf(d, "\n");
 }
 
+/* One value rule (a chain: its steps after it, "step K ..."). */
+static void db_value(lg_strbuf *d, const char *what, const lg_ir_value *v,
+                     const lg_ir *ir) {
+  static const char *kinds[] = {"none", "cast", "affine", "chain"};
+  lg_sb_printf(d, "%s %s cpu=%s hw=%s", what,
+         v->kind >= 0 && v->kind <= LG_V_CHAIN ? kinds[v->kind] : "?",
+         lay_dtype_name(v->cpu), lay_dtype_name(v->hw));
+  if (v->kind == LG_V_CAST)
+    lg_sb_printf(d, " round=%s saturate=%d", round_name(v->round), v->saturate);
+  if (v->kind == LG_V_AFFINE) {
+    lg_sb_printf(d, " %s axis=%s n=%d round=%s saturate=%d",
+           v->dequant ? "dequantize" : "quantize",
+           v->axis >= 0 && v->axis < ir->rank && ir->dim[v->axis].name
+               ? ir->dim[v->axis].name
+               : "-",
+           v->n, round_name(v->round), v->saturate);
+    if (v->arith == LG_A_F32) lg_sb_printf(d, " arith=f32");
+    if (v->arith == LG_A_F32_DIV) lg_sb_printf(d, " arith=f32_div");
+  }
+  lg_sb_printf(d, "\n");
+  if (v->kind == LG_V_AFFINE) {
+    db_list(d, "num", v->num, v->n);
+    db_list(d, "den", v->den, v->n);
+    db_list(d, "zp", v->zp, v->n);
+    db_list(d, "xoff", v->xoff, v->n);
+  }
+  if (v->kind == LG_V_CHAIN)
+    for (int i = 0; i < v->nstep && v->step; i++) {
+      char nm[16];
+      snprintf(nm, sizeof nm, "step %d", i);
+      db_value(d, nm, &v->step[i], ir);
+    }
+}
+
 char *lg_ir_dump(const lg_ir *ir) {
   if (!ir) return NULL;
   lg_strbuf d = {0};
@@ -345,29 +379,7 @@ char *lg_ir_dump(const lg_ir *ir) {
     lg_sb_printf(&d, "\n");
   }
   const lg_ir_value *v = &ir->value;
-  static const char *kinds[] = {"none", "cast", "affine"};
-  lg_sb_printf(&d, "value %s cpu=%s hw=%s",
-         v->kind >= 0 && v->kind <= LG_V_AFFINE ? kinds[v->kind] : "?",
-         lay_dtype_name(v->cpu), lay_dtype_name(v->hw));
-  if (v->kind == LG_V_CAST)
-    lg_sb_printf(&d, " round=%s saturate=%d", round_name(v->round), v->saturate);
-  if (v->kind == LG_V_AFFINE) {
-    lg_sb_printf(&d, " %s axis=%s n=%d round=%s saturate=%d",
-           v->dequant ? "dequantize" : "quantize",
-           v->axis >= 0 && v->axis < ir->rank && ir->dim[v->axis].name
-               ? ir->dim[v->axis].name
-               : "-",
-           v->n, round_name(v->round), v->saturate);
-    if (v->arith == LG_A_F32) lg_sb_printf(&d, " arith=f32");
-    if (v->arith == LG_A_F32_DIV) lg_sb_printf(&d, " arith=f32_div");
-  }
-  lg_sb_printf(&d, "\n");
-  if (v->kind == LG_V_AFFINE) {
-    db_list(&d, "num", v->num, v->n);
-    db_list(&d, "den", v->den, v->n);
-    db_list(&d, "zp", v->zp, v->n);
-    db_list(&d, "xoff", v->xoff, v->n);
-  }
+  db_value(&d, "value", v, ir);
   for (int p = 0; p < v->nplanes && p < LG_MAX_PLANES; p++)
     lg_sb_printf(&d, "plane %d %s shift=%d mask=0x%" PRIx32 "\n", p,
            v->plane[p].name ? v->plane[p].name : "?", v->plane[p].shift,
@@ -375,6 +387,14 @@ char *lg_ir_dump(const lg_ir *ir) {
   char num[64];
   fmt_num(num, sizeof num, v->pad_value);
   lg_sb_printf(&d, "pad_value %s\n", num);
+  if (ir->nfix) {
+    db_list(&d, "padv", ir->padv, ir->npadv);
+    lg_sb_printf(&d, "fix %" PRId64 "\n", ir->nfix);
+    for (int64_t i = 0; i < ir->nfix && i < 256; i++)
+      lg_sb_printf(&d, "fix[%" PRId64 "] offset=%" PRId64 " n=%" PRId64
+                   " padv=%" PRId64 "\n",
+                   i, ir->fix[3 * i], ir->fix[3 * i + 1], ir->fix[3 * i + 2]);
+  }
   if (ir->table) {
     lg_sb_printf(&d, "table %" PRId64 "\n", ir->ntable);
     for (int64_t i = 0; i < ir->ntable && i < 1024; i++) {

@@ -25,7 +25,7 @@
 **      a multiple of `align` when given. The buffer size is the outermost
 **      axis' extent times its stride (at least the highest offset + 1).
 ** Every hardware element not reached by a valid coordinate is padding and
-** holds pad_value.
+** holds pad_value (a transform's pads may hold several values: see fix).
 **
 ** The value part: pack converts each CPU element (type cpu) to the
 ** hardware type (hw) with the rule in lg_ir_value; unpack inverts it.
@@ -41,6 +41,7 @@
 #define LG_MAX_RANK LAY_MAX_RANK /* logical dimensions */
 #define LG_MAX_AXES LAY_MAX_AXES /* digit axes */
 #define LG_MAX_PLANES 4          /* byte planes */
+#define LG_MAX_VSTEPS 4          /* value ops of one transform chain */
 
 /* ---- Size expressions --------------------------------------------------- */
 typedef enum lg_iexpr_kind {
@@ -93,7 +94,10 @@ typedef enum lg_value_kind {
   LG_V_CAST,  /* plain conversion cpu -> hw (float->float rounds to nearest
                  even, or toward zero with round = truncate; float->int
                  rounds with `round` and saturates) */
-  LG_V_AFFINE /* quantization, see below */
+  LG_V_AFFINE,/* quantization, see below */
+  LG_V_CHAIN  /* several value ops of a transform chain, applied in order:
+                 step[0..nstep), each LG_V_CAST or LG_V_AFFINE with its own
+                 cpu (the previous step's hw) and hw; see lg_ir_value */
 } lg_value_kind;
 
 typedef enum lg_round {
@@ -149,6 +153,12 @@ typedef struct lg_ir_value {
     int shift;        /* plane = (u >> shift) & mask */
     uint32_t mask;
   } plane[LG_MAX_PLANES];
+  int nstep;          /* LG_V_CHAIN: the steps, 2 to LG_MAX_VSTEPS; cpu is
+                         step[0]'s, hw the last step's, axis and n those
+                         of the per-channel steps (all along one axis);
+                         num/den/zp/xoff NULL. Unpack inverts the steps
+                         in reverse order, each as its own rule would */
+  struct lg_ir_value *step;
   double pad_value;   /* the value of every pad element, in the hw type;
                          with planes it is split like any element: plane
                          p of a pad element is (u >> shift) & mask of the
@@ -168,6 +178,16 @@ typedef struct lg_ir {
   ** the CPU-side element index, or -1 for padding. */
   int64_t *table;     /* NULL unless the fallback was needed */
   int64_t ntable;     /* hardware elements in the table */
+  /* A transform whose stored pads hold several values (pads of different
+  ** values, or one pad converted differently in the channels of a
+  ** per-channel value op): value.pad_value is the most common one, and
+  ** the other pad elements are runs of hardware elements, run r holding
+  ** the hardware value padv[fix[3r + 2]] in fix[3r + 1] elements from
+  ** offset fix[3r]. nfix == 0 otherwise. */
+  int npadv;          /* entries of padv */
+  double *padv;       /* the stored pad values, in the hw type */
+  int64_t nfix;       /* runs in fix */
+  int64_t *fix;       /* 3 * nfix entries */
   struct lg_arena *arena; /* owns every pointer above */
   /* Where a layout's pad_value is written (src NULL when it sets none), so
   ** that a type known only to the plan reports it there; why: what set the

@@ -160,6 +160,16 @@ static int remap(lw *w, tarr *t, int n, const int64_t *oshape,
   return 0;
 }
 
+
+/* The tensor's element type after the first k value ops of the chain
+** (rule v: one op, or a chain of them; LAY_DT_NONE: open). */
+static lay_dtype type_after(const lg_ir_value *v, int k) {
+  const lg_ir_value *s = v;
+  if (k <= 0) return v->cpu;
+  if (v->kind == LG_V_CHAIN) s = &v->step[(k < v->nstep ? k : v->nstep) - 1];
+  return s->hw != LAY_DT_NONE ? s->hw : s->cpu;
+}
+
 /* pad(start, end, value, output_shape) (numpy.pad; TIDL, AMD: pad_at_start,
 ** pad_at_end). The pad's value is recorded in pp. */
 static int pad_op(lw *w, const env *en, const lg_expr *op, tstate *t,
@@ -202,8 +212,7 @@ static int pad_op(lw *w, const env *en, const lg_expr *op, tstate *t,
     if (x.n)
       return lg_fail(w, &en->sr, a.v[2]->pos, LAY_E_ARG,
                      "pad: value must be one number");
-    lay_dtype ty = pp->nval && ir->value.hw != LAY_DT_NONE ? ir->value.hw
-                                                           : ir->value.cpu;
+    lay_dtype ty = type_after(&ir->value, pp->nval);
     if (lg_value_of(ty, x.s, &pp->v[id])) {
       char buf[64];
       snprintf(buf, sizeof buf, "%g", x.s);

@@ -10,7 +10,8 @@
 **   lower_check.c     bijectivity over a ladder of shapes
 **   lower_index.c     the index ops of transforms (pad, slice, transpose,
 **                     reshape) on the tracked digits and the gather table
-**   lower_transform.c transforms: the chain, pad values, the IR
+**   lower_transform.c transforms: the chain, the IR
+**   lower_padfix.c    transforms: the stored values of the pads
 ** Cross-file functions are lg_*; everything else is static.
 */
 #ifndef LG_LOWER_INT_H
@@ -247,5 +248,12 @@ int lg_index_op(lw *w, const env *en, const lg_expr *op, const char *nm,
                 tstate *t, int64_t *shape, int *rank, tarr *tbl,
                 const lg_ir *ir, tpads *pp);
 int lg_lower_transform(lw *w, const lg_def *def, lg_ir *ir);
+
+/* lower_padfix.c: the stored pad values of a transform whose IR is built
+** (value.pad_value, and ir->padv/fix when they are several): from the
+** tracked tensor t (affine), or from the gather table's marks (nmarks
+** entries, -1 - id for a pad of op id). */
+int lg_pad_store(lw *w, const srcref *sr, const tpads *pp, lg_ir *ir,
+                 const tstate *t, const int64_t *marks, int64_t nmarks);
 
 #endif /* LG_LOWER_INT_H */

@@ -1,7 +1,7 @@
 /*
 ** lower_transform.c: transforms: the input shape, the chain of value and
-** index ops, the pad value the stored pads come out as, and the IR as
-** axes of source digits or as a gather table (see lower_int.h).
+** index ops, and the IR as axes of source digits or as a gather table
+** (see lower_int.h); lower_padfix.c gives the pads their stored values.
 */
 #include <math.h>
 #include <stdio.h>
@@ -43,45 +43,6 @@ static int run_chain(lw *w, const env *en, const lg_transform *T, tstate *t,
     }
     if (lg_index_op(w, en, op, nm, t, shape, rank, tbl, ir, pp)) return -1;
   }
-  return 0;
-}
-
-/* The pad value of a transform: each stored pad's value goes through the
-** value op after it (numpy semantics: a pad is an element of the tensor
-** there), in every channel of a per-channel one. The IR has one pad value,
-** so the stored pads must all come out the same. */
-static int pad_result(lw *w, const srcref *sr, const tpads *pp, lg_ir *ir) {
-  const lg_ir_value *v = &ir->value;
-  int first = -1;
-  double got = 0;
-  for (int id = 0; id < pp->n; id++) {
-    if (!pp->live[id]) continue;
-    int nch = v->kind == LG_V_AFFINE && v->axis >= 0 ? v->n : 1;
-    for (int ch = 0; ch < nch; ch++) {
-      double h = pp->stage[id] == 0 ? lg_value_apply(v, ch, pp->v[id])
-                                    : pp->v[id];
-      if (first < 0) {
-        first = id;
-        got = h;
-      } else if (!(h == got && signbit(h) == signbit(got)) &&
-                 !(isnan(h) && isnan(got))) {
-        char b1[64], b2[64];
-        snprintf(b1, sizeof b1, "%g", got);
-        snprintf(b2, sizeof b2, "%g", h);
-        if (id == first)
-          return lg_fail(w, sr, pp->pos[id], LAY_E_ARG,
-                         "pad: this pad stores %s in channel 0 of the "
-                         "per-channel %s but %s in channel %d; the pads of a "
-                         "transform store one value",
-                         b1, v->dequant ? "dequantize" : "quantize", b2, ch);
-        return lg_fail(w, sr, pp->pos[id], LAY_E_ARG,
-                       "pad: this pad stores %s, an earlier pad stores %s; the "
-                       "pads of a transform store one value",
-                       b2, b1);
-      }
-    }
-  }
-  ir->value.pad_value = first >= 0 ? got : 0;
   return 0;
 }
 
@@ -148,7 +109,6 @@ static int affine_ir(lw *w, const srcref *sr, const lg_transform *T,
   for (int d = 0; d < ir->rank; d++)
     for (int k = 0; k < 2; k++)
       for (int j = 0; j < t->nseg[d][k]; j++) pp->live[t->seg[d][k][j].id] = 1;
-  if (pad_result(w, sr, pp, ir)) return -1;
   for (int d = 0; d < ir->rank; d++) {
     lg_ir_dim *m = &ir->dim[d];
     if (t->lo[d]) m->lo = lg_ie_const(w->a, t->lo[d]);
@@ -176,7 +136,7 @@ static int affine_ir(lw *w, const srcref *sr, const lg_transform *T,
       if (!ax->label) return -1;
     }
   }
-  return 0;
+  return lg_pad_store(w, sr, pp, ir, t, NULL, 0);
 }
 
 /* No affine structure: replay the chain on the CPU-side indices of the
@@ -202,12 +162,11 @@ static int gather_ir(lw *w, const srcref *sr, const env *en,
   int rc = run_chain(w, en, T, t, shape, &rank, &tbl, pp, ir, 0);
   if (!rc) {
     int64_t nt = lg_shape_count(tbl.shape, tbl.n);
+    for (int64_t i = 0; i < nt; i++) /* a pad's mark -1 - id */
+      if (tbl.v[i] < 0) pp->live[-1 - tbl.v[i]] = 1;
+    rc = lg_pad_store(w, sr, pp, ir, NULL, tbl.v, nt);
     for (int64_t i = 0; i < nt; i++)
-      if (tbl.v[i] < 0) { /* a pad's mark -1 - id: which pads are stored */
-        pp->live[-1 - tbl.v[i]] = 1;
-        tbl.v[i] = -1;
-      }
-    rc = pad_result(w, sr, pp, ir);
+      if (tbl.v[i] < 0) tbl.v[i] = -1;
   }
   if (!rc) {
     ir->ntable = lg_shape_count(tbl.shape, tbl.n);

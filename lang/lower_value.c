@@ -353,20 +353,12 @@ static int value_types(lw *w, const env *en, vop kind,
   return 0;
 }
 
-/* Lower quantize/dequantize/fixed/affine/cast(args) into ir->value. fixed
-** holds the dimension sizes when the spec fixes them (transforms); amap and
-** arank describe the tensor at this point of the chain (see axis_arg). */
-int lg_value_op(lw *w, const env *en, const char *op, const lg_expr *call,
-                lg_ir *ir, const int64_t *fixed, const int *amap,
-                int arank) {
-  vop kind = OP_CAST;
-  for (int i = 0; i < OP_CAST; i++)
-    if (!strcmp(op, vops[i].name)) kind = (vop)i;
+/* One value op into ir->value, which holds no rule yet (kind LG_V_NONE,
+** cpu the type it converts from). */
+static int value_one(lw *w, const env *en, vop kind, const lg_expr *call,
+                     lg_ir *ir, const int64_t *fixed, const int *amap,
+                     int arank) {
   lg_ir_value *v = &ir->value;
-  if (v->kind != LG_V_NONE)
-    return lg_fail(w, &en->sr, call->pos, LAY_E_LAYOUT,
-                   "only one value conversion (quantize, dequantize, fixed, "
-                   "affine, cast) is allowed");
   const lg_expr *arg[K_N] = {0};
   if (value_args(w, en, kind, call, arg)) return -1;
   lay_dtype to;
@@ -383,6 +375,76 @@ int lg_value_op(lw *w, const env *en, const char *op, const lg_expr *call,
       value_affine(w, en, kind, arg, call->pos, x, n, unknown, v))
     return -1;
   return value_types(w, en, kind, arg, call->pos, v, unknown);
+}
+
+/* A value op after others in a transform chain: `prev` (a rule or a
+** chain) and the new rule `nv` become one LG_V_CHAIN in *v. */
+static int value_append(lw *w, const env *en, const lg_expr *call,
+                        const lg_ir *ir, const lg_ir_value *prev,
+                        const lg_ir_value *nv, lg_ir_value *v) {
+  int np = prev->kind == LG_V_CHAIN ? prev->nstep : 1;
+  if (np + 1 > LG_MAX_VSTEPS)
+    return lg_fail(w, &en->sr, call->pos, LAY_E_LIMIT,
+                   "more than %d value ops in one transform", LG_MAX_VSTEPS);
+  lg_ir_value *st = lg_walloc(w, sizeof *st * (size_t)(np + 1));
+  if (!st) return -1;
+  if (prev->kind == LG_V_CHAIN)
+    memcpy(st, prev->step, sizeof *st * (size_t)np);
+  else
+    st[0] = *prev;
+  st[np] = *nv;
+  memset(v, 0, sizeof *v);
+  v->kind = LG_V_CHAIN;
+  v->cpu = st[0].cpu;
+  v->hw = nv->hw;
+  v->axis = -1;
+  v->n = 1;
+  v->saturate = 1;
+  v->nstep = np + 1;
+  v->step = st;
+  /* The executor gives each element one channel: the per-channel steps
+  ** of a chain run along one dimension. */
+  for (int i = 0; i <= np; i++) {
+    st[i].pad_value = 0;
+    if (st[i].kind != LG_V_AFFINE || st[i].axis < 0) continue;
+    if (v->axis >= 0 && v->axis != st[i].axis)
+      return lg_fail(w, &en->sr, call->pos, LAY_E_LAYOUT,
+                     "the per-channel value ops of a chain run along one "
+                     "dimension ('%s' and '%s')",
+                     ir->dim[v->axis].name, ir->dim[st[i].axis].name);
+    v->axis = st[i].axis;
+    if (st[i].n > 1) v->n = st[i].n;
+  }
+  return 0;
+}
+
+/* Lower quantize/dequantize/fixed/affine/cast(args) into ir->value. fixed
+** holds the dimension sizes when the spec fixes them (transforms); amap and
+** arank describe the tensor at this point of the chain (see axis_arg).
+** amap is non-NULL in a transform chain, where a value op may follow
+** others: they become one LG_V_CHAIN, applied in order (numpy: each op's
+** result is a tensor of its type, which the next op converts). */
+int lg_value_op(lw *w, const env *en, const char *op, const lg_expr *call,
+                lg_ir *ir, const int64_t *fixed, const int *amap,
+                int arank) {
+  vop kind = OP_CAST;
+  for (int i = 0; i < OP_CAST; i++)
+    if (!strcmp(op, vops[i].name)) kind = (vop)i;
+  lg_ir_value *v = &ir->value;
+  if (v->kind == LG_V_NONE)
+    return value_one(w, en, kind, call, ir, fixed, amap, arank);
+  if (!amap)
+    return lg_fail(w, &en->sr, call->pos, LAY_E_LAYOUT,
+                   "only one value conversion (quantize, dequantize, fixed, "
+                   "affine, cast) is allowed");
+  lg_ir_value prev = *v;
+  memset(v, 0, sizeof *v);
+  v->cpu = prev.hw != LAY_DT_NONE ? prev.hw : prev.cpu;
+  int rc = value_one(w, en, kind, call, ir, fixed, amap, arank);
+  lg_ir_value nv = *v;
+  *v = prev;
+  if (rc) return -1;
+  return value_append(w, en, call, ir, &prev, &nv, v);
 }
 
 /* where NAME = bytes(lo = (u >> 1) & 0x7f, ...). */

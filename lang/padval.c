@@ -100,6 +100,16 @@ static double affine_f32(const lg_ir_value *r, int ch, double x) {
 }
 
 double lg_value_apply(const lg_ir_value *r, int ch, double x) {
+  return lg_value_apply_from(r, 0, ch, x);
+}
+
+double lg_value_apply_from(const lg_ir_value *r, int from, int ch, double x) {
+  if (r->kind == LG_V_CHAIN) {
+    for (int i = from; i < r->nstep; i++)
+      x = lg_value_apply_from(&r->step[i], 0, ch, x);
+    return x;
+  }
+  if (from > 0) return x;
   lay_dtype hw = r->hw != LAY_DT_NONE ? r->hw : r->cpu;
   if (ch < 0 || ch >= r->n) ch = 0;
   switch (r->kind) {

@@ -23,4 +23,9 @@ int lg_value_of(lay_dtype t, double v, double *out);
 ** the target type. */
 double lg_value_apply(const lg_ir_value *r, int ch, double x);
 
+/* The same for a value made after the first `from` value ops of a chain
+** (LG_V_CHAIN: the steps from `from` on convert it, in order; a single
+** rule converts it only when from is 0). A per-tensor step ignores ch. */
+double lg_value_apply_from(const lg_ir_value *r, int from, int ch, double x);
+
 #endif /* LG_PADVAL_H */

@@ -364,7 +364,10 @@ lay_status lay_plan_run(const lay_plan *plan, const void *src,
     lg_error_plain(err, LAY_E_ARG, NULL, "no plan or buffer");
     return LAY_E_ARG;
   }
-  return li_plan_run(plan->p, src, src_bytes, dst, dst_bytes, threads, err);
+  lay_status st =
+      li_plan_run(plan->p, src, src_bytes, dst, dst_bytes, threads, err);
+  if (st == LAY_OK) li_fix_pads(plan->p, dst);
+  return st;
 }
 
 lay_status lay_plan_where(const lay_plan *plan, const int64_t *coord,

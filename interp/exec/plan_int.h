@@ -33,7 +33,8 @@ typedef enum li_vkind {
   LI_VR_ID,     /* hw == cpu, bytes copied */
   LI_VR_CAST,   /* plain conversion */
   LI_VR_QUANT,  /* encode quantizes, decode dequantizes */
-  LI_VR_DEQUANT /* encode dequantizes, decode quantizes */
+  LI_VR_DEQUANT,/* encode dequantizes, decode quantizes */
+  LI_VR_CHAIN   /* steps applied in order (decode: reversed), see step */
 } li_vkind;
 
 typedef struct li_vrule {
@@ -49,8 +50,21 @@ typedef struct li_vrule {
   int shift[LG_MAX_PLANES];
   uint32_t mask[LG_MAX_PLANES];
   double pad;             /* pad value, in the hw type */
+  int nstep;              /* LI_VR_CHAIN: the steps (CAST, QUANT, DEQUANT),
+                             each with its own cpu and hw; they and their
+                             arrays live in the block `num` points to
+                             (freed with it); axis and nch are those of
+                             the per-channel steps (one axis) */
+  struct li_vrule *step;
+  int64_t nfix;           /* a transform's pads of other values than pad
+                             (lg_ir fix): runs of hw elements */
+  int64_t *fix;           /* malloc'd: 3 * nfix entries (offset, length,
+                             value k), then the stored bytes of each value
+                             k, LI_FIX_EL bytes each */
   int simd;               /* LI_SIMD_* the conversions may use */
 } li_vrule;
+
+#define LI_FIX_EL 8 /* bytes kept for one stored pad value (fix) */
 
 /* value.c */
 size_t li_dt_size(lay_dtype t);
@@ -75,6 +89,9 @@ void li_encode(const li_vrule *r, const void *src, void *dst, int64_t n,
 int li_quant_fast(const li_vrule *r);
 void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
                const int32_t *ch);
+/* After a run that wrote plan p's destination dst whole: the pads whose
+** stored value is not the side's one (li_vrule fix). */
+void li_fix_pads(const li_plan *p, void *dst);
 
 /* ---- Gather tables (gather.c) ------------------------------------------ */
 /* Hardware element e = t * period + r (tile t, offset r) holds CPU element

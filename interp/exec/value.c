@@ -512,9 +512,38 @@ static int apply_simd(const li_vrule *r, int enc, lay_dtype from,
 }
 
 static void apply(const li_vrule *r, int enc, const void *src, void *dst,
+                  int64_t n, const int32_t *ch);
+
+/* LI_VR_CHAIN: a tile at a time through every step (encode in order,
+** decode in reverse), each converting as its own rule would: the value
+** between two steps is an element of the type the first one makes. */
+static void apply_chain(const li_vrule *r, int enc, const void *src,
+                        void *dst, int64_t n, const int32_t *ch) {
+  uint64_t buf[2][TILE]; /* room for TILE elements of any type */
+  lay_dtype from = enc ? r->cpu : r->hw, to = enc ? r->hw : r->cpu;
+  size_t fs = li_dt_size(from), ts = li_dt_size(to);
+  for (int64_t i = 0; i < n; i += TILE) {
+    int64_t m = n - i < TILE ? n - i : TILE;
+    const void *in = (const uint8_t *)src + (size_t)i * fs;
+    for (int k = 0; k < r->nstep; k++) {
+      li_vrule s = r->step[enc ? k : r->nstep - 1 - k];
+      void *out = k == r->nstep - 1 ? (uint8_t *)dst + (size_t)i * ts
+                                    : (void *)buf[k & 1];
+      s.simd = r->simd;
+      apply(&s, enc, in, out, m, ch ? ch + i : NULL);
+      in = out;
+    }
+  }
+}
+
+static void apply(const li_vrule *r, int enc, const void *src, void *dst,
                   int64_t n, const int32_t *ch) {
   lay_dtype from = enc ? r->cpu : r->hw, to = enc ? r->hw : r->cpu;
   size_t fs = li_dt_size(from), ts = li_dt_size(to);
+  if (r->kind == LI_VR_CHAIN) {
+    apply_chain(r, enc, src, dst, n, ch);
+    return;
+  }
   if (r->kind == LI_VR_ID || (r->kind == LI_VR_CAST && from == to)) {
     memcpy(dst, src, (size_t)n * fs);
     return;
@@ -549,4 +578,18 @@ void li_encode(const li_vrule *r, const void *src, void *dst, int64_t n,
 void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
                const int32_t *ch) {
   apply(r, 0, src, dst, n, ch);
+}
+
+/* ---- Pads of several values (plan_int.h li_vrule fix) -------------------- */
+void li_fix_pads(const li_plan *p, void *dst) {
+  const li_side *d = &p->d;
+  if (d->is_cpu || !d->v.nfix || !dst) return;
+  const int64_t *f = d->v.fix;
+  const uint8_t *pat = (const uint8_t *)(f + 3 * d->v.nfix);
+  size_t es = d->esz;
+  for (int64_t r = 0; r < d->v.nfix; r++) {
+    uint8_t *q = (uint8_t *)dst + (size_t)f[3 * r] * es;
+    const uint8_t *el = pat + LI_FIX_EL * (size_t)f[3 * r + 2];
+    for (int64_t i = 0; i < f[3 * r + 1]; i++, q += es) memcpy(q, el, es);
+  }
 }

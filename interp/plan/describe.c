@@ -40,12 +40,17 @@ void li_describe_side(lg_strbuf *b, const char *what, const li_side *s) {
     lg_sb_printf(b, "%s%lld", j ? ", " : "", (long long)s->ax[j].stride);
   lg_sb_printf(b, "], %llu bytes\n",
             (unsigned long long)((uint64_t)s->nelem * s->esz));
-  static const char *const vk[] = {"copy", "cast", "quantize", "dequantize"};
+  static const char *const vk[] = {"copy", "cast", "quantize", "dequantize",
+                                     "chain"};
   lg_sb_printf(b, "  value: %s %s -> %s", vk[s->v.kind], li_dt_name(s->v.cpu),
             s->v.nplanes ? "uint8" : li_dt_name(s->v.hw));
   if (s->v.nplanes) lg_sb_printf(b, ", %d byte planes", s->v.nplanes);
   if (s->v.axis >= 0) lg_sb_printf(b, ", per channel along dim %d", s->v.axis);
-  lg_sb_printf(b, ", pad %g\n", s->v.pad);
+  lg_sb_printf(b, ", pad %g", s->v.pad);
+  if (s->v.nfix)
+    lg_sb_printf(b, " (other pads: %lld runs of their own values)",
+                 (long long)s->v.nfix);
+  lg_sb_printf(b, "\n");
 }
 
 char *li_plan_describe(const li_plan *p) {

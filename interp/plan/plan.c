@@ -77,6 +77,58 @@ static lay_status eval_opt(const lg_iexpr *e, const int64_t *dims, int rank,
 /* ---- Value rules --------------------------------------------------------- */
 static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
                             const int64_t *shape, int rank,
+                            const lg_ir *ir, li_vrule *r, lay_error *err);
+
+/* LG_V_CHAIN: each step made as a rule of its own, then moved with its
+** arrays into one block, which r->num owns (plan_int.h). */
+static lay_status chain_rule(const lg_ir_value *v, lay_dtype cpu,
+                             const int64_t *shape, int rank,
+                             const lg_ir *ir, li_vrule *r, lay_error *err) {
+  li_vrule st[LG_MAX_VSTEPS];
+  int n = v->nstep, nd = 0;
+  lay_status s = LAY_OK;
+  if (n < 1 || n > LG_MAX_VSTEPS || !v->step)
+    return fail(err, LAY_E_INTERNAL, "a value chain of %d steps", n);
+  memset(st, 0, sizeof st);
+  for (int i = 0; i < n && !s; i++) {
+    s = make_rule(&v->step[i], i ? st[i - 1].hw : cpu, shape, rank, ir,
+                  &st[i], err);
+    nd += st[i].num ? 4 * st[i].nch : 0;
+  }
+  void *blk = s ? NULL : calloc(1, sizeof st + sizeof(double) * (size_t)nd);
+  if (!s && !blk) s = fail(err, LAY_E_NOMEM, "out of memory");
+  li_vrule *sv = blk;
+  double *a = blk ? (double *)(void *)(sv + LG_MAX_VSTEPS) : NULL;
+  for (int i = 0; i < n; i++) {
+    if (blk) {
+      sv[i] = st[i];
+      if (st[i].num) {
+        int c = st[i].nch;
+        memcpy(a, st[i].num, sizeof(double) * 4 * (size_t)c);
+        sv[i].num = a;
+        sv[i].den = a + c;
+        sv[i].zp = a + 2 * c;
+        sv[i].xoff = a + 3 * c;
+        a += 4 * c;
+        if (sv[i].axis >= 0) {
+          r->axis = sv[i].axis;
+          r->nch = c;
+        }
+      }
+    }
+    free(st[i].num);
+  }
+  if (s) return s;
+  r->kind = LI_VR_CHAIN;
+  r->hw = st[n - 1].hw;
+  r->nstep = n;
+  r->step = sv;
+  r->num = blk;
+  return LAY_OK;
+}
+
+static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
+                            const int64_t *shape, int rank,
                             const lg_ir *ir, li_vrule *r, lay_error *err) {
   memset(r, 0, sizeof *r);
   r->cpu = cpu;
@@ -96,6 +148,20 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
         (li_dt_is_float(pt) ? !isfinite(back) : back != v->pad_value))
       return fail(err, LAY_E_ARG, "pad_value %g does not fit %s",
                   v->pad_value, li_dt_name(pt));
+  }
+  if (ir && v == &ir->value && ir->nfix > 0) {
+    /* a transform's pads of several values: their runs and bytes */
+    lay_dtype pt = v->hw != LAY_DT_NONE ? v->hw : cpu;
+    size_t nb = sizeof(int64_t) * 3 * (size_t)ir->nfix +
+                (size_t)LI_FIX_EL * (size_t)ir->npadv;
+    if (!ir->fix || !ir->padv || li_dt_size(pt) > LI_FIX_EL ||
+        !(r->fix = calloc(1, nb)))
+      return fail(err, LAY_E_NOMEM, "out of memory");
+    r->nfix = ir->nfix;
+    memcpy(r->fix, ir->fix, sizeof(int64_t) * 3 * (size_t)ir->nfix);
+    uint8_t *pat = (uint8_t *)(r->fix + 3 * ir->nfix);
+    for (int k = 0; k < ir->npadv; k++)
+      li_st(pt, pat + LI_FIX_EL * k, ir->padv[k], LG_R_HALF_EVEN, 1);
   }
   if (v->nplanes > 0) {
     /* Byte planes split the bits of the element after the value rule: the
@@ -120,6 +186,11 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
   switch (v->kind) {
   case LG_V_NONE: r->kind = r->hw == cpu ? LI_VR_ID : LI_VR_CAST; break;
   case LG_V_CAST: r->kind = r->hw == cpu ? LI_VR_ID : LI_VR_CAST; break;
+  case LG_V_CHAIN: {
+    lay_status s = chain_rule(v, cpu, shape, rank, ir, r, err);
+    if (s) return s;
+    break;
+  }
   case LG_V_AFFINE: {
     r->kind = v->dequant ? LI_VR_DEQUANT : LI_VR_QUANT;
     int n = v->n < 1 ? 1 : v->n;
@@ -568,6 +639,8 @@ static void side_free(li_side *s) {
   s->grid = NULL;
   free(s->v.num);
   s->v.num = NULL;
+  free(s->v.fix);
+  s->v.fix = NULL;
   if (s->table) li_gather_free(s->table);
   free(s->table);
   s->table = NULL;

@@ -136,6 +136,15 @@ static int export_value(const lg_ir *ir, const char *format,
   char why[160];
   x->scale = -1.0;
   x->zp = 0;
+  if (ir->nfix)
+    return xfail(err, LAY_E_LAYOUT, format,
+                 "its pads store %d different values; a chain has one pad "
+                 "value",
+                 ir->npadv);
+  if (v->kind == LG_V_CHAIN)
+    return xfail(err, LAY_E_LAYOUT, format,
+                 "it has %d value ops; a chain has one quantize step",
+                 v->nstep);
   if (quant) {
     lay_dtype to = quant->to ? quant->to : LAY_DT_INT8;
     if (v->kind != LG_V_NONE)

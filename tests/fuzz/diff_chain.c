@@ -4,7 +4,9 @@
 ** a generator of transform chains, `transform T (x : TYPE[SHAPE]) = OP |
 ** ...`, of pads (with and without values), slices (some keep only
 ** padding), transposes, reshapes and value ops (quantize, dequantize,
-** cast; sometimes two, which LANGUAGE.md refuses), and of the input data.
+** cast; often several, applied in order), and of the input data. Unpack
+** is checked too: every stored input element back through the inverted
+** value ops (unvalue).
 ** The reference runs the chain on a tensor of doubles with numpy's
 ** semantics as LANGUAGE.md states them, written here without the planner
 ** or the IR: a pad is an element whose value (0 unless given) is one of
@@ -12,9 +14,11 @@
 ** included (quantize q = sat(round(x / S) + Z), dequantize x = (q - Z) *
 ** S, cast: round to the target type, toward zero to fp16/bf16 with
 ** round = truncate). It then expects either the exact
-** packed bytes, or one of the refusals LANGUAGE.md documents (two value
-** ops; stored pads whose values differ, also across the channels of a
-** per-channel quantize) with its message.
+** packed bytes, or one of the refusals LANGUAGE.md documents (more than 4
+** value ops; per-channel ops along two dimensions; stored pads whose
+** pad that overflows through the value ops after it; a pad whose channels
+** differ in a chain that lowers to a gather table) with its message. The
+** pads of a chain may hold different values: each its own.
 */
 #include <math.h>
 #include <stdint.h>
@@ -27,7 +31,7 @@
 
 #define CH_MAX 2048 /* elements of a tensor along the chain */
 
-long fz_chain_count[5];
+long fz_chain_count[7];
 
 typedef struct {
   const uint8_t *p;
@@ -49,6 +53,7 @@ typedef struct {
   int64_t n;
   double v[CH_MAX];
   int pad[CH_MAX];
+  int64_t src[CH_MAX]; /* the input element, -1 for a pad */
   lay_dtype t;
 } tens;
 
@@ -125,7 +130,7 @@ static double rnd_mode(double x, int mode) {
 ** saturated). */
 static double conv(lay_dtype t, double v, int mode) {
   if (isf(t)) return as_float(t, v, mode);
-  double lo, hi, q = rnd_mode(v, mode);
+  double lo, hi, q = rnd_mode(v, mode) + 0.0; /* an integer has no -0 */
   irange(t, &lo, &hi);
   return q < lo ? lo : q > hi ? hi : q;
 }
@@ -184,6 +189,7 @@ static void remap(tens *x, const int64_t *ns, const int *perm,
     }
     y.v[i] = ok ? x->v[s] : val;
     y.pad[i] = ok ? x->pad[s] : id;
+    y.src[i] = ok ? x->src[s] : -1;
     for (int k = x->rank - 1; k >= 0; k--) {
       if (++o[k] < ns[k]) break;
       o[k] = 0;
@@ -191,6 +197,7 @@ static void remap(tens *x, const int64_t *ns, const int *perm,
   }
   memcpy(x->v, y.v, sizeof(double) * (size_t)n);
   memcpy(x->pad, y.pad, sizeof(int) * (size_t)n);
+  memcpy(x->src, y.src, sizeof(int64_t) * (size_t)n);
   memcpy(x->shape, ns, sizeof(int64_t) * (size_t)x->rank);
   x->n = n;
 }
@@ -203,6 +210,40 @@ static double pad_value_of(csrc *s, lay_dtype t) {
   int v = (int)crd(s, 40) - 20;
   if (crd(s, 4) == 0) v = (int)(crd(s, 2) ? hi : lo);
   return v < lo ? lo + (lo - v) : v > hi ? hi : v;
+}
+
+/* ---- Unpack ------------------------------------------------------------- */
+
+/* A value op of the chain, to invert (LANGUAGE.md: unpack inverts the ops
+** in reverse order, each as it would alone: a cast casts back, a quantize
+** dequantizes x = (q - Z) * S, a dequantize quantizes q = round(x / S) +
+** Z, each storing into the type the op converted from, with its rounding
+** and saturating). */
+typedef struct {
+  int kind;        /* 0 cast, 1 quantize, 2 dequantize */
+  lay_dtype from;  /* the type the op converts from */
+  int mode;        /* its rounding */
+  int pcdim;       /* per-channel: the input dimension, else -1 */
+  double sc[8];
+  int zp[8];
+} vrec;
+
+/* The CPU value unpack makes of stored value v of input element e. */
+static double unvalue(const vrec *ops, int n, double v, int64_t e,
+                      const int64_t *in_shape, int in_rank) {
+  for (int k = n - 1; k >= 0; k--) {
+    const vrec *o = &ops[k];
+    int c = 0;
+    if (o->pcdim >= 0) {
+      int64_t st = 1;
+      for (int d = in_rank - 1; d > o->pcdim; d--) st *= in_shape[d];
+      c = (int)((e / st) % in_shape[o->pcdim]);
+    }
+    if (o->kind == 0) v = conv(o->from, v, o->mode);
+    else if (o->kind == 1) v = conv(o->from, (v - o->zp[c]) * o->sc[c], o->mode);
+    else v = conv(o->from, rnd_mode(v / o->sc[c], o->mode) + o->zp[c], o->mode);
+  }
+  return v;
 }
 
 /* ---- One case ---------------------------------------------------------- */
@@ -243,6 +284,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
     }
     x.v[i] = v;
     x.pad[i] = -1;
+    x.src[i] = i;
     bytes_of(x.t, v, src + i * (int64_t)lay_dtype_size(x.t));
   }
   cput(&b, "namespace fz\ntransform T (x : %s", lay_dtype_name(x.t));
@@ -250,9 +292,18 @@ int fz_chain_one(const uint8_t *data, size_t size) {
   cput(&b, ") =");
   int nops = 1 + (int)crd(&s, 6), nval = 0, npad = 0, perch = 0;
   /* Axes that are still one whole input dimension (no pad, slice or
-  ** reshape yet): a per-channel quantize may run along them. */
-  int whole[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-  double padv[64];
+  ** reshape yet): a per-channel quantize may run along them; dimof: which
+  ** input dimension each axis is. */
+  int whole[8] = {1, 1, 1, 1, 1, 1, 1, 1}, dimof[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  int pcdim = -1; /* the input dimension of the per-channel quantizes */
+  /* The first refusal LANGUAGE.md states for the chain while it is made
+  ** (more than 4 value ops; per-channel ops along two dimensions). */
+  const char *early = NULL;
+  vrec ops[8];
+  int nrec = 0;
+  /* A reshape after a per-channel quantize may make the chain a gather
+  ** table, whose pads have no channel (LANGUAGE.md): a refusal then. */
+  int reshaped_pc = 0;
   for (int k = 0; k < nops; k++) {
     int r = x.rank, perm[8];
     int64_t ns[8], off[8];
@@ -280,7 +331,6 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         cput(&b, ", value = %.17g", v);
       }
       cput(&b, ")");
-      padv[npad] = v;
       remap(&x, ns, perm, off, npad++, v);
       break;
     }
@@ -313,6 +363,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
       }
       v[m++] = n;
       for (int i = 0; i < 8; i++) whole[i] = 0;
+      if (perch) reshaped_pc = 1;
       int infer = (int)crd(&s, (uint32_t)m + 1) - 1;
       cput(&b, "reshape([");
       for (int i = 0; i < m; i++)
@@ -323,8 +374,8 @@ int fz_chain_one(const uint8_t *data, size_t size) {
       break;
     }
     case 4: { /* value op */
-      if (nval && crd(&s, 4)) { cput(&b, "transpose"); goto tr; }
-      nval++;
+      if (nval && crd(&s, 3) == 0) { cput(&b, "transpose"); goto tr; }
+      if (++nval > 4 && !early) early = "more than 4 value ops in one transform";
       int mode = (int)crd(&s, 3);
       double sc = scales[crd(&s, 6)];
       int pc = -1; /* per-channel along this axis */
@@ -332,6 +383,10 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         if (whole[i] && x.shape[i] > 1 && crd(&s, 3) == 0) pc = i;
       if (isf(x.t) && pc >= 0) { /* per-channel quantize */
         perch = 1;
+        if (pcdim >= 0 && pcdim != dimof[pc] && !early)
+          early = "the per-channel value ops of a chain run along one "
+                  "dimension";
+        pcdim = dimof[pc];
         lay_dtype to = qt[crd(&s, 4)];
         double lo, hi, csc[8];
         int czp[8];
@@ -348,6 +403,14 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         for (int c = 0; c < nc; c++) cput(&b, "%s%d", c ? ", " : "", czp[c]);
         cput(&b, "], axis = %d, to = %s, round = %s)", pc, lay_dtype_name(to),
              rounds[mode]);
+        vrec *o = nrec < 8 ? &ops[nrec++] : NULL;
+        if (o) {
+          *o = (vrec){1, x.t, mode, dimof[pc], {0}, {0}};
+          for (int c = 0; c < nc; c++) {
+            o->sc[c] = csc[c];
+            o->zp[c] = czp[c];
+          }
+        }
         strides(&x, st);
         for (int64_t i = 0; i < x.n; i++) {
           int c = (int)((i / st[pc]) % nc);
@@ -362,6 +425,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         if (zp < lo) zp = (int)lo;
         cput(&b, "quantize(scale = %g, zero_point = %d, to = %s, round = %s)",
              sc, zp, lay_dtype_name(to), rounds[mode]);
+        if (nrec < 8) ops[nrec++] = (vrec){1, x.t, mode, -1, {sc}, {zp}};
         for (int64_t i = 0; i < x.n; i++)
           x.v[i] = conv(to, rnd_mode(x.v[i] / sc, mode) + zp, 0);
         x.t = to;
@@ -373,11 +437,13 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         if (zp < lo) zp = (int)lo;
         cput(&b, "dequantize(scale = %g, zero_point = %d, to = %s)", sc, zp,
              lay_dtype_name(to));
+        if (nrec < 8) ops[nrec++] = (vrec){2, x.t, 0, -1, {sc}, {zp}};
         for (int64_t i = 0; i < x.n; i++) x.v[i] = conv(to, (x.v[i] - zp) * sc, 0);
         x.t = to;
       } else { /* cast */
         lay_dtype to = crd(&s, 2) ? ft[crd(&s, 3)] : qt[crd(&s, 4)];
         cput(&b, "cast(to = %s, round = %s)", lay_dtype_name(to), rounds[mode]);
+        if (nrec < 8) ops[nrec++] = (vrec){0, x.t, mode, -1, {0}, {0}};
         for (int64_t i = 0; i < x.n; i++) x.v[i] = conv(to, x.v[i], mode);
         x.t = to;
       }
@@ -393,61 +459,68 @@ int fz_chain_one(const uint8_t *data, size_t size) {
           int64_t t = p[i]; p[i] = p[j]; p[j] = t;
         }
         list(&b, p, r);
-        int w2[8];
+        int w2[8], d2[8];
         for (int i = 0; i < r; i++) {
           perm[i] = (int)p[i];
           ns[i] = x.shape[p[i]];
           w2[i] = whole[p[i]];
+          d2[i] = dimof[p[i]];
         }
         memcpy(whole, w2, sizeof(int) * (size_t)r);
+        memcpy(dimof, d2, sizeof(int) * (size_t)r);
       }
       cput(&b, ")");
       remap(&x, ns, perm, off, -1, 0);
       break;
     tr: /* numpy's transpose without axes: reversed */
       {
-        int w2[8];
+        int w2[8], d2[8];
         for (int i = 0; i < r; i++) {
           perm[i] = r - 1 - i;
           ns[i] = x.shape[r - 1 - i];
           off[i] = 0;
           w2[i] = whole[r - 1 - i];
+          d2[i] = dimof[r - 1 - i];
         }
         memcpy(whole, w2, sizeof(int) * (size_t)r);
+        memcpy(dimof, d2, sizeof(int) * (size_t)r);
       }
       remap(&x, ns, perm, off, -1, 0);
       break;
     }
   }
   cput(&b, "\n");
-  (void)padv;
   /* What LANGUAGE.md says happens. */
   int expect_err = 0;
-  const char *why = NULL;
-  if (nval > 1) {
+  const char *why = NULL, *why2 = NULL;
+  if (early) {
     expect_err = 1;
-    why = "only one value conversion (quantize, dequantize, fixed, affine, "
-          "cast) is allowed";
+    why = early;
   } else {
-    unsigned char first[8], cur[8];
-    int have = 0;
-    size_t es = lay_dtype_size(x.t);
-    for (int64_t i = 0; i < x.n && !expect_err; i++) {
-      if (x.pad[i] < 0) continue;
-      bytes_of(x.t, x.v[i], cur);
-      if (!have) { memcpy(first, cur, es); have = 1; }
-      else if (memcmp(first, cur, es)) {
+    /* A finite pad stays finite through the value ops after it. */
+    for (int64_t i = 0; i < x.n; i++)
+      if (x.pad[i] >= 0 && isinf(x.v[i])) {
         expect_err = 1;
-        why = "the pads of a transform store one value";
+        why = "through the value ops after it";
       }
-    }
+  }
+  if (!expect_err && reshaped_pc) {
+    /* allowed: the gather table's refusal of a pad whose channels differ */
+    why2 = "whose pads have no channel";
   }
   lay_error e;
   lay_ctx *ctx = NULL;
   FZ_CHECK(lay_ctx_new(&ctx, &e) == LAY_OK, "ctx");
   lay_status st = lay_ctx_load_string(ctx, "<chain>", b.s, b.len, &e);
+  if (!expect_err && why2 && st != LAY_OK && strstr(e.message, why2)) {
+    fz_chain_count[1]++;
+    lay_ctx_free(ctx);
+    free(src);
+    return 0;
+  }
   if (expect_err) {
-    if (st != LAY_OK && strstr(e.message, why)) {
+    if (st != LAY_OK &&
+        (strstr(e.message, why) || (why2 && strstr(e.message, why2)))) {
       fz_chain_count[1]++;
       lay_ctx_free(ctx);
       free(src);
@@ -488,6 +561,31 @@ int fz_chain_one(const uint8_t *data, size_t size) {
                  x.v[el], j, got[j], want[j]);
       }
   }
+  { /* unpack the reference bytes: each stored input element comes back
+    ** through the inverted ops; pads and removed elements are not read */
+    lay_plan *up = NULL;
+    size_t ies = lay_dtype_size(in_t);
+    st = lay_plan_create(ctx, "fz.T", in_shape, in_rank, LAY_DT_NONE,
+                         LAY_UNPACK, &up, &e);
+    FZ_CHECK(st == LAY_OK, "unpack plan: %s", e.message);
+    unsigned char *back = malloc((size_t)in_n * ies), el[8];
+    FZ_CHECK(back, "out of memory");
+    st = lay_plan_run(up, want, db, back, (size_t)in_n * ies, 1, &e);
+    FZ_CHECK(st == LAY_OK, "unpack: %s", e.message);
+    for (int64_t i = 0; i < x.n; i++) {
+      if (x.src[i] < 0) continue;
+      double v = unvalue(ops, nrec, x.v[i], x.src[i], in_shape, in_rank);
+      bytes_of(in_t, v, el);
+      if (memcmp(el, back + x.src[i] * (int64_t)ies, ies)) {
+        fprintf(stderr, "---- chain ----\n%s", b.s);
+        FZ_CHECK(0, "unpack: input element %lld (stored %.17g) comes back "
+                    "with other bytes than the reference %.17g",
+                 (long long)x.src[i], x.v[i], v);
+      }
+    }
+    free(back);
+    lay_plan_free(up);
+  }
   fz_chain_count[0]++;
   for (int64_t i = 0; i < x.n; i++)
     if (x.pad[i] >= 0) {
@@ -496,6 +594,18 @@ int fz_chain_one(const uint8_t *data, size_t size) {
     }
   if (nval) fz_chain_count[3]++;
   if (perch) fz_chain_count[4]++;
+  if (nval > 1) fz_chain_count[5]++;
+  {
+    const unsigned char *p0 = NULL;
+    for (int64_t i = 0; i < x.n; i++) /* stored pads of different bytes */
+      if (x.pad[i] >= 0) {
+        if (!p0) p0 = want + i * (int64_t)es;
+        else if (memcmp(p0, want + i * (int64_t)es, es)) {
+          fz_chain_count[6]++;
+          break;
+        }
+      }
+  }
   free(got);
   free(want);
   free(src);

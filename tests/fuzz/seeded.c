@@ -51,9 +51,11 @@ int main(int argc, char **argv) {
   }
   printf("%ld layout specs checked; ", fz_layout_count);
   printf("%ld cases passed; transform chains: %ld packed and compared (%ld "
-         "with pads, %ld with a value op, %ld per channel), %ld refused as "
-         "documented\n",
+         "with pads, %ld with a value op, %ld per channel, %ld with several "
+         "value ops, %ld with stored pads of different values), %ld "
+         "refused as documented\n",
          n, fz_chain_count[0], fz_chain_count[2], fz_chain_count[3],
-         fz_chain_count[4], fz_chain_count[1]);
+         fz_chain_count[4], fz_chain_count[5], fz_chain_count[6],
+         fz_chain_count[1]);
   return 0;
 }

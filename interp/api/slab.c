@@ -27,6 +27,10 @@ static int side_cut(const li_side *s, int k, int64_t *div, char *why,
     snprintf(why, cap, "a gather table");
     return -1;
   }
+  if (s->v.nfix) { /* runs placed in the whole buffer (li_fix_pads) */
+    snprintf(why, cap, "pads of several values");
+    return -1;
+  }
   const li_sdim *d = &s->dim[k];
   if (d->nd < 1) {
     snprintf(why, cap, "the dimension has no axis");

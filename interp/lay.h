@@ -100,13 +100,24 @@ typedef enum lay_dtype {
   LAY_DT_INT16 = 6,
   LAY_DT_UINT16 = 7,
   LAY_DT_INT32 = 8,
-  LAY_DT_UINT32 = 9
+  LAY_DT_UINT32 = 9,
+  LAY_DT_INT64 = 10,
+  LAY_DT_INT4 = 11,    /* two per byte (lay_dtype_bits 4): see below */
+  LAY_DT_UINT4 = 12,
+  LAY_DT_FP8E4M3 = 13, /* OCP FP8 E4M3 (ml_dtypes float8_e4m3fn) */
+  LAY_DT_FP8E5M2 = 14  /* OCP FP8 E5M2 (ml_dtypes float8_e5m2) */
 } lay_dtype;
 
 /* "fp32" or numpy's "float32", ... ; LAY_DT_NONE for an unknown name. */
 LAY_API lay_dtype lay_dtype_parse(const char *name);
 LAY_API const char *lay_dtype_name(lay_dtype t); /* "fp32", ...; "none" */
 LAY_API size_t lay_dtype_size(lay_dtype t);      /* bytes; 0 for NONE */
+/* Bits of one element in a buffer: 4 for int4 and uint4, whose buffers
+** hold two elements per byte (the first in memory order in the low
+** nibble, unless the layout says `nibbles = high_first`; a CPU-side
+** buffer is always low nibble first, as ml_dtypes' packed int4); their
+** lay_dtype_size is 1. 0 for NONE. */
+LAY_API int lay_dtype_bits(lay_dtype t);
 
 /* ---- Contexts -------------------------------------------------------------
 ** A context holds compiled specs. lay_ctx_new loads the embedded stdlib
@@ -219,6 +230,21 @@ LAY_API lay_status lay_plan_at(const lay_plan *plan, uint64_t offset,
                                int64_t *coord, int cap, int *is_pad,
                                int *plane, lay_error *err);
 
+/* The same in elements of the layout buffer, counted in its memory
+** order: element i is at bytes [i * E, (i + 1) * E) for elements of E
+** bytes (one byte each for a byte-plane layout), and in half byte i / 2
+** of a 4-bit buffer (int4, uint4; lay_plan_where and lay_plan_at speak of
+** its bytes: where gives the byte holding the element, at the byte's
+** first element in memory order). */
+LAY_API lay_status lay_plan_where_element(const lay_plan *plan,
+                                          const int64_t *coord, int rank,
+                                          uint64_t *index, lay_error *err);
+LAY_API lay_status lay_plan_at_element(const lay_plan *plan, uint64_t index,
+                                       int64_t *coord, int cap, int *is_pad,
+                                       int *plane, lay_error *err);
+/* Elements of the layout buffer. */
+LAY_API uint64_t lay_plan_layout_elements(const lay_plan *plan);
+
 /* A description of the plan in words (loops, tables, kernels, bytes),
 ** several lines. The caller frees it with lay_free. */
 LAY_API char *lay_plan_describe(const lay_plan *plan);
@@ -232,7 +258,8 @@ LAY_API void lay_free(void *p);
 ** convert plan the destination: what lay_plan_where and lay_plan_at refer
 ** to. */
 LAY_API size_t lay_plan_layout_bytes(const lay_plan *plan); /* bytes */
-/* Bytes of one element of the layout buffer (1 for byte-plane layouts). */
+/* Bytes of one element of the layout buffer (1 for byte-plane layouts,
+** and for int4 and uint4, two per byte). */
 LAY_API size_t lay_plan_layout_elem_bytes(const lay_plan *plan);
 /* Byte planes of the layout (0 when it has none) and the name of plane i
 ** ("lo", "hi"; NULL when out of range; valid while the plan lives). */

@@ -163,6 +163,10 @@ typedef struct lg_ir_value {
                          with planes it is split like any element: plane
                          p of a pad element is (u >> shift) & mask of the
                          hw-typed pad value's bit pattern u */
+  int nibble_hi;      /* a 4-bit layout buffer (int4, uint4): 1 when the
+                         first element of each byte in memory order is its
+                         high nibble (`nibbles = high_first`), 0 (default)
+                         its low nibble */
 } lg_ir_value;
 
 /* ---- A layout instance --------------------------------------------------- */

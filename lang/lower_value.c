@@ -533,6 +533,14 @@ int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
         return lg_fail(w, &en->sr, c->value->pos, LAY_E_ARG,
                        "pad_value must be one number");
       ir->value.pad_value = x.unk ? 0 : x.s;
+    } else if (c->kind == LG_C_SET && !strcmp(nm, "nibbles")) {
+      /* the nibble order of a 4-bit layout buffer (types20) */
+      const char *s;
+      if (lg_name_arg(w, en, c->value, &s)) return -1;
+      if (s && strcmp(s, "low_first") && strcmp(s, "high_first"))
+        return lg_fail(w, &en->sr, c->value->pos, LAY_E_ARG,
+                       "nibbles is low_first or high_first, not '%s'", s);
+      ir->value.nibble_hi = s && !strcmp(s, "high_first");
     } else if (c->kind == LG_C_CALL && is_value_op(nm)) {
       if (lg_value_op(w, en, nm, c->value, ir, NULL, NULL, ir->rank)) return -1;
     } else {

@@ -24,6 +24,7 @@
 #include "lang.h"
 #include "lower.h"
 #include "lay.h"
+#include "nibble.h"
 #include "plan.h"
 #include "plan_int.h"
 
@@ -37,6 +38,7 @@ struct lay_plan {
   lay_dir dir;                     /* pack, unpack or convert */
   int nplanes;                     /* byte planes of the layout side */
   char plane[LG_MAX_PLANES][32];   /* their names ("lo", "hi") */
+  li_nib nib;                      /* 4-bit buffers (nibble.c) */
 };
 
 /* ---- Errors ------------------------------------------------------------- */
@@ -272,7 +274,10 @@ static void keep_planes(lay_plan *lp, const lg_ir *ir) {
   }
 }
 
+/* src_ir, dst_ir: the layout IRs of the plan's two sides (NULL for the
+** CPU side), for their nibble order (nibble.c). */
 static lay_status wrap(li_plan *p, lay_dir dir, const lg_ir *layout_ir,
+                       const lg_ir *src_ir, const lg_ir *dst_ir,
                        lay_plan **out, lay_error *err) {
   lay_plan *lp = calloc(1, sizeof *lp);
   if (!lp) {
@@ -283,6 +288,7 @@ static lay_status wrap(li_plan *p, lay_dir dir, const lg_ir *layout_ir,
   lp->p = p;
   lp->dir = dir;
   keep_planes(lp, layout_ir);
+  li_nib_setup(&lp->nib, p, src_ir, dst_ir);
   *out = lp;
   return LAY_OK;
 }
@@ -319,7 +325,9 @@ lay_status lay_plan_create(lay_ctx *ctx, const char *format,
   }
   li_plan *p = NULL;
   st = li_plan_build_log(&ctx->log, ir, shape, rank, dtype, dir, &p, err);
-  if (!st) st = wrap(p, dir, ir, out, err);
+  if (!st)
+    st = wrap(p, dir, ir, dir == LAY_UNPACK ? ir : NULL,
+              dir == LAY_UNPACK ? NULL : ir, out, err);
   lg_ir_free(ir);
   return st;
 }
@@ -332,11 +340,11 @@ void lay_plan_free(lay_plan *plan) {
 }
 
 size_t lay_plan_src_bytes(const lay_plan *plan) {
-  return plan ? li_plan_src_bytes(plan->p) : 0;
+  return plan ? li_nib_bytes(&plan->nib, 0, li_plan_src_bytes(plan->p)) : 0;
 }
 
 size_t lay_plan_dst_bytes(const lay_plan *plan) {
-  return plan ? li_plan_dst_bytes(plan->p) : 0;
+  return plan ? li_nib_bytes(&plan->nib, 1, li_plan_dst_bytes(plan->p)) : 0;
 }
 
 lay_dtype lay_plan_src_dtype(const lay_plan *plan) {
@@ -364,10 +372,24 @@ lay_status lay_plan_run(const lay_plan *plan, const void *src,
     lg_error_plain(err, LAY_E_ARG, NULL, "no plan or buffer");
     return LAY_E_ARG;
   }
+  if (li_nib_any(&plan->nib)) /* li_fix_pads runs inside, before packing */
+    return li_nib_run(&plan->nib, plan->p, src, src_bytes, dst, dst_bytes,
+                      threads, err);
   lay_status st =
       li_plan_run(plan->p, src, src_bytes, dst, dst_bytes, threads, err);
   if (st == LAY_OK) li_fix_pads(plan->p, dst);
   return st;
+}
+
+/* The layout buffer's side of the plan (0 source, 1 destination) and
+** whether it is 4-bit: then the planner's byte offsets are element
+** indexes. */
+static int layout_side(const lay_plan *plan) {
+  return plan->dir == LAY_UNPACK ? 0 : 1;
+}
+
+static int layout_nibbles(const lay_plan *plan) {
+  return plan->nib.order[layout_side(plan)] != 0;
 }
 
 lay_status lay_plan_where(const lay_plan *plan, const int64_t *coord,
@@ -377,7 +399,9 @@ lay_status lay_plan_where(const lay_plan *plan, const int64_t *coord,
     lg_error_plain(err, LAY_E_ARG, NULL, "no plan, coordinate or output");
     return LAY_E_ARG;
   }
-  return li_plan_where(plan->p, coord, rank, offset, err);
+  lay_status st = li_plan_where(plan->p, coord, rank, offset, err);
+  if (!st && layout_nibbles(plan)) *offset /= 2;
+  return st;
 }
 
 lay_status lay_plan_at(const lay_plan *plan, uint64_t offset, int64_t *coord,
@@ -387,7 +411,61 @@ lay_status lay_plan_at(const lay_plan *plan, uint64_t offset, int64_t *coord,
     lg_error_plain(err, LAY_E_ARG, NULL, "no plan or output");
     return LAY_E_ARG;
   }
+  if (layout_nibbles(plan)) {
+    if (offset >= lay_plan_layout_bytes(plan)) {
+      lg_error_plain(err, LAY_E_ARG, NULL,
+                     "offset %llu is outside the layout buffer (%zu bytes)",
+                     (unsigned long long)offset, lay_plan_layout_bytes(plan));
+      return LAY_E_ARG;
+    }
+    offset *= 2; /* the byte's first element in memory order */
+  }
   return li_plan_at(plan->p, offset, coord, cap, is_pad, plane, err);
+}
+
+/* Elements of the layout buffer: its bytes over the element size, or the
+** planner's bytes for a 4-bit buffer (one element per byte there). */
+static uint64_t elem_div(const lay_plan *plan) {
+  return layout_nibbles(plan) ? 1 : (uint64_t)lay_plan_layout_elem_bytes(plan);
+}
+
+lay_status lay_plan_where_element(const lay_plan *plan, const int64_t *coord,
+                                  int rank, uint64_t *index, lay_error *err) {
+  clearerr_(err);
+  if (!plan || !coord || !index) {
+    lg_error_plain(err, LAY_E_ARG, NULL, "no plan, coordinate or output");
+    return LAY_E_ARG;
+  }
+  lay_status st = li_plan_where(plan->p, coord, rank, index, err);
+  if (!st) *index /= elem_div(plan);
+  return st;
+}
+
+lay_status lay_plan_at_element(const lay_plan *plan, uint64_t index,
+                               int64_t *coord, int cap, int *is_pad,
+                               int *plane, lay_error *err) {
+  clearerr_(err);
+  if (!plan || !coord || !is_pad || !plane) {
+    lg_error_plain(err, LAY_E_ARG, NULL, "no plan or output");
+    return LAY_E_ARG;
+  }
+  uint64_t d = elem_div(plan);
+  uint64_t n = lay_plan_layout_elements(plan);
+  if (index >= n) {
+    lg_error_plain(err, LAY_E_ARG, NULL,
+                   "element %llu is outside the layout buffer (%llu "
+                   "elements)",
+                   (unsigned long long)index, (unsigned long long)n);
+    return LAY_E_ARG;
+  }
+  return li_plan_at(plan->p, index * d, coord, cap, is_pad, plane, err);
+}
+
+uint64_t lay_plan_layout_elements(const lay_plan *plan) {
+  if (!plan) return 0;
+  size_t b = plan->dir == LAY_UNPACK ? li_plan_src_bytes(plan->p)
+                                     : li_plan_dst_bytes(plan->p);
+  return (uint64_t)b / elem_div(plan);
 }
 
 char *lay_plan_describe(const lay_plan *plan) {
@@ -402,8 +480,7 @@ size_t lay_plan_memory(const lay_plan *plan) {
 
 size_t lay_plan_layout_bytes(const lay_plan *p) {
   if (!p) return 0;
-  return p->dir == LAY_UNPACK ? li_plan_src_bytes(p->p)
-                              : li_plan_dst_bytes(p->p);
+  return p->dir == LAY_UNPACK ? lay_plan_src_bytes(p) : lay_plan_dst_bytes(p);
 }
 
 size_t lay_plan_layout_elem_bytes(const lay_plan *p) {
@@ -684,7 +761,7 @@ static lay_status convert_plan(lay_ctx *ctx, const char *from, const char *to,
   if (!st) {
     li_plan *p = NULL;
     st = li_plan_convert_log(&ctx->log, a, b, shape, rank, dtype, &p, err);
-    if (!st) st = wrap(p, LAY_CONVERT, b, out, err);
+    if (!st) st = wrap(p, LAY_CONVERT, b, a, b, out, err);
   }
   lg_ir_free(a);
   lg_ir_free(b);

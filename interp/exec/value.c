@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cast8.h"
 #include "dtypes.h"
 #include "plan_int.h"
 #include "value_simd.h"
@@ -163,6 +164,11 @@ double li_ld(lay_dtype t, const void *p) {
   case LAY_DT_UINT16: { uint16_t v; memcpy(&v, p, 2); return v; }
   case LAY_DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
   case LAY_DT_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
+  case LAY_DT_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+  case LAY_DT_INT4: return *(const int8_t *)p;   /* one nibble per byte */
+  case LAY_DT_UINT4: return *(const uint8_t *)p; /* (interp/api/nibble.c) */
+  case LAY_DT_FP8E4M3: case LAY_DT_FP8E5M2:
+    return li_fp8_decode(t, *(const uint8_t *)p);
   default: return 0;
   }
 }
@@ -175,11 +181,21 @@ void li_st(lay_dtype t, void *p, double v, int round, int saturate) {
     memcpy(p, &h, 2);
     return;
   }
+  case LAY_DT_FP8E4M3: case LAY_DT_FP8E5M2:
+    *(uint8_t *)p = li_fp8_encode(t, v, round, saturate);
+    return;
+  case LAY_DT_INT64: {
+    int64_t w = li_i64_of(rnd(v, round), saturate);
+    memcpy(p, &w, 8);
+    return;
+  }
   default: break;
   }
   int64_t q = to_int(t, rnd(v, round), saturate);
   switch (t) {
-  case LAY_DT_INT8: case LAY_DT_UINT8: *(uint8_t *)p = (uint8_t)q; return;
+  case LAY_DT_INT8: case LAY_DT_UINT8: case LAY_DT_INT4: case LAY_DT_UINT4:
+    *(uint8_t *)p = (uint8_t)q;
+    return;
   case LAY_DT_INT16: case LAY_DT_UINT16: {
     uint16_t w = (uint16_t)(uint64_t)q; memcpy(p, &w, 2); return;
   }
@@ -214,6 +230,11 @@ static void ld_run(lay_dtype t, const void *src, double *x, int64_t n) {
   LD(LAY_DT_UINT16, uint16_t, v)
   LD(LAY_DT_INT32, int32_t, v)
   LD(LAY_DT_UINT32, uint32_t, v)
+  LD(LAY_DT_INT64, int64_t, (double)v)
+  LD(LAY_DT_INT4, int8_t, v)
+  LD(LAY_DT_UINT4, uint8_t, v)
+  LD(LAY_DT_FP8E4M3, uint8_t, li_fp8_decode(LAY_DT_FP8E4M3, v))
+  LD(LAY_DT_FP8E5M2, uint8_t, li_fp8_decode(LAY_DT_FP8E5M2, v))
 #undef LD
   default: for (i = 0; i < n; i++) x[i] = 0; return;
   }
@@ -228,7 +249,8 @@ static void st_run(lay_dtype t, void *dst, const double *x, int64_t n,
     for (i = 0; i < n; i++) { float f = (float)x[i]; memcpy(d + 4 * i, &f, 4); }
     return;
   case LAY_DT_INT8: case LAY_DT_UINT8: case LAY_DT_INT16:
-  case LAY_DT_UINT16: case LAY_DT_INT32: case LAY_DT_UINT32: {
+  case LAY_DT_UINT16: case LAY_DT_INT32: case LAY_DT_UINT32:
+  case LAY_DT_INT4: case LAY_DT_UINT4: {
     double lo, hi;
     size_t sz = li_dt_size(t);
     int_range(t, &lo, &hi);
@@ -491,6 +513,8 @@ static int apply_simd(const li_vrule *r, int enc, lay_dtype from,
   int quant = (r->kind == LI_VR_QUANT) == enc;
   size_t fs = li_dt_size(from), ts = li_dt_size(to);
   if (r->simd < LI_SIMD_SSE || fs == 0 || ts == 0) return 0;
+  /* value_simd.c's stages take fp32 .. uint32 (not int64, int4, fp8) */
+  if (from > LAY_DT_UINT32 || to > LAY_DT_UINT32) return 0;
   /* f32_div dequantizes by a float32 division: the scalar path */
   if (r->arith == LG_A_F32_DIV && !quant && r->kind != LI_VR_CAST) return 0;
   if (to != LAY_DT_FP32 && !(r->saturate && !li_dt_is_float(to))) return 0;

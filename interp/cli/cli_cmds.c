@@ -638,7 +638,19 @@ int cli_cmd_where(const cli_args *a) {
   if (p) {
     uint64_t off[LAY_MAX_AXES];
     lay_error err;
-    if (lay_plan_where(p, c, n, &off[0], &err)) {
+    if (a->elements) { /* --elements: the element index (types20) */
+      if (lay_plan_where_element(p, c, n, &off[0], &err)) {
+        cli_print_error(&err);
+      } else if (a->json) {
+        printf("{\"coord\": ");
+        json_coord(c, n);
+        printf(", \"element\": %" PRIu64 "}\n", off[0]);
+        rc = CLI_OK;
+      } else {
+        printf("%" PRIu64 "\n", off[0]);
+        rc = CLI_OK;
+      }
+    } else if (lay_plan_where(p, c, n, &off[0], &err)) {
       cli_print_error(&err);
     } else {
       /* Byte planes: each plane's offset, "1 (plane lo), 17 (plane hi)". */
@@ -687,11 +699,17 @@ int cli_cmd_at(const cli_args *a) {
     /* The byte of a multi-byte element: "byte 1 of 2" (little-endian). */
     size_t es = lay_dtype_size(lay_plan_dst_dtype(p));
     const char *pn;
-    if (lay_plan_at(p, off, c, LAY_MAX_RANK, &is_pad, &plane, &err)) {
+    /* --elements: off is an element index, which names no byte of it */
+    if (a->elements) es = 1;
+    if (a->elements
+            ? lay_plan_at_element(p, off, c, LAY_MAX_RANK, &is_pad, &plane,
+                                  &err)
+            : lay_plan_at(p, off, c, LAY_MAX_RANK, &is_pad, &plane, &err)) {
       cli_print_error(&err);
     } else if (a->json) {
       pn = lay_plan_plane_count(p) > 0 ? lay_plan_plane_name(p, plane) : NULL;
-      printf("{\"offset\": %" PRIu64 ", \"kind\": \"%s\"", off,
+      printf("{\"%s\": %" PRIu64 ", \"kind\": \"%s\"",
+             a->elements ? "element" : "offset", off,
              is_pad == 2 ? "hole" : is_pad ? "pad" : "data");
       if (is_pad != 2) {
         printf(", \"coord\": ");

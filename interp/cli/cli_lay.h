@@ -44,6 +44,7 @@ typedef struct cli_args {
   const char *tidl;         /* --tidl (io_1.bin, cli_tidl.c) */
   const char *map;          /* --map T=S,... (convert, info FROM TO) */
   int json;                 /* --json: machine-readable output */
+  int elements;             /* --elements: where/at in element indexes */
   int force;                /* --force: replace a read-only output */
 } cli_args;
 

@@ -46,6 +46,7 @@ enum {
   O_JSON = 1 << 13,   /* --json (a flag: no value) */
   O_FORCE = 1 << 14,  /* --force (a flag) */
   O_DEBUG = 1 << 15,  /* --debug-plan (a flag, any command) */
+  O_ELEMENTS = 1 << 16, /* --elements (a flag: where, at) */
 };
 
 typedef struct option {
@@ -80,9 +81,10 @@ static const option options[] = {
     {"--json", O_JSON, 0},
     {"--force", O_FORCE, 0},
     {"--debug-plan", O_DEBUG, 0},
+    {"--elements", O_ELEMENTS, 0},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
-#define FLAG_OPTS (O_JSON | O_FORCE | O_NPY | O_DEBUG) /* options without a value */
+#define FLAG_OPTS (O_JSON | O_FORCE | O_NPY | O_DEBUG | O_ELEMENTS) /* options without a value */
 
 /* A command: its positional arguments and options. */
 typedef struct command {
@@ -138,19 +140,24 @@ static const command commands[] = {
      "Examples:\n"
      "  lay info qnn.crouton --shape 1,8,8,32\n"
      "  lay info amd.hcwnc4 kneron.1w16c8b --shape 1,3,32,32\n"},
-    {"where", 1, 1, O_F | O_SHAPE | O_DTYPE | O_AT | O_JSON, O_SHAPE | O_AT,
-     cli_cmd_where, "where FORMAT --shape S --at I,J,K,L [--dtype T]",
+    {"where", 1, 1, O_F | O_SHAPE | O_DTYPE | O_AT | O_JSON | O_ELEMENTS,
+     O_SHAPE | O_AT, cli_cmd_where,
+     "where FORMAT --shape S --at I,J,K,L [--dtype T] [--elements]",
      "Print the byte offset of a CPU-side coordinate in the layout buffer;\n"
      "with byte planes, each plane's: 1 (plane lo), 17 (plane hi). The\n"
      "coordinate may be written 0,1,0,0, (0,1,0,0) or [0,1,0,0].\n"
+     "--elements prints the element index instead (memory order: the byte\n"
+     "offset over the element size; with int4 and uint4 the half byte).\n"
      "Example:\n"
      "  lay where amd.hcwnc4 --shape 1,3,2,2 --at 0,1,1,0\n"},
-    {"at", 1, 1, O_F | O_SHAPE | O_DTYPE | O_OFFSET | O_JSON, O_SHAPE | O_OFFSET,
-     cli_cmd_at, "at FORMAT --shape S --offset N [--dtype T]",
+    {"at", 1, 1, O_F | O_SHAPE | O_DTYPE | O_OFFSET | O_JSON | O_ELEMENTS,
+     O_SHAPE | O_OFFSET, cli_cmd_at,
+     "at FORMAT --shape S --offset N [--dtype T] [--elements]",
      "Print the CPU-side coordinate stored at a byte offset of the layout\n"
      "buffer: (0,0,1,2), or pad (0,0,0,30) for padding (the padded\n"
      "coordinate), or hole; byte-plane layouts add the plane: plane lo;\n"
      "elements of several bytes say which: byte 1 of 2 (little-endian).\n"
+     "--elements: N is an element index of the layout buffer instead.\n"
      "Example:\n"
      "  lay at amd.hcwnc4 --shape 1,3,2,2 --offset 9\n"},
     {"check", 1, -1, O_F, 0, cli_cmd_check, "check FILE.lay...",
@@ -262,8 +269,10 @@ static const struct {
   const char *text;
 } option_help[] = {
     {O_SHAPE, "  --shape S      the CPU-side shape, in CPU-side order: 1,3,224,224\n"},
-    {O_DTYPE, "  --dtype T      fp32 fp16 bf16 int8 uint8 int16 uint16 int32 (or\n"
-              "                 numpy's names); default: the spec's type, else int8\n"},
+    {O_DTYPE, "  --dtype T      fp32 fp16 bf16 int8 uint8 int16 uint16 int32 uint32\n"
+              "                 int64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's names);\n"
+              "                 default: the spec's type, else int8\n"},
+    {O_ELEMENTS, "  --elements     element indexes (memory order) instead of bytes\n"},
     {O_IN, "  -i IN          the input, raw little-endian bytes (default stdin)\n"},
     {O_OUT, "  -o OUT         the output (default stdout, not a terminal)\n"},
     {O_THREADS, "  --threads N    run the plan on N threads\n"},
@@ -309,8 +318,8 @@ static void main_help(FILE *f) {
           "  --shape S    the CPU-side shape, in CPU-side order: 1,3,224,224,\n"
           "               or named: n=1,c=3,h=224,w=224 (checked against the\n"
           "               layout's dimension names and their order)\n"
-          "  --dtype T    fp32 fp16 bf16 int8 uint8 int16 uint16 int32 (or "
-          "numpy's\n"
+          "  --dtype T    fp32 fp16 bf16 int8 uint8 int16 uint16 int32 uint32\n"
+          "               int64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's\n"
           "               float32, ...); default: the spec's type, else int8\n"
           "  -i IN, -o OUT  raw little-endian bytes; default stdin, stdout;\n"
           "               pack -i X.npy takes the shape and dtype from the file,\n"
@@ -412,6 +421,7 @@ static int parse_option(cmdline *cl, int argc, char **argv, int *i) {
       return cli_usage("option '%s' is given twice", o->name);
     cl->seen |= o->bit;
     if (o->bit == O_JSON) cl->a.json = 1;
+    if (o->bit == O_ELEMENTS) cl->a.elements = 1;
     if (o->bit == O_NPY) cl->a.npy = "1"; /* .npy hook */
     if (o->bit == O_FORCE) cli_set_force(cl->a.force = 1);
     return -1;

@@ -160,7 +160,9 @@ static void cmd_help(void) {
       "                            at most, default 4096; 0: all)\n"
       "  info FORMAT SHAPE         shapes, dtypes, bytes and the plan in words\n"
       "  where FORMAT SHAPE COORD  byte offset of a CPU-side coordinate\n"
+      "                            (--elements: its element index)\n"
       "  at FORMAT SHAPE OFFSET    coordinate (or pad) at a byte offset\n"
+      "                            (--elements: at an element index)\n"
       "  diff A B SHAPE            the first byte where A and B hold different\n"
       "                            elements (or pad), and how many bytes differ\n"
       "  test FILE...              run the test blocks of spec files\n"
@@ -252,9 +254,17 @@ static void cmd_info(repl *r, int n, char **w) {
   lay_plan_free(p);
 }
 
+/* A trailing --elements word: where/at in element indexes. */
+static int elements_word(int *n, char **w) {
+  if (*n != 5 || strcmp(w[4], "--elements")) return 0;
+  *n = 4;
+  return 1;
+}
+
 static void cmd_where(repl *r, int n, char **w) {
+  int el = elements_word(&n, w);
   if (n != 4) {
-    repl_say_error(r, "usage: where FORMAT SHAPE COORD");
+    repl_say_error(r, "usage: where FORMAT SHAPE COORD [--elements]");
     return;
   }
   int64_t c[LAY_MAX_RANK];
@@ -267,7 +277,9 @@ static void cmd_where(repl *r, int n, char **w) {
   if (!p) return;
   uint64_t off;
   lay_error err;
-  if (lay_plan_where(p, c, rank, &off, &err)) repl_print_error(r, &err);
+  if (el ? lay_plan_where_element(p, c, rank, &off, &err)
+         : lay_plan_where(p, c, rank, &off, &err))
+    repl_print_error(r, &err);
   else {
     print_tuple(c, rank);
     printf(" -> %llu\n", (unsigned long long)off);
@@ -276,8 +288,9 @@ static void cmd_where(repl *r, int n, char **w) {
 }
 
 static void cmd_at(repl *r, int n, char **w) {
+  int el = elements_word(&n, w);
   if (n != 4) {
-    repl_say_error(r, "usage: at FORMAT SHAPE OFFSET");
+    repl_say_error(r, "usage: at FORMAT SHAPE OFFSET [--elements]");
     return;
   }
   int64_t off;
@@ -290,7 +303,10 @@ static void cmd_at(repl *r, int n, char **w) {
   int64_t c[LAY_MAX_RANK];
   int pad = 0, plane = 0;
   lay_error err;
-  if (lay_plan_at(p, (uint64_t)off, c, LAY_MAX_RANK, &pad, &plane, &err)) {
+  if (el ? lay_plan_at_element(p, (uint64_t)off, c, LAY_MAX_RANK, &pad,
+                               &plane, &err)
+         : lay_plan_at(p, (uint64_t)off, c, LAY_MAX_RANK, &pad, &plane,
+                       &err)) {
     repl_print_error(r, &err);
   } else {
     printf("%lld -> ", (long long)off);

@@ -159,6 +159,10 @@ static int export_value(const lg_ir *ir, const char *format,
       return xfail(err, LAY_E_TYPE, format,
                    "--quantize quantizes to an integer type, not %s",
                    lay_dtype_name(to));
+    if (lay_dtype_bits(to) == 4) /* (types20) */
+      return xfail(err, LAY_E_TYPE, format,
+                   "--quantize: rt_transformations have no 4-bit type "
+                   "such as %s", lay_dtype_name(to));
     if (!(quant->scale > 0) || !isfinite(quant->scale))
       return xfail(err, LAY_E_ARG, format,
                    "--quantize: the scale must be positive, not %s",

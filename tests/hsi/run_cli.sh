@@ -432,7 +432,8 @@ amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,200|lay: cannot export 'amd.hcwnc8': -
 amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,-3,uint8|lay: cannot export 'amd.hcwnc8': --quantize: zero point -3 is outside the uint8 range [0, 255]
 amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,1.5|lay: cannot export 'amd.hcwnc8': --quantize: zero point must be an integer, not 1.5
 amd.hcwnc8 --shape 1,3,4,4 --quantize x|lay: bad --quantize 'x': expected SCALE,ZERO_POINT[,TYPE]
-amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,0,int4|lay: bad --quantize '0.5,0,int4': expected SCALE,ZERO_POINT[,TYPE]
+amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,0,int3|lay: bad --quantize '0.5,0,int3': expected SCALE,ZERO_POINT[,TYPE]
+amd.hcwnc8 --shape 1,3,4,4 --quantize 0.5,0,int4|lay: cannot export 'amd.hcwnc8': --quantize: rt_transformations have no 4-bit type such as int4
 t.padv -f user_layouts.lay --shape 6|lay: cannot export 't.padv': it pads with 7; rt_transformations pad with zeros
 t.padz -f user_layouts.lay --shape 6|lay: cannot export 't.padz': it pads with -0; rt_transformations pad with zeros
 t.slv -f user_layouts.lay --shape 2,4 --as output|lay: cannot export 't.slv': as an output it fills the elements the buffer does not hold with 5; rt_transformations pad with zeros

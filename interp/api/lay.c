@@ -468,8 +468,29 @@ uint64_t lay_plan_layout_elements(const lay_plan *plan) {
   return (uint64_t)b / elem_div(plan);
 }
 
+/* The planner's words, and for 4-bit buffers what the wrapper does with
+** the planner's bytes (nibble.c). */
 char *lay_plan_describe(const lay_plan *plan) {
-  return plan ? li_plan_describe(plan->p) : NULL;
+  if (!plan) return NULL;
+  char *d = li_plan_describe(plan->p);
+  if (!d || !li_nib_any(&plan->nib)) return d;
+  static const char *const side[2] = {"source", "destination"};
+  static const char *const ord[3] = {"", "low", "high"};
+  size_t n = strlen(d), cap = n + 256;
+  char *out = malloc(cap);
+  if (!out) return d;
+  memcpy(out, d, n + 1);
+  free(d);
+  for (int s = 0; s < 2; s++) {
+    if (!plan->nib.order[s]) continue;
+    size_t b = s ? li_plan_dst_bytes(plan->p) : li_plan_src_bytes(plan->p);
+    n += (size_t)snprintf(out + n, cap - n,
+                          "nibbles: the %s holds those %zu elements in %zu "
+                          "bytes, %s nibble first\n",
+                          side[s], b, li_nib_bytes(&plan->nib, s, b),
+                          ord[plan->nib.order[s]]);
+  }
+  return out;
 }
 
 size_t lay_plan_memory(const lay_plan *plan) {

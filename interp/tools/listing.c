@@ -43,7 +43,7 @@ static int walker_init(walker *w, const lay_plan *p) {
   w->esize = lay_plan_layout_elem_bytes(p);
   w->planes = lay_plan_plane_count(p);
   if (w->rank < 1 || w->rank > LAY_MAX_RANK || w->esize == 0) return -1;
-  w->total = lay_plan_layout_bytes(p) / w->esize;
+  w->total = lay_plan_layout_elements(p); /* int4: two per byte */
   return 0;
 }
 
@@ -51,7 +51,7 @@ static int walker_init(walker *w, const lay_plan *p) {
 static int get(const walker *w, uint64_t k, elem *e) {
   int is_pad = 0, plane = 0;
   for (int i = 0; i < LAY_MAX_RANK; i++) e->c[i] = -1;
-  if (lay_plan_at(w->p, k * w->esize, e->c, w->rank, &is_pad, &plane, NULL))
+  if (lay_plan_at_element(w->p, k, e->c, w->rank, &is_pad, &plane, NULL))
     return -1;
   e->kind = is_pad == 1 ? EL_PAD : is_pad ? EL_HOLE : EL_DATA;
   e->plane = plane;

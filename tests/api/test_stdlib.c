@@ -840,7 +840,7 @@ static void ref_pack(const fmt *f, const int64_t *s, int rank, lay_dtype t,
     for (size_t b = 0; b < bytes; b++) owner[b] = -1;
   int64_t x[8], slots, off[2];
   for (int64_t i = 0; i < numel(s, rank); i++) {
-    uint8_t v[4];
+    uint8_t v[8];
     unravel(i, s, rank, x);
     ref_value(f, t, rank > 1 ? x[1] : 0, cpu + i * (int64_t)ces, v);
     int no = slot_offsets(f, ref_slot(f, s, rank, x, &slots), hes, off);
@@ -868,7 +868,7 @@ static void ref_unpack(const fmt *f, const int64_t *s, int rank, lay_dtype t,
   size_t hes = lay_dtype_size(hw_type(f, t));
   int64_t x[8], slots, off[2];
   for (int64_t i = 0; i < numel(s, rank); i++) {
-    uint8_t v[4];
+    uint8_t v[8];
     unravel(i, s, rank, x);
     slot_offsets(f, ref_slot(f, s, rank, x, &slots), hes, off);
     if (f->hl == 2) { /* bit 0 reads as 0 */
@@ -1141,9 +1141,99 @@ static const int64_t SHAPES[6][NSHAPES][5] = {
     {{2, 3, 1, 5, 7}, {1, 2, 3, 4, 5}, {3, 1, 4, 1, 5}},
 };
 
-static const lay_dtype TYPES[] = {LAY_DT_INT8,   LAY_DT_UINT8, LAY_DT_INT16,
-                                  LAY_DT_UINT16, LAY_DT_FP16,  LAY_DT_BF16,
-                                  LAY_DT_FP32,   LAY_DT_INT32};
+static const lay_dtype TYPES[] = {LAY_DT_INT8,    LAY_DT_UINT8,  LAY_DT_INT16,
+                                  LAY_DT_UINT16,  LAY_DT_FP16,   LAY_DT_BF16,
+                                  LAY_DT_FP32,    LAY_DT_INT32,  LAY_DT_UINT32,
+                                  LAY_DT_INT64,   LAY_DT_FP8E4M3,
+                                  LAY_DT_FP8E5M2};
+
+/* int4 and uint4 (lay.h: two elements per byte, the first in memory order
+** in the low nibble; the CPU side likewise): slot s of the reference is
+** nibble s % 2 of byte s / 2, pads and a last half byte hold 0. Pack of
+** random nibbles equals the reference, unpack gives them back, and
+** lay_plan_where_element / lay_plan_at_element name slots, lay_plan_where
+** their bytes. */
+static void nib_set(uint8_t *b, int64_t i, int v) {
+  b[i / 2] = (uint8_t)(i % 2 ? (b[i / 2] & 0x0f) | v << 4
+                             : (b[i / 2] & 0xf0) | (v & 0xf));
+}
+
+static void check_nibbles(const fmt *f, const int64_t *s, int rank,
+                          lay_dtype t) {
+  tcase k = {format_of(f, s), s, rank, t};
+  g_cases++;
+  int64_t n = numel(s, rank), x[8], slots;
+  ref_slot(f, s, rank, x, &slots);
+  size_t cbytes = (size_t)(n + 1) / 2, hbytes = (size_t)(slots + 1) / 2;
+  uint8_t *cpu = xmalloc(cbytes), *back = xmalloc(cbytes);
+  uint8_t *hw = xmalloc(hbytes), *want = xmalloc(hbytes);
+  int64_t *owner = xmalloc((size_t)(slots + 1) * sizeof *owner);
+  lay_plan *pk = plan(&k, "pack", t, LAY_PACK);
+  lay_plan *up = plan(&k, "unpack", t, LAY_UNPACK);
+  if (!pk || !up) goto done;
+  check_eq(&k, "pack src_bytes", (int64_t)lay_plan_src_bytes(pk),
+           (int64_t)cbytes);
+  check_eq(&k, "pack dst_bytes", (int64_t)lay_plan_dst_bytes(pk),
+           (int64_t)hbytes);
+  check_eq(&k, "unpack src_bytes", (int64_t)lay_plan_src_bytes(up),
+           (int64_t)hbytes);
+  check_eq(&k, "layout elements", (int64_t)lay_plan_layout_elements(pk),
+           slots);
+  if (lay_plan_dst_bytes(pk) != hbytes || lay_plan_src_bytes(pk) != cbytes)
+    goto done;
+  memset(cpu, 0, cbytes);
+  memset(want, 0, hbytes);
+  for (int64_t j = 0; j <= slots; j++) owner[j] = -1;
+  for (int64_t i = 0; i < n; i++) {
+    int v = (int)(rnd() & 0xf);
+    unravel(i, s, rank, x);
+    int64_t sl = ref_slot(f, s, rank, x, &slots);
+    nib_set(cpu, i, v);
+    nib_set(want, sl, v);
+    owner[sl] = i;
+  }
+  memset(hw, 0x5a, hbytes);
+  if (!run(&k, "pack", pk, cpu, cbytes, hw, hbytes))
+    check_cpu(&k, "pack", hw, want, hbytes);
+  memset(back, 0x5a, cbytes);
+  if (!run(&k, "unpack", up, want, hbytes, back, cbytes))
+    check_cpu(&k, "unpack", back, cpu, cbytes);
+  for (int64_t i = 0; i < n && n < 20000; i++) {
+    uint64_t e = 0, o = 0;
+    unravel(i, s, rank, x);
+    int64_t sl = ref_slot(f, s, rank, x, &slots);
+    g_checks++;
+    if (lay_plan_where_element(pk, x, rank, &e, NULL) || (int64_t)e != sl ||
+        lay_plan_where(pk, x, rank, &o, NULL) || (int64_t)o != sl / 2) {
+      failf(&k, "where", "%s gives element %" PRIu64 ", byte %" PRIu64
+            ", want %" PRId64 ", %" PRId64, coord_str(x, rank), e, o, sl,
+            sl / 2);
+      break;
+    }
+  }
+  for (int64_t j = 0; j < slots && n < 20000; j++) {
+    int64_t y[8];
+    int is_pad = 0, plane = 0;
+    g_checks++;
+    if (lay_plan_at_element(pk, (uint64_t)j, y, rank, &is_pad, &plane,
+                            NULL) ||
+        (owner[j] < 0) != (is_pad != 0) ||
+        (owner[j] >= 0 && (unravel(owner[j], s, rank, x),
+                           memcmp(x, y, sizeof *x * (size_t)rank)))) {
+      failf(&k, "at", "element %" PRId64 " gives %s%s", j,
+            is_pad ? "pad " : "", coord_str(y, rank));
+      break;
+    }
+  }
+done:
+  lay_plan_free(pk);
+  lay_plan_free(up);
+  free(cpu);
+  free(back);
+  free(hw);
+  free(want);
+  free(owner);
+}
 
 static void check_format(const fmt *f) {
   int rank = rank_of(f);
@@ -1154,6 +1244,10 @@ static void check_format(const fmt *f) {
     const int64_t *s = SHAPES[rank][si];
     for (int ti = 0; ti < ntypes; ti++)
       check_case(f, s, rank, TYPES[ti], ti == 0 && numel(s, rank) < 20000);
+    if (ntypes > 1) {
+      check_nibbles(f, s, rank, LAY_DT_INT4);
+      check_nibbles(f, s, rank, LAY_DT_UINT4);
+    }
     check_types(f, s, rank);
   }
 }

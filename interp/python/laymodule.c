@@ -107,7 +107,8 @@ static int dtype_arg(PyObject *o, lay_dtype *out) {
   if (*out == LAY_DT_NONE) {
     PyErr_Format(PyExc_TypeError,
                  "unknown dtype '%s' (fp32 fp16 bf16 int8 uint8 int16 uint16 "
-                 "int32, or numpy's names)", name);
+                 "int32 uint32 int64 int4 uint4 fp8e4m3 fp8e5m2, or numpy's "
+                 "names)", name);
     Py_DECREF(s);
     return -1;
   }
@@ -129,15 +130,21 @@ static lay_dtype format_dtype(const char *f, Py_ssize_t itemsize) {
   case 'c': return LAY_DT_UINT8;
   case 'h': return LAY_DT_INT16;
   case 'H': return LAY_DT_UINT16;
-  case 'i': case 'l': return itemsize == 4 ? LAY_DT_INT32 : LAY_DT_NONE;
+  case 'i': case 'l': case 'q':
+    return itemsize == 4 ? LAY_DT_INT32 : itemsize == 8 ? LAY_DT_INT64
+                                                        : LAY_DT_NONE;
+  case 'I': case 'L': return itemsize == 4 ? LAY_DT_UINT32 : LAY_DT_NONE;
   default: return LAY_DT_NONE;
   }
 }
 
 /* Whether a buffer of dtype b can hold elements of type t: the same type,
-** or uint16 holding bf16 (numpy has no bfloat16). */
+** or uint16 holding bf16 (numpy has no bfloat16), or uint8 holding the raw
+** bytes of fp8 and of int4/uint4 (two per byte, low nibble first). */
 static int dtype_fits(lay_dtype b, lay_dtype t) {
-  return b == t || (t == LAY_DT_BF16 && b == LAY_DT_UINT16);
+  return b == t || (t == LAY_DT_BF16 && b == LAY_DT_UINT16) ||
+         (b == LAY_DT_UINT8 &&
+          (t == LAY_DT_FP8E4M3 || t == LAY_DT_FP8E5M2 || lay_dtype_bits(t) == 4));
 }
 
 /* ---- Context -------------------------------------------------------------- */
@@ -567,6 +574,12 @@ static int check_side(const Py_buffer *b, size_t need, lay_dtype dt, int cpu,
 static PyObject *plan_alloc_out(PlanObject *self) {
   if (!allocator) return PyErr_Format(PyExc_RuntimeError, "no allocator: pass out=");
   PyObject *shape;
+  if (self->dst_cpu && lay_dtype_bits(self->dst_dt) == 4) {
+    /* int4/uint4: the packed bytes, two elements each */
+    PyObject *r = PyObject_CallFunction(allocator, "(n)s",
+                                        (Py_ssize_t)self->dst_bytes, "uint8");
+    return r;
+  }
   if (self->dst_cpu) {
     shape = PyTuple_New(self->rank);
     if (!shape) return NULL;

@@ -38,15 +38,42 @@ __all__ = [
     "ShapeError", "ArgError", "LayoutError", "BufferSizeError", "FileError",
     "OutOfMemoryError", "LimitError", "SizeOverflowError", "ReportError",
     "InternalError", "pack", "unpack", "convert", "default_context",
-    "numpy_dtype", "HsiReport", "HsiTensor", "TidlModel", "TidlTensor",
+    "numpy_dtype", "pack_nibbles", "unpack_nibbles", "HsiReport", "HsiTensor", "TidlModel", "TidlTensor",
     "KneronTensor", "dtype_info",
     "__version__",
 ]
 
-# lay's element types as numpy types (bf16 as its bits).
+# lay's element types as numpy types (bf16 as its bits, fp8 as its raw
+# bytes in uint8; int4 and uint4 one element per int8 / uint8 in pack and
+# unpack, which pack them two per byte, low nibble first, for Plan.run).
 _NP = {"fp32": _np.float32, "fp16": _np.float16, "bf16": _np.uint16,
        "int8": _np.int8, "uint8": _np.uint8, "int16": _np.int16,
-       "uint16": _np.uint16, "int32": _np.int32}
+       "uint16": _np.uint16, "int32": _np.int32, "uint32": _np.uint32,
+       "int64": _np.int64, "int4": _np.int8, "uint4": _np.uint8,
+       "fp8e4m3": _np.uint8, "fp8e5m2": _np.uint8}
+_NIBBLE = ("int4", "uint4")
+
+
+def pack_nibbles(x):
+    """int4/uint4 values (any integer array, one element each) as lay's
+    4-bit buffer: two per byte, element 2k in the low nibble of byte k."""
+    v = _np.asarray(x).reshape(-1).astype(_np.uint8) & 0xF
+    if v.size % 2:
+        v = _np.concatenate([v, _np.zeros(1, _np.uint8)])
+    return (v[0::2] | (v[1::2] << 4)).astype(_np.uint8)
+
+
+def unpack_nibbles(buf, shape, dtype="int4"):
+    """The reverse of pack_nibbles: `shape` elements of `dtype` (int4 as
+    sign-extended int8, uint4 as uint8) from a 4-bit buffer."""
+    b = _np.asarray(buf).reshape(-1).view(_np.uint8)
+    n = int(_np.prod(shape, dtype=_np.int64))
+    v = _np.empty(2 * b.size, _np.uint8)
+    v[0::2], v[1::2] = b & 0xF, b >> 4
+    v = v[:n]
+    if dtype_info(dtype)[0] == "int4":
+        return ((v.astype(_np.int8) << 4) >> 4).reshape(shape)
+    return v.reshape(shape)
 
 
 def numpy_dtype(dtype):
@@ -103,6 +130,8 @@ def _hw_view(plan, buf, hw_shape):
     shape = plan.hw_shape
     elem = plan.layout_elem_bytes
     dt = plan.dst_dtype if not plan.dst_is_cpu else plan.src_dtype
+    if dt in _NIBBLE:  # one element per item, as pack takes them
+        return unpack_nibbles(buf, shape, dt)
     t = numpy_dtype(dt) if _np.dtype(numpy_dtype(dt)).itemsize == elem else _np.uint8
     return buf.view(t).reshape(shape)
 
@@ -118,6 +147,8 @@ def pack(fmt, x, *, dtype=None, ctx=None, hw_shape=False, threads=1):
     ctx = ctx or default_context()
     plan = _cached(ctx, ("pack", fmt, a.shape, str(dt)),
                    lambda: ctx.plan(fmt, a.shape, dt, "pack"))
+    if plan.src_dtype in _NIBBLE:  # one element per array item
+        a = pack_nibbles(a)
     return _hw_view(plan, plan.run(a, threads=threads), hw_shape)
 
 
@@ -130,7 +161,10 @@ def unpack(fmt, buf, shape, dtype=None, *, ctx=None, threads=1):
     shape = tuple(int(d) for d in shape)
     plan = _cached(ctx, ("unpack", fmt, shape, str(dtype)),
                    lambda: ctx.plan(fmt, shape, dtype, "unpack"))
-    return plan.run(b.reshape(-1).view(_np.uint8), threads=threads)
+    out = plan.run(b.reshape(-1).view(_np.uint8), threads=threads)
+    if plan.dst_dtype in _NIBBLE:
+        return unpack_nibbles(out, shape, plan.dst_dtype)
+    return out
 
 
 def convert(src, dst, x, shape, dtype=None, *, ctx=None, hw_shape=False,

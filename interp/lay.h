@@ -244,6 +244,9 @@ LAY_API lay_status lay_plan_at_element(const lay_plan *plan, uint64_t index,
                                        int *plane, lay_error *err);
 /* Elements of the layout buffer. */
 LAY_API uint64_t lay_plan_layout_elements(const lay_plan *plan);
+/* 1 when the layout buffer is 4-bit (int4, uint4) with the first element
+** of each byte in its high nibble (`nibbles = high_first`), else 0. */
+LAY_API int lay_plan_layout_high_first(const lay_plan *plan);
 
 /* A description of the plan in words (loops, tables, kernels, bytes),
 ** several lines. The caller frees it with lay_free. */

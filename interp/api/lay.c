@@ -461,6 +461,10 @@ lay_status lay_plan_at_element(const lay_plan *plan, uint64_t index,
   return li_plan_at(plan->p, index * d, coord, cap, is_pad, plane, err);
 }
 
+int lay_plan_layout_high_first(const lay_plan *plan) {
+  return plan && plan->nib.order[layout_side(plan)] == 2;
+}
+
 uint64_t lay_plan_layout_elements(const lay_plan *plan) {
   if (!plan) return 0;
   size_t b = plan->dir == LAY_UNPACK ? li_plan_src_bytes(plan->p)

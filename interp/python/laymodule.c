@@ -761,6 +761,7 @@ SIZE_GETTER(plan_get_dst_bytes, PyLong_FromSize_t(self->dst_bytes))
 SIZE_GETTER(plan_get_layout_bytes, PyLong_FromSize_t(lay_plan_layout_bytes(self->plan)))
 SIZE_GETTER(plan_get_layout_elem, PyLong_FromSize_t(lay_plan_layout_elem_bytes(self->plan)))
 SIZE_GETTER(plan_get_memory, PyLong_FromSize_t(lay_plan_memory(self->plan)))
+SIZE_GETTER(plan_get_high_first, PyBool_FromLong(lay_plan_layout_high_first(self->plan)))
 SIZE_GETTER(plan_get_src_dtype, PyUnicode_FromString(lay_dtype_name(self->src_dt)))
 SIZE_GETTER(plan_get_dst_dtype, PyUnicode_FromString(lay_dtype_name(self->dst_dt)))
 SIZE_GETTER(plan_get_src_cpu, PyBool_FromLong(self->src_cpu))
@@ -782,6 +783,9 @@ static PyGetSetDef plan_getset[] = {
     {"layout_elem_bytes", (getter)plan_get_layout_elem, NULL,
      "bytes of one element of the layout buffer", NULL},
     {"memory", (getter)plan_get_memory, NULL, "bytes the plan keeps (loops, tables)", NULL},
+    {"layout_high_first", (getter)plan_get_high_first, NULL,
+     "a 4-bit layout buffer whose bytes hold their first element in the high nibble",
+     NULL},
     {"src_is_cpu", (getter)plan_get_src_cpu, NULL, "the input is the CPU tensor", NULL},
     {"dst_is_cpu", (getter)plan_get_dst_cpu, NULL, "the output is the CPU tensor", NULL},
     {"context", (getter)plan_get_context, NULL, "the Context the plan came from", NULL},

@@ -92,6 +92,8 @@ typedef struct fmt {
   int hl;            /* Kneron high/low byte entries (int16 only); 2:
                         16-bit words stored low byte & 0xfe, high byte */
   lay_dtype own;     /* a copy format's own CPU type (RAW_FLOAT: fp32) */
+  int nibhi;         /* own int4/uint4: the layout's first element of a
+                        byte in its high nibble (RKNN's matmul B) */
   val_kind val;      /* the value rule */
   lay_dtype hwt;     /* the hardware type of a value rule */
   double v[3];       /* the value rule's constants (see val_kind) */
@@ -169,6 +171,7 @@ static const int D_MMA16[] = D_MMA(16), D_MMA8[] = D_MMA(8);
 static const int D_MMA4[] = D_MMA(4), D_MMA5[] = D_MMA(5);
 static const int D_MMB32X32[] = D_MMB(32, 32), D_MMB16X32[] = D_MMB(16, 32);
 static const int D_MMB8X16[] = D_MMB(8, 16), D_MMB3X5[] = D_MMB(3, 5);
+static const int D_MMA32[] = D_MMA(32), D_MMB64X32[] = D_MMB(64, 32);
 /* XLA: linear_index((floor(e/t), e mod t), (ceil(d/t), t)) */
 static const int D_XLA_2X2[] = {0, 2, 0, 0, 1, 2, 0, 0, 0, 1, 2, 0, 1, 1, 2, 0};
 static const int D_XLA_8X128[] = {0, 8, 0, 0, 1, 128, 0, 0,
@@ -421,6 +424,13 @@ static const fmt fmts[] = {
     {DG("rknn", "rknn.rk3566_mm_b_fp16", "k,n", D_MMB8X16),
      .own = LAY_DT_FP16},
     {DG("rknn", "rknn.rk3566_mm_c_fp32", "m,n", D_MMA4), .own = LAY_DT_FP32},
+    /* int4 (RK3588, RK3576): A [K/32,M,32] low nibble first, B
+    ** [N/64,K/32,64,32] high nibble first (Rockchip's matmul demo), C
+    ** int16 [N/8,M,8] */
+    {DG("rknn", "rknn.rk3588_mm_a_int4", "m,k", D_MMA32), .own = LAY_DT_INT4},
+    {DG("rknn", "rknn.rk3588_mm_b_int4", "k,n", D_MMB64X32),
+     .own = LAY_DT_INT4, .nibhi = 1},
+    {DG("rknn", "rknn.rk3588_mm_c_int16", "m,n", D_MMA8), .own = I16},
     /* XLA */
     {DG("xla", "xla.tiled(2, 2)", "a,b", D_XLA_2X2)},
     {DG("xla", "xla.tiled(t0=8, t1=128)", "a,b", D_XLA_8X128)},
@@ -1115,6 +1125,7 @@ static void check_types(const fmt *f, const int64_t *s, int rank) {
   p = NULL;
   if (f->val == V_COPY && !f->hl && !f->own) return;
   k.t = f->val != V_COPY || f->own ? LAY_DT_INT16 : LAY_DT_INT8;
+  if (k.t == f->own) k.t = LAY_DT_INT8; /* an int16 format conflicts too */
   st = lay_plan_create(g_ctx, k.format, s, rank, k.t, LAY_PACK, &p, NULL);
   check_eq(&k, "conflicting dtype: status", st, LAY_E_TYPE);
   lay_plan_free(p);
@@ -1153,9 +1164,10 @@ static const lay_dtype TYPES[] = {LAY_DT_INT8,    LAY_DT_UINT8,  LAY_DT_INT16,
 ** random nibbles equals the reference, unpack gives them back, and
 ** lay_plan_where_element / lay_plan_at_element name slots, lay_plan_where
 ** their bytes. */
-static void nib_set(uint8_t *b, int64_t i, int v) {
-  b[i / 2] = (uint8_t)(i % 2 ? (b[i / 2] & 0x0f) | v << 4
-                             : (b[i / 2] & 0xf0) | (v & 0xf));
+static void nib_set(uint8_t *b, int64_t i, int v, int hi_first) {
+  int high = (int)(i % 2) != hi_first;
+  b[i / 2] = (uint8_t)(high ? (b[i / 2] & 0x0f) | v << 4
+                            : (b[i / 2] & 0xf0) | (v & 0xf));
 }
 
 static void check_nibbles(const fmt *f, const int64_t *s, int rank,
@@ -1188,8 +1200,8 @@ static void check_nibbles(const fmt *f, const int64_t *s, int rank,
     int v = (int)(rnd() & 0xf);
     unravel(i, s, rank, x);
     int64_t sl = ref_slot(f, s, rank, x, &slots);
-    nib_set(cpu, i, v);
-    nib_set(want, sl, v);
+    nib_set(cpu, i, v, 0);
+    nib_set(want, sl, v, f->nibhi);
     owner[sl] = i;
   }
   memset(hw, 0x5a, hbytes);
@@ -1240,8 +1252,14 @@ static void check_format(const fmt *f) {
   int ntypes =
       f->val == V_COPY && !f->hl && !f->own ? (int)(sizeof TYPES / sizeof *TYPES)
                                             : 1;
+  int own4 = f->own && lay_dtype_bits(f->own) == 4;
   for (int si = 0; si < NSHAPES && SHAPES[rank][si][0]; si++) {
     const int64_t *s = SHAPES[rank][si];
+    if (own4) {
+      check_nibbles(f, s, rank, f->own);
+      check_types(f, s, rank);
+      continue;
+    }
     for (int ti = 0; ti < ntypes; ti++)
       check_case(f, s, rank, TYPES[ti], ti == 0 && numel(s, rank) < 20000);
     if (ntypes > 1) {

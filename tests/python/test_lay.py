@@ -36,7 +36,8 @@ RANK.update({n: (37, 70) for n in (
     "rknn.rk3588_mm_b_int8", "rknn.rk3588_mm_c_int32", "rknn.rk3588_mm_a_fp16",
     "rknn.rk3588_mm_b_fp16", "rknn.rk3588_mm_c_fp32", "rknn.rk3566_mm_a_int8",
     "rknn.rk3566_mm_b_int8", "rknn.rk3566_mm_c_int32", "rknn.rk3566_mm_a_fp16",
-    "rknn.rk3566_mm_b_fp16", "rknn.rk3566_mm_c_fp32")})
+    "rknn.rk3566_mm_b_fp16", "rknn.rk3566_mm_c_fp32", "rknn.rk3588_mm_a_int4",
+    "rknn.rk3588_mm_b_int4", "rknn.rk3588_mm_c_int16")})
 
 
 def fmt_of(name):
@@ -49,6 +50,10 @@ def fmt_of(name):
 
 def sample(shape, dtype, seed):
     r = np.random.default_rng(seed)
+    if dtype in ("int4", "uint4"):  # one element per item (lay.pack's form)
+        lo = -8 if dtype == "int4" else 0
+        return r.integers(lo, lo + 15, shape, endpoint=True).astype(
+            lay.numpy_dtype(dtype))
     if dtype in ("fp32", "fp16"):
         return r.uniform(-8, 8, shape).astype(lay.numpy_dtype(dtype))
     info = np.iinfo(lay.numpy_dtype(dtype))
@@ -71,17 +76,27 @@ def test_every_stdlib_format_against_cli(name, ctx, cli, tmp_path):
     x = sample(shape, plan.src_dtype, len(name))
     hw = lay.pack(fmt, x, dtype=plan.src_dtype, ctx=ctx)
     sh = ",".join(map(str, shape))
+    # int4: the CLI reads and writes two elements per byte
+    nib = plan.src_dtype in ("int4", "uint4")
+    raw = lay.pack_nibbles(x).tobytes() if nib else x.tobytes()
     ref = cli("pack", fmt, "--shape", sh, "--dtype", plan.src_dtype,
-              data=x.tobytes())
+              data=raw)
     assert hw.dtype == np.uint8 and hw.ndim == 1
     assert hw.tobytes() == ref
     v = lay.pack(fmt, x, dtype=plan.src_dtype, ctx=ctx, hw_shape=True)
-    assert v.shape == plan.hw_shape and v.tobytes() == ref
+    assert v.shape == plan.hw_shape
+    if nib:  # the view holds one element per item
+        assert v.tobytes() == lay.unpack_nibbles(
+            ref, plan.hw_shape, plan.src_dtype,
+            ctx.plan(fmt, shape).layout_high_first).tobytes()
+    else:
+        assert v.tobytes() == ref
     back = lay.unpack(fmt, hw, shape, plan.src_dtype, ctx=ctx)
     ref_back = cli("unpack", fmt, "--shape", sh, "--dtype", plan.src_dtype,
                    data=ref)
     assert back.shape == tuple(shape)
-    assert back.tobytes() == ref_back
+    assert (lay.pack_nibbles(back).tobytes() if nib else back.tobytes()) \
+        == ref_back
     if plan.src_dtype == plan.dst_dtype and "_q" not in name:
         assert np.array_equal(back, x)  # a plain layout gives x back
 

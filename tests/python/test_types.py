@@ -93,3 +93,19 @@ def test_fp8_cast_through_a_layout(ctx):
     back = ctx.plan("tf.e4", (4,), direction="unpack").run(
         np.frombuffer(bytes.fromhex("387e7ec2"), np.uint8))
     assert back.tolist() == [1.0, 448.0, 448.0, -2.5]
+
+
+def test_rknn_int4_b_high_nibble_first(ctx):
+    # rknn.rk3588_mm_b_int4 (K = 2, N = 1: elements 5 6) stores element 0
+    # in the high nibble (Rockchip's matmul demo): byte 0x56, 1024 bytes
+    x = np.array([[5], [6]], np.int8)
+    hw = lay.pack("rknn.rk3588_mm_b_int4", x, dtype="int4", ctx=ctx)
+    assert hw.size == 1024 and hw[0] == 0x56 and not hw[1:].any()
+    assert ctx.plan("rknn.rk3588_mm_b_int4", (2, 1)).layout_high_first
+    assert not ctx.plan("rknn.rk3588_mm_a_int4", (1, 2)).layout_high_first
+    # the hw view lists elements in memory order whatever the nibble order
+    v = lay.pack("rknn.rk3588_mm_b_int4", x, dtype="int4", ctx=ctx,
+                 hw_shape=True)
+    assert v.shape == (1, 1, 64, 32) and v.reshape(-1)[:3].tolist() == [5, 6, 0]
+    back = lay.unpack("rknn.rk3588_mm_b_int4", hw, (2, 1), ctx=ctx)
+    assert back.tolist() == [[5], [6]]

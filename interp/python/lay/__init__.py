@@ -63,13 +63,17 @@ def pack_nibbles(x):
     return (v[0::2] | (v[1::2] << 4)).astype(_np.uint8)
 
 
-def unpack_nibbles(buf, shape, dtype="int4"):
+def unpack_nibbles(buf, shape, dtype="int4", high_first=False):
     """The reverse of pack_nibbles: `shape` elements of `dtype` (int4 as
-    sign-extended int8, uint4 as uint8) from a 4-bit buffer."""
-    b = _np.asarray(buf).reshape(-1).view(_np.uint8)
+    sign-extended int8, uint4 as uint8) from a 4-bit buffer; high_first:
+    the first element of each byte is its high nibble (a layout's
+    `nibbles = high_first`, Plan.layout_high_first)."""
+    b = _np.asarray(_np.frombuffer(buf, _np.uint8) if isinstance(
+        buf, (bytes, bytearray)) else buf).reshape(-1).view(_np.uint8)
     n = int(_np.prod(shape, dtype=_np.int64))
     v = _np.empty(2 * b.size, _np.uint8)
-    v[0::2], v[1::2] = b & 0xF, b >> 4
+    lo, hi = b & 0xF, b >> 4
+    v[0::2], v[1::2] = (hi, lo) if high_first else (lo, hi)
     v = v[:n]
     if dtype_info(dtype)[0] == "int4":
         return ((v.astype(_np.int8) << 4) >> 4).reshape(shape)
@@ -131,7 +135,7 @@ def _hw_view(plan, buf, hw_shape):
     elem = plan.layout_elem_bytes
     dt = plan.dst_dtype if not plan.dst_is_cpu else plan.src_dtype
     if dt in _NIBBLE:  # one element per item, as pack takes them
-        return unpack_nibbles(buf, shape, dt)
+        return unpack_nibbles(buf, shape, dt, plan.layout_high_first)
     t = numpy_dtype(dt) if _np.dtype(numpy_dtype(dt)).itemsize == elem else _np.uint8
     return buf.view(t).reshape(shape)
 

@@ -272,13 +272,13 @@ static const struct {
     {O_DTYPE, "  --dtype T      fp32 fp16 bf16 int8 uint8 int16 uint16 int32 uint32\n"
               "                 int64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's names);\n"
               "                 default: the spec's type, else int8\n"},
-    {O_ELEMENTS, "  --elements     element indexes (memory order) instead of bytes\n"},
     {O_IN, "  -i IN          the input, raw little-endian bytes (default stdin)\n"},
     {O_OUT, "  -o OUT         the output (default stdout, not a terminal)\n"},
     {O_THREADS, "  --threads N    run the plan on N threads\n"},
     {O_LIMIT, "  --limit N      list at most N elements (default 4096, 0 = all)\n"},
     {O_AT, "  --at I,J,K,L   a CPU-side coordinate\n"},
     {O_OFFSET, "  --offset N     a byte offset in the layout buffer\n"},
+    {O_ELEMENTS, "  --elements     element indexes (memory order) instead of bytes\n"},
     {O_HSI, "  --hsi FILE --input K | --output K   the tensor K (an index or a\n"
             "                 name) of an AMD flexmlrt-hsi.json report\n"},
     {O_MAP, "  --map T=S,...  rename TO's dimensions to match FROM's\n"},

@@ -23,16 +23,20 @@ for c in $cmds; do
 done
 
 run where --help
-expect_out "usage: lay where FORMAT --shape S --at I,J,K,L [--dtype T]
+expect_out "usage: lay where FORMAT --shape S --at I,J,K,L [--dtype T] [--elements]
 
 Print the byte offset of a CPU-side coordinate in the layout buffer;
 with byte planes, each plane's: 1 (plane lo), 17 (plane hi). The
 coordinate may be written 0,1,0,0, (0,1,0,0) or [0,1,0,0].
+--elements prints the element index instead (memory order: the byte
+offset over the element size; with int4 and uint4 the half byte).
 Options:
   --shape S      the CPU-side shape, in CPU-side order: 1,3,224,224
-  --dtype T      fp32 fp16 bf16 int8 uint8 int16 uint16 int32 (or
-                 numpy's names); default: the spec's type, else int8
+  --dtype T      fp32 fp16 bf16 int8 uint8 int16 uint16 int32 uint32
+                 int64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's names);
+                 default: the spec's type, else int8
   --at I,J,K,L   a CPU-side coordinate
+  --elements     element indexes (memory order) instead of bytes
   --json         print JSON for scripts
   -f FILE        load extra specs (repeatable)
   --help         this text

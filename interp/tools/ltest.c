@@ -423,6 +423,9 @@ static int st_run(lt_run *r, const lg_tstmt *s, int unpacking) {
     in = malloc(sb ? sb : 1);
     if (!in) { lt_fail(r, "out of memory"); goto done; }
     for (size_t i = 0; i + es <= sb; i += es) lt_iota_elem(st, i / es, in + i);
+    if (lay_dtype_bits(st) == 4) /* element i holds i mod 16, two a byte */
+      for (size_t i = 0; i < sb; i++)
+        in[i] = (unsigned char)(((2 * i) & 0xf) | ((2 * i + 1) & 0xf) << 4);
     inlen = sb;
   }
   got = malloc(db ? db : 1);

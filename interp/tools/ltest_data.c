@@ -425,6 +425,11 @@ int lt_data_bytes(lt_run *r, const lg_expr *e, lay_dtype t,
                       unsigned char **out, size_t *len) {
   *out = NULL;
   *len = 0;
+  if (e && e->kind == LG_X_LIST && lay_dtype_bits(t) == 4)
+    return lt_fail_at(r, e->pos,
+                      "a list of %s elements: write hex(\"..\") (two "
+                      "elements a byte, see LANGUAGE.md)",
+                      lay_dtype_name(t));
   if (e && e->kind == LG_X_LIST) {
     size_t sz = lay_dtype_size(t);
     size_t n = (size_t)e->u.list.n;

@@ -89,4 +89,11 @@ done
 run info core.nchw --shape 1,2,1,2 --dtype float8_e5m2
 grep -q "^cpu side:  1x2x1x2 fp8e5m2, 4 bytes$" "$T/out" || fail "info fp8e5m2: $(cat "$T/out")"
 
+# a list of int4 numbers in a test block is refused at its position
+printf 'layout n4 (a) : int4 -> [a]\ntest "l" {\n  use n4 shape [4]\n  pack [0, 1, 2, 3] == hex("10 32")\n}\n' >"$T/l.lay"
+run test "$T/l.lay"
+expect_rc 1 "int4 list in a test"
+grep -q "l.lay:4:3: test 'l' (line 2) failed: a list of int4 elements: write hex(\"..\") (two elements a byte, see LANGUAGE.md)" "$T/out" ||
+  fail "int4 list in a test: $(cat "$T/out" "$T/err")"
+
 finish

@@ -481,22 +481,31 @@ static PyObject *plan_show(PlanObject *self, PyObject *args, PyObject *kw) {
   size_t total = lay_plan_layout_bytes(self->plan);
   size_t step = lay_plan_layout_elem_bytes(self->plan);
   if (!step) step = 1;
+  /* int4/uint4: two elements a byte, each listed ("3.1:" is the second
+  ** element of byte 3 in memory order) */
+  int nib = lay_dtype_bits(self->dst_cpu ? self->src_dt : self->dst_dt) == 4;
+  if (nib) total = (size_t)lay_plan_layout_elements(self->plan);
   PyObject *lines = PyList_New(0);
   if (!lines) return NULL;
   char line[512];
   Py_ssize_t n = 0;
   for (size_t off = 0; off < total; off += step, n++) {
     if (limit && n >= limit) {
-      snprintf(line, sizeof line, "... (%zu bytes in all)\n", total);
+      snprintf(line, sizeof line, nib ? "... (%zu elements in all)\n"
+                                      : "... (%zu bytes in all)\n", total);
     } else {
       int64_t c[LAY_MAX_RANK];
       int pad, plane;
       lay_error e;
-      if (lay_plan_at(self->plan, off, c, LAY_MAX_RANK, &pad, &plane, &e) != LAY_OK) {
+      if ((nib ? lay_plan_at_element(self->plan, off, c, LAY_MAX_RANK, &pad,
+                                     &plane, &e)
+               : lay_plan_at(self->plan, off, c, LAY_MAX_RANK, &pad, &plane,
+                             &e)) != LAY_OK) {
         Py_DECREF(lines);
         return raise_lay(&e);
       }
-      int k = snprintf(line, sizeof line, "%8zu: ", off);
+      int k = nib ? snprintf(line, sizeof line, "%6zu.%zu: ", off / 2, off % 2)
+                  : snprintf(line, sizeof line, "%8zu: ", off);
       if (pad == 2) {
         k += snprintf(line + k, sizeof line - (size_t)k, "hole");
       } else {

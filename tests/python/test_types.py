@@ -109,3 +109,12 @@ def test_rknn_int4_b_high_nibble_first(ctx):
     assert v.shape == (1, 1, 64, 32) and v.reshape(-1)[:3].tolist() == [5, 6, 0]
     back = lay.unpack("rknn.rk3588_mm_b_int4", hw, (2, 1), ctx=ctx)
     assert back.tolist() == [[5], [6]]
+
+
+def test_show_lists_every_int4_element(ctx):
+    # xla.tiled(2,2) on 2x3: (0,0) (0,1) (1,0) (1,1) | (0,2) pad (1,2) pad,
+    # two elements a byte: byte.nibble in memory order
+    p = ctx.plan("xla.tiled(2,2)", (2, 3), "int4")
+    assert p.show() == ("     0.0: (0,0)\n     0.1: (0,1)\n     1.0: (1,0)\n"
+                        "     1.1: (1,1)\n     2.0: (0,2)\n     2.1: (0,3) pad\n"
+                        "     3.0: (1,2)\n     3.1: (1,3) pad\n")

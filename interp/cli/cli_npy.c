@@ -30,6 +30,8 @@ static const struct {
     {"<f4", LAY_DT_FP32},  {"<f2", LAY_DT_FP16},  {"|i1", LAY_DT_INT8},
     {"|u1", LAY_DT_UINT8}, {"<i2", LAY_DT_INT16}, {"<u2", LAY_DT_UINT16},
     {"<i4", LAY_DT_INT32}, {"<u2", LAY_DT_BF16}, /* bf16: its bits */
+    {"<u4", LAY_DT_UINT32}, {"<i8", LAY_DT_INT64},
+    {"|u1", LAY_DT_FP8E4M3}, {"|u1", LAY_DT_FP8E5M2}, /* fp8: its bits */
 };
 #define N_NPY_TYPES (sizeof npy_types / sizeof npy_types[0])
 
@@ -188,7 +190,8 @@ static int npy_dtype(const char *name, const char *descr, lay_dtype *t) {
              "(x.astype(x.dtype.newbyteorder('<')))", name, descr);
   else
     cli_fail("%s: dtype '%s' is not supported (lay takes <f4 <f2 |i1 |u1 <i2 <u2 "
-             "<i4; bf16 as <u2): convert it first, e.g. x.astype(np.float32)",
+             "<i4 <u4 <i8; bf16 as <u2, fp8 as |u1): convert it first, e.g. "
+             "x.astype(np.float32)",
              name, descr);
   return -1;
 }
@@ -291,6 +294,12 @@ size_t cli_npy_header(const int64_t *shape, int rank, lay_dtype t, char *buf,
 int cli_npy_write(const char *path, const int64_t *shape, int rank, lay_dtype t,
                   const void *data, size_t len) {
   char head[512];
+  int64_t bytes[1] = {(int64_t)len};
+  if (lay_dtype_bits(t) == 4) { /* int4/uint4: the packed bytes, 1-D u1 */
+    shape = bytes;
+    rank = 1;
+    t = LAY_DT_UINT8;
+  }
   size_t hn = cli_npy_header(shape, rank, t, head, sizeof head);
   unsigned char *all = hn && len <= SIZE_MAX - hn ? malloc(hn + len) : NULL;
   if (!all) {
@@ -436,7 +445,9 @@ int cli_npy_plan_shape(lay_ctx *ctx, const cli_args *a, const cli_npy_in *in,
       cli_fail("unknown --dtype '%s'", a->dtype);
       return -1;
     }
-    if (g != in->h.dtype && !(g == LAY_DT_BF16 && in->h.dtype == LAY_DT_UINT16)) {
+    if (g != in->h.dtype && !(g == LAY_DT_BF16 && in->h.dtype == LAY_DT_UINT16) &&
+        !((g == LAY_DT_FP8E4M3 || g == LAY_DT_FP8E5M2) &&
+          in->h.dtype == LAY_DT_UINT8)) {
       cli_fail("--dtype %s contradicts %s, whose header says %s", lay_dtype_name(g),
                a->in, lay_dtype_name(in->h.dtype));
       return -1;

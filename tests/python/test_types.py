@@ -118,3 +118,29 @@ def test_show_lists_every_int4_element(ctx):
     assert p.show() == ("     0.0: (0,0)\n     0.1: (0,1)\n     1.0: (1,0)\n"
                         "     1.1: (1,1)\n     2.0: (0,2)\n     2.1: (0,3) pad\n"
                         "     3.0: (1,2)\n     3.1: (1,3) pad\n")
+
+
+def test_cli_npy_int64_fp8_int4(cli, tmp_path):
+    # int64 .npy (<i8) in, shape and dtype from the file: xla.tiled(2,1)
+    # of 2x2 stores (0,0) (1,0) (0,1) (1,1)
+    x = np.array([[1, 2**40], [-1, 7]], np.int64)
+    np.save(tmp_path / "x.npy", x)
+    cli("pack", "xla.tiled(2,1)", "-i", str(tmp_path / "x.npy"),
+        "-o", str(tmp_path / "y.bin"))
+    assert np.fromfile(tmp_path / "y.bin", np.int64).tolist() == [1, -1, 2**40, 7]
+    cli("unpack", "core.nchw", "--shape", "1,2,1,2", "--dtype", "int64",
+        "-i", str(tmp_path / "y.bin"), "-o", str(tmp_path / "u.npy"))
+    assert np.load(tmp_path / "u.npy").dtype == np.int64
+    # fp8 bits travel as uint8 (numpy has no fp8): a |u1 file with --dtype
+    e = np.array([0x38, 0x7e, 0xc2, 0x01], np.uint8)
+    np.save(tmp_path / "e.npy", e)
+    out = cli("pack", "core.flat1", "--dtype", "fp8e4m3",
+              "-i", str(tmp_path / "e.npy"))
+    assert out == e.tobytes()
+    # an int4 tensor written as .npy: its packed bytes, 1-D uint8
+    (tmp_path / "n.bin").write_bytes(bytes.fromhex("103254"))
+    cli("unpack", "core.ab", "--shape", "2,3", "--dtype", "int4",
+        "-i", str(tmp_path / "n.bin"), "-o", str(tmp_path / "n.npy"))
+    n = np.load(tmp_path / "n.npy")
+    assert n.dtype == np.uint8 and n.tobytes().hex() == "103254"
+    assert lay.unpack_nibbles(n, (2, 3)).tolist() == [[0, 1, 2], [3, 4, 5]]

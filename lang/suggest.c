@@ -92,7 +92,7 @@ void lay_suggest_dtypes(lay_suggest *s) {
   /* lay's names and numpy's (lay_dtype_parse takes both), from the one
   ** table of lang/dtypes.h; numpy's names are blank-separated words. */
   static const char *const names[] = {
-#define X(id, nm, np, co, size, fl, lo, hi, bits, emin, max) nm, np,
+#define X(id, nm, np, co, size, nb, fl, lo, hi, bits, emin, max) nm, np,
       LG_DTYPES(X)
 #undef X
   };

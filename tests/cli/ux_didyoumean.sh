@@ -42,7 +42,7 @@ run show amd.hcwnc4 --shape 1,3,2,2 --dtype fp23
 expect_rc 1 "--dtype fp23"
 expect_err "lay: unknown --dtype 'fp23' (did you mean 'fp32'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32, uint32, int64, int4, uint4, fp8e4m3, fp8e5m2 or numpy's names)" "--dtype fp23"
 run show amd.hcwnc4 --shape 1,3,2,2 --dtype float
-expect_err "lay: unknown --dtype 'float' (did you mean 'float32' or 'float16'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32, uint32, int64, int4, uint4, fp8e4m3, fp8e5m2 or numpy's names)" "--dtype float"
+expect_err "lay: unknown --dtype 'float' (did you mean 'float32', 'float16' or 'float8_e4m3fn'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32, uint32, int64, int4, uint4, fp8e4m3, fp8e5m2 or numpy's names)" "--dtype float"
 # In spec errors (lang/lower_hint.c): a dimension name, a parameter, a
 # keyword, a clause, a type; inline and in a file.
 run show '(n, c, h, w) -> [n, cc/4, h, w, c%4]' --shape 1,8,2,2
@@ -67,12 +67,12 @@ expect_err "$T/s.lay:2:5: error: unknown clause 'pad_valeu' (did you mean 'pad_v
         ^" "clause pad_valeu"
 printf 'layout x (n) : float -> [n]\n' >"$T/s.lay"
 run check "$T/s.lay"
-expect_err "$T/s.lay:1:16: error: unknown type 'float' (did you mean 'float32' or 'float16'?)
+expect_err "$T/s.lay:1:16: error: unknown type 'float' (did you mean 'float32', 'float16' or 'float8_e4m3fn'?)
     layout x (n) : float -> [n]
                    ^" "type float"
 printf 'layout x (n) -> [n] cast(to = flaot)\n' >"$T/s.lay"
 run check "$T/s.lay"
-expect_err "$T/s.lay:1:31: error: unknown type 'flaot' (did you mean 'float32' or 'float16'?)
+expect_err "$T/s.lay:1:31: error: unknown type 'flaot' (did you mean 'float32', 'float16' or 'float8_e4m3fn'?)
     layout x (n) -> [n] cast(to = flaot)
                                   ^" "type flaot"
 printf 'layout x (n) -> [zz]\n' >"$T/s.lay"

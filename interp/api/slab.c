@@ -170,6 +170,12 @@ lay_status lay_plan_slabs(const lay_plan *plan, size_t max_bytes,
   if (!p || !out) return li_fail(err, LAY_E_ARG, "no plan or no result");
   memset(out, 0, sizeof *out);
   out->dim = -1;
+  /* 4-bit buffers (nibble.c) are two elements a byte: the slabs' byte
+  ** ranges would be the planner's, one element a byte (types20) */
+  if (lay_dtype_bits(lay_plan_src_dtype(plan)) == 4 ||
+      lay_dtype_bits(lay_plan_dst_dtype(plan)) == 4)
+    return li_fail(err, LAY_E_ARG,
+                   "a plan of 4-bit elements (int4, uint4) runs whole");
   char why[LAY_MAX_RANK * 112] = "", w[80];
   size_t wn = 0;
   for (int pass = 0; pass < 2; pass++)

@@ -269,6 +269,15 @@ int cli_npy_parse(const unsigned char *buf, size_t len, const char *name,
 
 size_t cli_npy_header(const int64_t *shape, int rank, lay_dtype t, char *buf,
                       size_t cap) {
+  int64_t packed[1];
+  if (lay_dtype_bits(t) == 4) { /* int4/uint4: the packed bytes, 1-D u1 */
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= shape[i];
+    packed[0] = n / 2 + n % 2;
+    shape = packed;
+    rank = 1;
+    t = LAY_DT_UINT8;
+  }
   const char *descr = "|u1";
   for (size_t i = 0; i < N_NPY_TYPES; i++)
     if (npy_types[i].t == t) descr = npy_types[i].descr;
@@ -294,12 +303,6 @@ size_t cli_npy_header(const int64_t *shape, int rank, lay_dtype t, char *buf,
 int cli_npy_write(const char *path, const int64_t *shape, int rank, lay_dtype t,
                   const void *data, size_t len) {
   char head[512];
-  int64_t bytes[1] = {(int64_t)len};
-  if (lay_dtype_bits(t) == 4) { /* int4/uint4: the packed bytes, 1-D u1 */
-    shape = bytes;
-    rank = 1;
-    t = LAY_DT_UINT8;
-  }
   size_t hn = cli_npy_header(shape, rank, t, head, sizeof head);
   unsigned char *all = hn && len <= SIZE_MAX - hn ? malloc(hn + len) : NULL;
   if (!all) {

@@ -62,6 +62,16 @@ run pack "$X" --shape 2,3 --dtype int4 -i "$T/s4" -o "$T/o"
 expect_rc 1 "short int4 input"
 expect_err "lay: input is 2 bytes, xla.tiled(2,2) on 2x3 int4 needs 3" "short int4 input"
 
+# with a tiny slab budget the CLI would stream in slabs: a 4-bit plan
+# runs whole (lay_plan_slabs refuses it), with the same bytes
+LAY_SLAB_BYTES=8 "$LAY" pack "$X" --shape 2,3 --dtype int4 -i "$T/i4" -o "$T/o4s" 2>"$T/err" ||
+  fail "pack int4 with LAY_SLAB_BYTES: $(cat "$T/err")"
+[ "$(hex "$T/o4s")" = "10 43 02 05" ] || fail "pack int4 in slabs: $(hex "$T/o4s")"
+LC_ALL=C awk 'BEGIN { for (i = 0; i < 4096; i++) printf "%c", (i * 7) % 256 }' >"$T/big4"
+LAY_SLAB_BYTES=64 "$LAY" pack core.nhwc --shape 1,64,4,32 --dtype int4 -i "$T/big4" -o "$T/b1" &&
+  LAY_NO_STREAM=1 "$LAY" pack core.nhwc --shape 1,64,4,32 --dtype int4 -i "$T/big4" -o "$T/b2" &&
+  cmp -s "$T/b1" "$T/b2" && cmp -s "$T/b1" "$T/big4" || fail "int4 pack with and without slabs differ"
+
 # convert with int4 on both sides: NCHW 1x2x1x3 (c0: 0 1 2, c1: 3 4 5)
 # to NHWC: 0 3 1 4 2 5 = 30 41 52
 run convert core.nchw core.nhwc --shape 1,2,1,3 --dtype int4 -i "$T/i4" -o "$T/c4"

@@ -141,6 +141,7 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
                         const env *caller, uint32_t call_pos, lg_ir *ir) {
   const lg_layout *L = def->layout;
   srcref sr = lg_def_src(def);
+  if (lg_expand_ellipsis(w, &sr, def->layout, &L)) return -1;
   if (lg_set_dims(w, &sr, ir, &L->dims)) return -1;
   param ps[LW_MAX_PARAMS];
   int np = 0;
@@ -148,6 +149,8 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
   const char *dims[LG_MAX_RANK];
   for (int i = 0; i < ir->rank; i++) dims[i] = ir->dim[i].name;
   env en = {sr, ps, np, np, -1, dims, ir->rank};
+  if (lg_requires(w, &en, L)) return -1;
+  if (w->req_false) return 0; /* a requirement excludes this esize */
   ir->value.axis = -1;
   ir->value.saturate = 1;
   if (L->dtype) {
@@ -212,9 +215,10 @@ static int lower_alias(lw *w, const lg_def *def, const lg_list *args,
   /* A bare alias passes its caller's arguments on. */
   const char *dims[LG_MAX_RANK];
   int rank = 0;
-  if (target->layout && !target->layout->alias)
-    for (; rank < target->layout->dims.n && rank < LG_MAX_RANK; rank++)
-      dims[rank] = target->layout->dims.v[rank]->u.str.s;
+  if (target->layout && !target->layout->alias) {
+    srcref tsr = lg_def_src(target);
+    if (lg_layout_dims(w, &tsr, target->layout, dims, &rank)) return -1;
+  }
   if (t->kind == LG_X_NAME)
     return lower_def(w, target, args, caller, call_pos, ir);
   env en = {sr, NULL, 0, 0, -1, dims, rank};
@@ -262,15 +266,32 @@ static int lower_def(lw *w, const lg_def *def, const lg_list *args,
 
 /* ---- Entry points ----------------------------------------------------------- */
 
+/* What one lowering is for: a plan's shape and type (lg_lower_for), and
+** the esize and `...` a static check tries; what it used (out). */
+typedef struct run_for {
+  const int64_t *shape; /* NULL: no shape */
+  int rank;
+  lay_dtype dtype;
+  int esize;            /* 0: from the layout or dtype */
+  int extra;            /* `...` without a shape */
+  int esize_used, ell_used, req_false; /* out */
+} run_for;
+
 static lay_status run(const lg_defs *defs, const lg_def *def,
                       const lg_list *args, const char *ref_text, int partial,
-                      lg_ir **out, lay_error *err) {
+                      run_for *rf, lg_ir **out, lay_error *err) {
   if (out) *out = NULL;
   lw w;
   memset(&w, 0, sizeof w);
   w.defs = defs;
   w.err = err;
   w.partial = partial;
+  w.shape = rf->shape;
+  w.shape_rank = rf->rank;
+  w.dtype = rf->dtype;
+  w.ell_extra = rf->extra;
+  w.esize = rf->esize ? rf->esize : lg_def_esize(&w, def);
+  if (!w.esize) w.esize = 1; /* an open type plans as int8 */
   w.a = lg_arena_new();
   if (!w.a) {
     lg_error_plain(err, LAY_E_NOMEM, "", "out of memory");
@@ -293,15 +314,18 @@ static lay_status run(const lg_defs *defs, const lg_def *def,
   const char *dims[LG_MAX_RANK];
   if (def->layout && !def->layout->alias) {
     int r = 0;
-    for (; r < def->layout->dims.n && r < LG_MAX_RANK; r++)
-      dims[r] = def->layout->dims.v[r]->u.str.s;
+    srcref dsr = lg_def_src(def);
+    lg_layout_dims(&w, &dsr, def->layout, dims, &r);
     caller.dims = dims;
     caller.rank = r;
   }
   if (ref_text)
     set_use(&w, &caller.sr, 0, (uint32_t)caller.sr.len, ref_text, 1);
-  if (!ir->name) lg_nomem(&w);
-  else lower_def(&w, def, args, &caller, 0, ir);
+  if (!w.st && !ir->name) lg_nomem(&w);
+  else if (!w.st) lower_def(&w, def, args, &caller, 0, ir);
+  rf->esize_used = w.esize_used;
+  rf->ell_used = w.ell_used;
+  rf->req_false = w.req_false;
   if (w.st) {
     lg_arena_free(w.a);
     return w.st;
@@ -318,7 +342,27 @@ lay_status lg_lower(const lg_defs *defs, const lg_def *def,
     lg_error_plain(err, LAY_E_ARG, "", "no module, definition or output");
     return LAY_E_ARG;
   }
-  return run(defs, def, args, ref_text, 0, out, err);
+  run_for rf;
+  memset(&rf, 0, sizeof rf);
+  return run(defs, def, args, ref_text, 0, &rf, out, err);
+}
+
+lay_status lg_lower_for(const lg_defs *defs, const lg_def *def,
+                        const lg_list *args, const char *ref_text,
+                        const int64_t *shape, int rank, lay_dtype dtype,
+                        lg_ir **out, lay_error *err) {
+  if (!defs || !defs->find || !def || !out) {
+    lg_error_plain(err, LAY_E_ARG, "", "no module, definition or output");
+    return LAY_E_ARG;
+  }
+  run_for rf;
+  memset(&rf, 0, sizeof rf);
+  if (rank >= 1 && rank <= LG_MAX_RANK) { /* without a shape: for `...` */
+    rf.shape = shape;
+    rf.rank = rank;
+  }
+  rf.dtype = dtype;
+  return run(defs, def, args, ref_text, 0, &rf, out, err);
 }
 
 lay_status lg_check_def(const lg_defs *defs, const lg_def *def,
@@ -327,5 +371,30 @@ lay_status lg_check_def(const lg_defs *defs, const lg_def *def,
     lg_error_plain(err, LAY_E_ARG, "", "no module or definition");
     return LAY_E_ARG;
   }
-  return run(defs, def, NULL, NULL, 1, NULL, err);
+  /* A layout whose sizes use esize is checked for each element size its
+  ** type allows (every size lay has when the type is open); one with
+  ** `...` with no and with one leading dimension. */
+  static const int sizes[] = {1, 2, 4, 8};
+  run_for rf;
+  memset(&rf, 0, sizeof rf);
+  lay_status st = run(defs, def, NULL, NULL, 1, &rf, NULL, err);
+  int esized = rf.esize_used, ell = rf.ell_used;
+  lw probe;
+  memset(&probe, 0, sizeof probe);
+  probe.defs = defs;
+  int fixed = lg_def_esize(&probe, def);
+  for (int e = 0; !st && esized && !fixed && e < 4; e++) {
+    for (int x = 0; !st && x <= ell; x++) {
+      memset(&rf, 0, sizeof rf);
+      rf.esize = sizes[e];
+      rf.extra = x;
+      st = run(defs, def, NULL, NULL, 1, &rf, NULL, err);
+    }
+  }
+  for (int x = 1; !st && ell && (!esized || fixed) && x <= 1; x++) {
+    memset(&rf, 0, sizeof rf);
+    rf.extra = x;
+    st = run(defs, def, NULL, NULL, 1, &rf, NULL, err);
+  }
+  return st;
 }

@@ -69,6 +69,7 @@ typedef struct val {
 typedef struct param {
   const char *name; /* as declared */
   val v;            /* bound value */
+  int shaped;       /* its value came from the plan's shape */
 } param;
 
 /* What names mean inside an expression. */
@@ -100,6 +101,19 @@ typedef struct lw {
   uint32_t use_pos, use_end; /* its span in that text */
   const char *use_text;    /* the use as written, blanks squeezed out */
   int use_plain;           /* a format reference: no source position */
+  /* The plan an instance is made for (lg_lower_for, LANGUAGE.md "Sizes
+  ** known at plan time"): with a shape, dimension sizes are integers and
+  ** `require` is checked; `...` stands for shape_rank minus the named
+  ** dimensions. Without one, `...` stands for ell_extra dimensions. */
+  const int64_t *shape;    /* the concrete shape, or NULL */
+  int shape_rank;          /* its dimensions */
+  lay_dtype dtype;         /* the plan's element type, LAY_DT_NONE: open */
+  int esize;               /* bytes per stored element (the name esize) */
+  int esize_used;          /* esize was looked up */
+  int ell_extra;           /* leading dimensions `...` stands for */
+  int ell_used;            /* a layout with `...` was lowered */
+  int req_false;           /* a constant requirement failed (partial) */
+  int shape_used;          /* counts the sizes taken from the shape */
 } lw;
 
 /* A number or a per-channel list. */
@@ -196,6 +210,22 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
             const lg_list *args, const env *caller, uint32_t call_pos,
             param *ps, int *nps);
 int lg_set_dims(lw *w, const srcref *sr, lg_ir *ir, const lg_list *dims);
+
+/* ---- lower_plan.c: esize, `...`, require -------------------------------- */
+
+/* The bytes of the element the layout of def stores (esize). */
+int lg_def_esize(lw *w, const lg_def *def);
+/* L with its leading `...` expanded (L itself when it has none). */
+int lg_expand_ellipsis(lw *w, const srcref *sr, const lg_layout *L,
+                       const lg_layout **out);
+/* The dimension names of L as lowered (`...` expanded). */
+int lg_layout_dims(lw *w, const srcref *sr, const lg_layout *L,
+                   const char **dims, int *rank);
+/* The `require` clauses of L. */
+int lg_requires(lw *w, const env *en, const lg_layout *L);
+/* " for shape [2,3]" (when the value depends on the plan's shape), for
+** messages about a size that is not a positive integer; "" otherwise. */
+const char *lg_shape_note(lw *w);
 
 /* ---- lower_value.c: value rules ------------------------------------------ */
 

@@ -81,6 +81,7 @@ static int classify_digit(lw *w, const env *en, const lg_expr *e,
   if (lg_mentions_dim(en, e->u.op.b))
     return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
                    "an order item names exactly one dimension");
+  int su = w->shape_used;
   if (lg_eval_int(w, en, e->u.op.b, &k, &unk)) return -1;
   it->pos = e->pos;
   if (unk || it->unk) {
@@ -89,8 +90,9 @@ static int classify_digit(lw *w, const env *en, const lg_expr *e,
   }
   if (k <= 0)
     return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
-                   "digit %s: %lld is not a positive integer",
-                   lg_etext(w, &en->sr, e), (long long)k);
+                   "digit %s: %lld is not a positive integer%s",
+                   lg_etext(w, &en->sr, e), (long long)k,
+                   w->shape_used != su ? lg_shape_note(w) : "");
   if (op == LG_OP_DIV) {
     if (it->mod && it->mod % k)
       return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
@@ -177,6 +179,7 @@ static int classify_ceil(lw *w, const env *en, const lg_expr *e,
                    "ceil(d, k) rounds a whole dimension up");
   int64_t k;
   int unk;
+  int su = w->shape_used;
   if (lg_eval_int(w, en, e->u.call.args.v[1], &k, &unk)) return -1;
   it->pos = e->pos;
   if (unk) {
@@ -185,7 +188,8 @@ static int classify_ceil(lw *w, const env *en, const lg_expr *e,
   }
   if (k <= 0)
     return lg_fail(w, &en->sr, e->u.call.args.v[1]->pos, LAY_E_LAYOUT,
-                   "ceil: the multiple must be a positive integer");
+                   "ceil: the multiple must be a positive integer%s",
+                   w->shape_used != su ? lg_shape_note(w) : "");
   it->ceil = k;
   return 0;
 }
@@ -212,6 +216,10 @@ static int classify(lw *w, const env *en, const lg_expr *e,
       it->kind = IT_PLANE;
       return 0;
     }
+    if (!strcmp(s, "..."))
+      return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                     "'...' must be the first item of the memory order, "
+                     "and the first dimension");
     for (int i = 0; i < en->np; i++)
       if (!strcmp(en->p[i].name, s))
         return lg_fail(w, &en->sr, e->pos, LAY_E_NAME,
@@ -390,6 +398,18 @@ static int stride_align(lw *w, const env *en, const lg_item *li,
       return lg_fail(w, &en->sr, li->align->pos, LAY_E_LAYOUT,
                      "align must be positive, '%s' is %lld",
                      lg_etext(w, &en->sr, li->align), (long long)c);
+    if (li->align_bytes && ax->align) { /* bytes -> stored elements */
+      if (!lg_ie_is_const(ax->align, &c))
+        return lg_fail(w, &en->sr, li->align->pos, LAY_E_LAYOUT,
+                       "align '%s' bytes must be a constant",
+                       lg_etext(w, &en->sr, li->align));
+      if (c % w->esize)
+        return lg_fail(w, &en->sr, li->align->pos, LAY_E_LAYOUT,
+                       "align %lld bytes is not a multiple of the element "
+                       "size (esize = %d)", (long long)c, w->esize);
+      ax->align = lg_ie_const(w->a, c / w->esize);
+      if (!ax->align) return lg_nomem(w);
+    }
   }
   return 0;
 }

@@ -48,6 +48,10 @@ int lg_fail(lw *w, const srcref *sr, uint32_t pos, lay_status code,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  if (w->esize_trial && w->esize_used) { /* the static check's esize */
+    size_t n = strlen(msg);
+    snprintf(msg + n, sizeof msg - n, " (with esize = %d)", w->esize);
+  }
   w->st = code;
   if (w->use_set && code != LAY_E_NOMEM) {
     /* Inside a template: at the use, "REF: message (file:line:col)", the
@@ -105,18 +109,39 @@ srcref lg_def_src(const lg_def *d) {
   return s;
 }
 
+/* The span of e widened to the parentheses its operands were written in:
+** `(c/16) ^ (r%8)` spans `c/16) ^ (r%8` in the tree. */
+static void paren_span(const srcref *sr, const lg_expr *e, size_t *lo,
+                       size_t *hi) {
+  int open = 0, unopened = 0;
+  *lo = e->pos;
+  *hi = e->end;
+  for (size_t i = *lo; i < *hi; i++) {
+    char c = sr->src[i];
+    if (c == '(') open++;
+    else if (c == ')' && open) open--;
+    else if (c == ')') unopened++;
+  }
+  for (; unopened > 0 && *lo > 0; (*lo)--)
+    if (sr->src[*lo - 1] == '(') unopened--;
+  for (; open > 0 && *hi < sr->len; (*hi)++)
+    if (sr->src[*hi] == ')') open--;
+}
+
 /* The source text of e, blanks squeezed out (for messages), at most 60
 ** characters. */
 const char *lg_etext(lw *w, const srcref *sr, const lg_expr *e) {
   static const char none[] = "?";
   if (!e || !sr->src || e->end <= e->pos || e->end > sr->len) return none;
-  size_t n = e->end - e->pos;
+  size_t lo, hi;
+  paren_span(sr, e, &lo, &hi);
+  size_t n = hi - lo;
   if (n > 60) n = 60;
   char *s = lg_arena_alloc(w->a, n + 1);
   if (!s) return none;
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
-    char c = sr->src[e->pos + i];
+    char c = sr->src[lo + i];
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r') s[k++] = c;
   }
   s[k] = '\0';
@@ -291,6 +316,7 @@ static lay_status run(const lg_defs *defs, const lg_def *def,
   w.dtype = rf->dtype;
   w.ell_extra = rf->extra;
   w.esize = rf->esize ? rf->esize : lg_def_esize(&w, def);
+  w.esize_trial = rf->esize != 0;
   if (!w.esize) w.esize = 1; /* an open type plans as int8 */
   w.a = lg_arena_new();
   if (!w.a) {
@@ -312,6 +338,8 @@ static lay_status run(const lg_defs *defs, const lg_def *def,
   env caller = {{"<format>", ref_text, ref_text ? strlen(ref_text) : 0},
                 NULL, 0, 0, -1, NULL, 0};
   const char *dims[LG_MAX_RANK];
+  if (ref_text)
+    set_use(&w, &caller.sr, 0, (uint32_t)caller.sr.len, ref_text, 1);
   if (def->layout && !def->layout->alias) {
     int r = 0;
     srcref dsr = lg_def_src(def);
@@ -319,8 +347,6 @@ static lay_status run(const lg_defs *defs, const lg_def *def,
     caller.dims = dims;
     caller.rank = r;
   }
-  if (ref_text)
-    set_use(&w, &caller.sr, 0, (uint32_t)caller.sr.len, ref_text, 1);
   if (!w.st && !ir->name) lg_nomem(&w);
   else if (!w.st) lower_def(&w, def, args, &caller, 0, ir);
   rf->esize_used = w.esize_used;

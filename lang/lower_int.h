@@ -112,7 +112,8 @@ typedef struct lw {
   int esize_used;          /* esize was looked up */
   int ell_extra;           /* leading dimensions `...` stands for */
   int ell_used;            /* a layout with `...` was lowered */
-  int req_false;           /* a constant requirement failed (partial) */
+  int esize_trial;         /* esize is one the static check tries */
+  int req_false;           /* a requirement on esize failed (esize_trial) */
   int shape_used;          /* counts the sizes taken from the shape */
 } lw;
 

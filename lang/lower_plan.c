@@ -252,7 +252,7 @@ int lg_requires(lw *w, const env *en, const lg_layout *L) {
     int ok = 1, known = 1;
     if (eval_cond(w, en, c, &ok, &known)) return -1;
     if (!known || ok) continue;
-    if (w->partial && mentions(c, "esize")) { /* not for this esize */
+    if (w->esize_trial && mentions(c, "esize")) { /* not for this esize */
       w->req_false = 1;
       return 0;
     }

@@ -126,6 +126,25 @@ static int bij_ladder(int64_t c, int64_t limit, int64_t *v, int cap) {
   return n;
 }
 
+/* Add the first multiple of c past kmax (and one more) to the sorted
+** ladder v of n sizes: the size at which a constant stride kmax becomes
+** too small is always tried (`[m @ 12, n]` fails at [2,13]). */
+static int bij_past(int64_t c, int64_t kmax, int64_t *v, int n, int cap) {
+  int64_t s;
+  if (kmax <= 0 || __builtin_mul_overflow(kmax / c + 1, c, &s) ||
+      s > INT64_MAX - 1)
+    return n;
+  for (int64_t t = s; t <= s + 1 && n < cap; t++) {
+    int i = n;
+    while (i > 0 && v[i - 1] > t) i--;
+    if (i > 0 && v[i - 1] == t) continue;
+    memmove(v + i + 1, v + i, sizeof *v * (size_t)(n - i));
+    v[i] = t;
+    n++;
+  }
+  return n;
+}
+
 /* Report a collision: the shape, both coordinates, the offset; the caret
 ** goes to the largest explicit stride among the axes on which the two
 ** elements differ (the stride that is too small for what lies inside it). */
@@ -189,7 +208,8 @@ int lg_check_bijection(lw *w, const srcref *sr, const lg_layout *L,
     int64_t k = kmax > 6 ? (kmax < INT64_MAX - 2 ? kmax + 2 : INT64_MAX) : 8,
             limit;
     if (__builtin_mul_overflow(chunk[d], k, &limit)) limit = INT64_MAX;
-    nl[d] = bij_ladder(chunk[d], limit, ladder[d], LADDER);
+    nl[d] = bij_ladder(chunk[d], limit, ladder[d], LADDER - 2);
+    nl[d] = bij_past(chunk[d], kmax, ladder[d], nl[d], LADDER);
     if (nl[d] > steps) steps = nl[d];
     base[d] = 2 * chunk[d];
     if (basecount < LW_MAX_CHECK) basecount *= base[d];

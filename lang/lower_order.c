@@ -21,6 +21,7 @@ typedef struct item {
   int unk;           /* a divisor or modulus is unknown (partial mode) */
   lg_iexpr *lo, *hi, *before, *after;
   int64_t ceil;      /* ceil(d, k): k, else 0 */
+  int ceil_in;       /* pads around ceil(d, k): the rounding is inside */
   uint32_t pos;      /* the item's position */
   const char *text;  /* its source text */
 } item;
@@ -126,9 +127,11 @@ static int classify_padded(lw *w, const env *en, const lg_expr *e,
                    "an order item names exactly one dimension");
   if (classify(w, en, core, plane, it)) return -1;
   if (it->kind != IT_DIGIT || it->div != 1 || it->mod != 0 ||
-      it->before || it->after || it->ceil)
+      it->before || it->after)
     return lg_fail(w, &en->sr, core->pos, LAY_E_LAYOUT,
-                   "only a whole dimension or a slice can be padded");
+                   "only a whole dimension, a slice or ceil(d, k) can be "
+                   "padded");
+  it->ceil_in = it->ceil != 0;
   it->pos = e->pos;
   it->unk |= unk;
   it->before = before;
@@ -263,6 +266,7 @@ typedef struct dpad {
   int unk;          /* its pads are unknown (partial mode) */
   lg_iexpr *lo, *hi, *before, *after;
   int64_t ceil;
+  int ceil_in;
 } dpad;
 
 /* Check that the digits of every dimension chain, and set the chunk
@@ -372,10 +376,12 @@ static int digit_axis(lw *w, const env *en, const item *it, lg_ir_axis *ax,
     p->before = it->before;
     p->after = it->after;
     p->ceil = it->ceil;
+    p->ceil_in = it->ceil_in;
   } else if (!it->unk && !p->unk &&
              (!lg_ie_equal(p->lo, it->lo) || !lg_ie_equal(p->hi, it->hi) ||
               !lg_ie_equal(p->before, it->before) ||
-              !lg_ie_equal(p->after, it->after) || p->ceil != it->ceil)) {
+              !lg_ie_equal(p->after, it->after) || p->ceil != it->ceil ||
+              p->ceil_in != it->ceil_in)) {
     return lg_fail(w, &en->sr, it->pos, LAY_E_LAYOUT,
                    "inconsistent padding of '%s' (all items of a "
                    "dimension carry the same pad and slice)",
@@ -427,8 +433,10 @@ static int dim_pads(lw *w, const env *en, const dpad *pad, lg_ir *ir) {
     if (p->ceil > 1) {
       lg_iexpr *ext = p->hi ? p->hi : lg_ie_dim(w->a, d);
       if (p->lo) ext = lg_ie_bin(w->a, LG_IE_SUB, ext, p->lo);
-      if (p->before) ext = lg_ie_bin(w->a, LG_IE_ADD, p->before, ext);
-      if (p->after) ext = lg_ie_bin(w->a, LG_IE_ADD, ext, p->after);
+      if (p->before && !p->ceil_in)
+        ext = lg_ie_bin(w->a, LG_IE_ADD, p->before, ext);
+      if (p->after && !p->ceil_in)
+        ext = lg_ie_bin(w->a, LG_IE_ADD, ext, p->after);
       lg_iexpr *up = lg_ie_bin(w->a, LG_IE_CEIL, ext,
                                lg_ie_const(w->a, p->ceil));
       lg_iexpr *extra = lg_ie_bin(w->a, LG_IE_SUB, up, ext);

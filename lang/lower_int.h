@@ -117,6 +117,16 @@ typedef struct lw {
   int shape_used;          /* counts the sizes taken from the shape */
 } lw;
 
+/* A swizzle item `d ^ x` (lower_order.c): the digit d of its axis XOR x,
+** x a digit (p_dim / div) % mod of another dimension or the constant k. */
+typedef struct lg_swz {
+  int on;           /* the axis is swizzled */
+  int dim;          /* x's dimension, -1: the constant k */
+  int64_t div, mod, k;
+  const char *text; /* the item as written, for messages */
+  uint32_t pos;
+} lg_swz;
+
 /* A number or a per-channel list. */
 typedef struct nums {
   int unk;   /* unknown (partial mode) */
@@ -270,6 +280,11 @@ int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c, lg_ir *ir);
 
 int lg_check_bijection(lw *w, const srcref *sr, const lg_layout *L,
                        const lg_ir *ir, const int64_t *chunk);
+/* A layout with swizzled axes (swz[i] for axis i) at the plan's shape:
+** the IR becomes its gather table, every element checked to land on its
+** own offset inside its axis. */
+int lg_swizzle_table(lw *w, const srcref *sr, lg_ir *ir,
+                     const int64_t *chunk, const lg_swz *swz);
 
 /* ---- lower_index.c, lower_transform.c: transforms ------------------------ */
 

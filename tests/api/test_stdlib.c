@@ -446,6 +446,7 @@ static const fmt fmts[] = {
     {DG("rknn", "rknn.rk3566_mm_c_fp32", "m,n", D_MMA4), .own = LAY_DT_FP32},
     /* XLA */
     {DG("xla", "xla.tiled(2, 2)", "a,b", D_XLA_2X2)},
+    {DG("xla", "xla.tiled_nd(2, 2)", "a,b", D_XLA_2X2)},
     {DG("xla", "xla.tiled(t0=8, t1=128)", "a,b", D_XLA_8X128)},
     {DG("xla", "xla.tiled_minor(4)", "a,b", D_XLA_MINOR4)},
     {DG("xla", "xla.tiled3(2, 4)", "a,b,c", D_XLA_3D_2X4)},

@@ -20,6 +20,7 @@ ref_of() {
   rknn.mm_a) echo "rknn.mm_a(16)" ;;
   rknn.mm_b) echo "rknn.mm_b(32,32)" ;;
   xla.tiled) echo "xla.tiled(8,128)" ;;
+  xla.tiled_nd) echo "xla.tiled_nd(2,4)" ;;
   xla.tiled_minor) echo "xla.tiled_minor(4)" ;;
   xla.tiled3) echo "xla.tiled3(2,4)" ;;
   mlir.pack_nc | mlir.pack_kc) echo "$1(8,32)" ;;

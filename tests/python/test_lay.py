@@ -17,7 +17,7 @@ ARGS = {
     "ti.tidl_qu16": "(2)", "ti.tidl_nhwc_q8": "(4)", "ti.tidl_nhwc_qu8": "(4)",
     "ti.tidl_nhwc_q16": "(2)", "ti.tidl_nhwc_qu16": "(2)",
     "rknn.nc1hwc2": "(16)", "rknn.mm_a": "(16)", "rknn.mm_b": "(32, 32)",
-    "xla.tiled": "(8, 128)", "xla.tiled_minor": "(4)",
+    "xla.tiled": "(8, 128)", "xla.tiled_minor": "(4)", "xla.tiled_nd": "(2, 4)",
     "xla.tiled3": "(2, 4)", "mlir.pack_nc": "(8, 32)", "mlir.pack_kc": "(8, 32)",
     "mlir.pack_kcrs_sr": "(8, 32)", "mlir.pack_cba_b": "(2, pad=3)",
     "mlir.pack_ba": "(32, 8)",

@@ -19,7 +19,11 @@
 **      through the chain; when the chain loses the affine structure the
 **      IR is a full gather table instead.
 ** In partial mode (lg_check_def, the load-time check) missing arguments
-** are "unknown" and the checks that need them are skipped. Errors inside
+** are "unknown" and the checks that need them are skipped; so are sizes
+** that depend on the dimensions where an integer is needed. For a plan
+** (lg_lower_for) the shape and type are known: dimension names are their
+** sizes, `esize` the stored element's bytes, `...` the leading dimensions,
+** and the `require` clauses are checked (lower_plan.c). Errors inside
 ** a template instantiated with arguments (`h8 = h(8)`, or a format
 ** reference) are reported at the outermost use (see lg_fail()).
 **

@@ -3,11 +3,14 @@
 ** the lowering; module.c sees only lower.h). The files, in the order of
 ** the work (see lower.c for the order of work for one instance):
 **   lower.c           errors, definitions (layouts, aliases), entry points
+**   lower_plan.c      what a plan's shape and type give: esize, `...`,
+**                     `require`
 **   lower_expr.c      expressions, parameters, dimensions
 **   lower_value.c     value rules: quantize/dequantize/fixed/affine/cast,
 **                     where-planes, pad_value
 **   lower_order.c     memory-order items, digit chains, chunked<>
-**   lower_check.c     bijectivity over a ladder of shapes
+**   lower_check.c     bijectivity over a ladder of shapes; the gather
+**                     table of a swizzled layout at the plan's shape
 **   lower_index.c     the index ops of transforms (pad, slice, transpose,
 **                     reshape) on the tracked digits and the gather table
 **   lower_transform.c transforms: the chain, the IR

@@ -131,9 +131,9 @@ static int bij_ladder(int64_t c, int64_t limit, int64_t *v, int cap) {
 ** too small is always tried (`[m @ 12, n]` fails at [2,13]). */
 static int bij_past(int64_t c, int64_t kmax, int64_t *v, int n, int cap) {
   int64_t s;
-  if (kmax <= 0 || __builtin_mul_overflow(kmax / c + 1, c, &s) ||
-      s > INT64_MAX - 1)
-    return n;
+  if (kmax <= 0 || c <= 0 || kmax / c >= (INT64_C(1) << 40) ||
+      __builtin_mul_overflow(kmax / c + 1, c, &s) || s > (INT64_C(1) << 40))
+    return n; /* no shape that large is enumerated */
   for (int64_t t = s; t <= s + 1 && n < cap; t++) {
     int i = n;
     while (i > 0 && v[i - 1] > t) i--;

@@ -50,7 +50,9 @@ typedef enum lg_expr_kind {
 typedef enum lg_op {
   LG_OP_ADD, LG_OP_SUB, LG_OP_MUL, LG_OP_DIV, LG_OP_MOD,
   LG_OP_SHL, LG_OP_SHR, LG_OP_AND, LG_OP_OR, LG_OP_XOR,
-  LG_OP_NEG, LG_OP_NOT /* unary */
+  LG_OP_NEG, LG_OP_NOT, /* unary */
+  /* comparisons, only in a `require` condition; IN's b is a LIST */
+  LG_OP_EQ, LG_OP_NE, LG_OP_LT, LG_OP_LE, LG_OP_GT, LG_OP_GE, LG_OP_IN
 } lg_op;
 
 struct lg_expr {
@@ -81,13 +83,15 @@ typedef struct lg_item {
   lg_expr *e;      /* the index expression */
   lg_expr *stride; /* explicit stride in elements, or NULL */
   lg_expr *align;  /* stride alignment in elements, or NULL */
+  int align_bytes; /* `align A bytes`: A counts bytes of the stored type */
 } lg_item;
 
 /* A clause after a memory order. */
 typedef enum lg_clause_kind {
   LG_C_WHERE, /* where name = value */
   LG_C_SET,   /* name = value (pad_value = 31) */
-  LG_C_CALL   /* name(args): quantize(...), cast(...), fixed(...) */
+  LG_C_CALL,  /* name(args): quantize(...), cast(...), fixed(...) */
+  LG_C_REQUIRE /* require COND: value is the condition (kept in reqs) */
 } lg_clause_kind;
 
 typedef struct lg_clause {
@@ -110,6 +114,8 @@ typedef struct lg_layout {
   lg_expr *alias;     /* NAME, CALL or CHUNKED expr for `layout x = ...` */
   lg_clause *clauses; /* n_clauses clauses */
   int n_clauses;
+  lg_clause *reqs;    /* the `require` clauses, n_reqs of them */
+  int n_reqs;
   uint32_t order_pos; /* position of the '[' or chunked keyword */
 } lg_layout;
 

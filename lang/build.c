@@ -319,6 +319,37 @@ lg_item *lg_b_item_align(lg_parse *p, lg_item *it, lg_token kw, lg_expr *a) {
   return it;
 }
 
+lg_item *lg_b_item_align_unit(lg_parse *p, lg_item *it, lg_token kw,
+                              lg_expr *a, lg_token unit) {
+  if (p->status) return NULL;
+  if (unit.len != 5 || memcmp(p->src + unit.off, "bytes", 5)) {
+    int n = unit.len > 40 ? 40 : (int)unit.len;
+    lg_b_error(p, LAY_E_SYNTAX, unit.off,
+               "unexpected '%.*s' (the unit of align is 'bytes')", n,
+               p->src + unit.off);
+    return NULL;
+  }
+  it = lg_b_item_align(p, it, kw, a);
+  if (it) it->align_bytes = 1;
+  return it;
+}
+
+lg_expr *lg_b_in(lg_parse *p, lg_expr *x, lg_token kw, lg_token open,
+                 lg_list *items, lg_token close) {
+  if (p->status || !x || !items) return NULL;
+  if (kw.len != 2 || memcmp(p->src + kw.off, "in", 2)) {
+    int n = kw.len > 40 ? 40 : (int)kw.len;
+    lg_b_error(p, LAY_E_SYNTAX, kw.off,
+               "unexpected '%.*s' (a requirement is a comparison or 'x in "
+               "(a, b, ...)')", n, p->src + kw.off);
+    return NULL;
+  }
+  lg_expr *l = lg_b_list(p, open, items, close);
+  if (!l) return NULL;
+  lg_expr *e = lg_b_binary(p, x, LG_OP_IN, l);
+  return e;
+}
+
 lg_items *lg_b_items_add(lg_parse *p, lg_items *l, lg_item *it) {
   if (p->status || !it) return NULL;
   if (!l && !(l = alloc(p, sizeof *l))) return NULL;
@@ -366,7 +397,8 @@ lg_layout *lg_b_layout(lg_parse *p, lg_token name, lg_list *params,
   }
   for (int i = 0; i < dims->n; i++) {
     const lg_expr *e = dims->v[i];
-    if (e->kind != LG_X_NAME || strchr(e->u.str.s, '.')) {
+    if (e->kind != LG_X_NAME ||
+        (strchr(e->u.str.s, '.') && strcmp(e->u.str.s, "..."))) {
       lg_b_error(p, LAY_E_SYNTAX, e->pos, "expected a dimension name");
       return NULL;
     }
@@ -384,17 +416,33 @@ lg_layout *lg_b_layout(lg_parse *p, lg_token name, lg_list *params,
   return p->status ? NULL : l;
 }
 
+/* The clauses of a layout: `require` ones into reqs, the rest into
+** clauses, each in source order. */
+static lg_layout *split_clauses(lg_parse *p, lg_layout *l, lg_clauses *c) {
+  if (!c) return l;
+  int nr = 0;
+  for (int i = 0; i < c->n; i++) nr += c->v[i].kind == LG_C_REQUIRE;
+  if (nr) {
+    l->reqs = alloc(p, sizeof *l->reqs * (size_t)nr);
+    if (!l->reqs) return NULL;
+  }
+  int k = 0;
+  for (int i = 0; i < c->n; i++) {
+    if (c->v[i].kind == LG_C_REQUIRE) l->reqs[l->n_reqs++] = c->v[i];
+    else c->v[k++] = c->v[i];
+  }
+  l->clauses = c->v;
+  l->n_clauses = k;
+  return l;
+}
+
 lg_layout *lg_b_layout_order(lg_parse *p, lg_layout *l, lg_token open,
                              lg_items *items, lg_clauses *clauses) {
   if (p->status || !l || !items) return NULL;
   l->items = items->v;
   l->n_items = items->n;
   l->order_pos = open.off;
-  if (clauses) {
-    l->clauses = clauses->v;
-    l->n_clauses = clauses->n;
-  }
-  return l;
+  return split_clauses(p, l, clauses);
 }
 
 lg_layout *lg_b_layout_chunked(lg_parse *p, lg_layout *l, lg_expr *chunked,
@@ -402,11 +450,7 @@ lg_layout *lg_b_layout_chunked(lg_parse *p, lg_layout *l, lg_expr *chunked,
   if (p->status || !l || !chunked) return NULL;
   l->chunked = chunked;
   l->order_pos = chunked->pos;
-  if (clauses) {
-    l->clauses = clauses->v;
-    l->n_clauses = clauses->n;
-  }
-  return l;
+  return split_clauses(p, l, clauses);
 }
 
 lg_layout *lg_b_layout_alias(lg_parse *p, lg_token name, lg_expr *target) {

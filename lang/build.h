@@ -124,6 +124,12 @@ lg_items *lg_b_items_add(lg_parse *p, lg_items *l, lg_item *it);
 lg_item *lg_b_item(lg_parse *p, lg_expr *e);
 lg_item *lg_b_item_stride(lg_parse *p, lg_item *it, lg_token at, lg_expr *s);
 lg_item *lg_b_item_align(lg_parse *p, lg_item *it, lg_token kw, lg_expr *a);
+/* `align A bytes`: the unit must be the word bytes. */
+lg_item *lg_b_item_align_unit(lg_parse *p, lg_item *it, lg_token kw,
+                              lg_expr *a, lg_token unit);
+/* `x in (a, b, ...)` of a require clause: the word must be `in`. */
+lg_expr *lg_b_in(lg_parse *p, lg_expr *x, lg_token kw, lg_token open,
+                 lg_list *items, lg_token close);
 lg_clauses *lg_b_clause(lg_parse *p, lg_clauses *l, lg_clause_kind kind,
                         lg_token first, lg_token name, lg_expr *value);
 lg_layout *lg_b_layout(lg_parse *p, lg_token name, lg_list *params,

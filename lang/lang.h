@@ -66,6 +66,12 @@ const char *lg_module_name(const lg_module *m, size_t i);
 ** in its own arena; free it with lg_ir_free. */
 lay_status lg_instantiate(lg_module *m, const char *ref, lg_ir **out,
                           lay_error *err);
+/* The same for a plan: the shape (rank dimensions) and element type
+** (LAY_DT_NONE: the layout's own) give the sizes `require`, esize and
+** `...` need (LANGUAGE.md "Sizes known at plan time"). */
+lay_status lg_instantiate_for(lg_module *m, const char *ref,
+                              const int64_t *shape, int rank, lay_dtype dtype,
+                              lg_ir **out, lay_error *err);
 void lg_ir_free(lg_ir *ir); /* accepts NULL */
 
 /* The IR as text, one fact per line (the golden-test format). The string

@@ -51,6 +51,7 @@ static const struct {
     {"roundtrip", TK_ROUNDTRIP},
     {"error", TK_ERROR},
     {"align", TK_ALIGN},
+    {"require", TK_REQUIRE},
 };
 
 /* The token of the name s[0..n): a keyword's, else TK_NAME. */
@@ -195,6 +196,10 @@ int lg_lex(lg_lexer *lx, lg_token *t) {
 
       "->"                  { TOK(TK_ARROW); }
       "=="                  { TOK(TK_EQEQ); }
+      "!="                  { TOK(TK_NE); }
+      "<="                  { TOK(TK_LE); }
+      ">="                  { TOK(TK_GE); }
+      "..."                 { TOK(TK_ELLIPSIS); }
       "<<"                  { TOK(TK_SHL); }
       ">>"                  { TOK(TK_SHR); }
       "("                   { TOK(TK_LP); }

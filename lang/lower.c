@@ -19,7 +19,11 @@
 **      through the chain; when the chain loses the affine structure the
 **      IR is a full gather table instead.
 ** In partial mode (lg_check_def, the load-time check) missing arguments
-** are "unknown" and the checks that need them are skipped. Errors inside
+** are "unknown" and the checks that need them are skipped; so are sizes
+** that depend on the dimensions where an integer is needed. For a plan
+** (lg_lower_for) the shape and type are known: dimension names are their
+** sizes, `esize` the stored element's bytes, `...` the leading dimensions,
+** and the `require` clauses are checked (lower_plan.c). Errors inside
 ** a template instantiated with arguments (`h8 = h(8)`, or a format
 ** reference) are reported at the outermost use (see lg_fail()).
 **
@@ -48,6 +52,10 @@ int lg_fail(lw *w, const srcref *sr, uint32_t pos, lay_status code,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  if (w->esize_trial && w->esize_used) { /* the static check's esize */
+    size_t n = strlen(msg);
+    snprintf(msg + n, sizeof msg - n, " (with esize = %d)", w->esize);
+  }
   w->st = code;
   if (w->use_set && code != LAY_E_NOMEM) {
     /* Inside a template: at the use, "REF: message (file:line:col)", the
@@ -105,18 +113,39 @@ srcref lg_def_src(const lg_def *d) {
   return s;
 }
 
+/* The span of e widened to the parentheses its operands were written in:
+** `(c/16) ^ (r%8)` spans `c/16) ^ (r%8` in the tree. */
+static void paren_span(const srcref *sr, const lg_expr *e, size_t *lo,
+                       size_t *hi) {
+  int open = 0, unopened = 0;
+  *lo = e->pos;
+  *hi = e->end;
+  for (size_t i = *lo; i < *hi; i++) {
+    char c = sr->src[i];
+    if (c == '(') open++;
+    else if (c == ')' && open) open--;
+    else if (c == ')') unopened++;
+  }
+  for (; unopened > 0 && *lo > 0; (*lo)--)
+    if (sr->src[*lo - 1] == '(') unopened--;
+  for (; open > 0 && *hi < sr->len; (*hi)++)
+    if (sr->src[*hi] == ')') open--;
+}
+
 /* The source text of e, blanks squeezed out (for messages), at most 60
 ** characters. */
 const char *lg_etext(lw *w, const srcref *sr, const lg_expr *e) {
   static const char none[] = "?";
   if (!e || !sr->src || e->end <= e->pos || e->end > sr->len) return none;
-  size_t n = e->end - e->pos;
+  size_t lo, hi;
+  paren_span(sr, e, &lo, &hi);
+  size_t n = hi - lo;
   if (n > 60) n = 60;
   char *s = lg_arena_alloc(w->a, n + 1);
   if (!s) return none;
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
-    char c = sr->src[e->pos + i];
+    char c = sr->src[lo + i];
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r') s[k++] = c;
   }
   s[k] = '\0';
@@ -141,6 +170,7 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
                         const env *caller, uint32_t call_pos, lg_ir *ir) {
   const lg_layout *L = def->layout;
   srcref sr = lg_def_src(def);
+  if (lg_expand_ellipsis(w, &sr, def->layout, &L)) return -1;
   if (lg_set_dims(w, &sr, ir, &L->dims)) return -1;
   param ps[LW_MAX_PARAMS];
   int np = 0;
@@ -148,6 +178,8 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
   const char *dims[LG_MAX_RANK];
   for (int i = 0; i < ir->rank; i++) dims[i] = ir->dim[i].name;
   env en = {sr, ps, np, np, -1, dims, ir->rank};
+  if (lg_requires(w, &en, L)) return -1;
+  if (w->req_false) return 0; /* a requirement excludes this esize */
   ir->value.axis = -1;
   ir->value.saturate = 1;
   if (L->dtype) {
@@ -212,9 +244,10 @@ static int lower_alias(lw *w, const lg_def *def, const lg_list *args,
   /* A bare alias passes its caller's arguments on. */
   const char *dims[LG_MAX_RANK];
   int rank = 0;
-  if (target->layout && !target->layout->alias)
-    for (; rank < target->layout->dims.n && rank < LG_MAX_RANK; rank++)
-      dims[rank] = target->layout->dims.v[rank]->u.str.s;
+  if (target->layout && !target->layout->alias) {
+    srcref tsr = lg_def_src(target);
+    if (lg_layout_dims(w, &tsr, target->layout, dims, &rank)) return -1;
+  }
   if (t->kind == LG_X_NAME)
     return lower_def(w, target, args, caller, call_pos, ir);
   env en = {sr, NULL, 0, 0, -1, dims, rank};
@@ -262,15 +295,33 @@ static int lower_def(lw *w, const lg_def *def, const lg_list *args,
 
 /* ---- Entry points ----------------------------------------------------------- */
 
+/* What one lowering is for: a plan's shape and type (lg_lower_for), and
+** the esize and `...` a static check tries; what it used (out). */
+typedef struct run_for {
+  const int64_t *shape; /* NULL: no shape */
+  int rank;
+  lay_dtype dtype;
+  int esize;            /* 0: from the layout or dtype */
+  int extra;            /* `...` without a shape */
+  int esize_used, ell_used, req_false; /* out */
+} run_for;
+
 static lay_status run(const lg_defs *defs, const lg_def *def,
                       const lg_list *args, const char *ref_text, int partial,
-                      lg_ir **out, lay_error *err) {
+                      run_for *rf, lg_ir **out, lay_error *err) {
   if (out) *out = NULL;
   lw w;
   memset(&w, 0, sizeof w);
   w.defs = defs;
   w.err = err;
   w.partial = partial;
+  w.shape = rf->shape;
+  w.shape_rank = rf->rank;
+  w.dtype = rf->dtype;
+  w.ell_extra = rf->extra;
+  w.esize = rf->esize ? rf->esize : lg_def_esize(&w, def);
+  w.esize_trial = rf->esize != 0;
+  if (!w.esize) w.esize = 1; /* an open type plans as int8 */
   w.a = lg_arena_new();
   if (!w.a) {
     lg_error_plain(err, LAY_E_NOMEM, "", "out of memory");
@@ -291,17 +342,20 @@ static lay_status run(const lg_defs *defs, const lg_def *def,
   env caller = {{"<format>", ref_text, ref_text ? strlen(ref_text) : 0},
                 NULL, 0, 0, -1, NULL, 0};
   const char *dims[LG_MAX_RANK];
+  if (ref_text)
+    set_use(&w, &caller.sr, 0, (uint32_t)caller.sr.len, ref_text, 1);
   if (def->layout && !def->layout->alias) {
     int r = 0;
-    for (; r < def->layout->dims.n && r < LG_MAX_RANK; r++)
-      dims[r] = def->layout->dims.v[r]->u.str.s;
+    srcref dsr = lg_def_src(def);
+    lg_layout_dims(&w, &dsr, def->layout, dims, &r);
     caller.dims = dims;
     caller.rank = r;
   }
-  if (ref_text)
-    set_use(&w, &caller.sr, 0, (uint32_t)caller.sr.len, ref_text, 1);
-  if (!ir->name) lg_nomem(&w);
-  else lower_def(&w, def, args, &caller, 0, ir);
+  if (!w.st && !ir->name) lg_nomem(&w);
+  else if (!w.st) lower_def(&w, def, args, &caller, 0, ir);
+  rf->esize_used = w.esize_used;
+  rf->ell_used = w.ell_used;
+  rf->req_false = w.req_false;
   if (w.st) {
     lg_arena_free(w.a);
     return w.st;
@@ -318,7 +372,27 @@ lay_status lg_lower(const lg_defs *defs, const lg_def *def,
     lg_error_plain(err, LAY_E_ARG, "", "no module, definition or output");
     return LAY_E_ARG;
   }
-  return run(defs, def, args, ref_text, 0, out, err);
+  run_for rf;
+  memset(&rf, 0, sizeof rf);
+  return run(defs, def, args, ref_text, 0, &rf, out, err);
+}
+
+lay_status lg_lower_for(const lg_defs *defs, const lg_def *def,
+                        const lg_list *args, const char *ref_text,
+                        const int64_t *shape, int rank, lay_dtype dtype,
+                        lg_ir **out, lay_error *err) {
+  if (!defs || !defs->find || !def || !out) {
+    lg_error_plain(err, LAY_E_ARG, "", "no module, definition or output");
+    return LAY_E_ARG;
+  }
+  run_for rf;
+  memset(&rf, 0, sizeof rf);
+  if (rank >= 1 && rank <= LG_MAX_RANK) { /* without a shape: for `...` */
+    rf.shape = shape;
+    rf.rank = rank;
+  }
+  rf.dtype = dtype;
+  return run(defs, def, args, ref_text, 0, &rf, out, err);
 }
 
 lay_status lg_check_def(const lg_defs *defs, const lg_def *def,
@@ -327,5 +401,30 @@ lay_status lg_check_def(const lg_defs *defs, const lg_def *def,
     lg_error_plain(err, LAY_E_ARG, "", "no module or definition");
     return LAY_E_ARG;
   }
-  return run(defs, def, NULL, NULL, 1, NULL, err);
+  /* A layout whose sizes use esize is checked for each element size its
+  ** type allows (every size lay has when the type is open); one with
+  ** `...` with no and with one leading dimension. */
+  static const int sizes[] = {1, 2, 4, 8};
+  run_for rf;
+  memset(&rf, 0, sizeof rf);
+  lay_status st = run(defs, def, NULL, NULL, 1, &rf, NULL, err);
+  int esized = rf.esize_used, ell = rf.ell_used;
+  lw probe;
+  memset(&probe, 0, sizeof probe);
+  probe.defs = defs;
+  int fixed = lg_def_esize(&probe, def);
+  for (int e = 0; !st && esized && !fixed && e < 4; e++) {
+    for (int x = 0; !st && x <= ell; x++) {
+      memset(&rf, 0, sizeof rf);
+      rf.esize = sizes[e];
+      rf.extra = x;
+      st = run(defs, def, NULL, NULL, 1, &rf, NULL, err);
+    }
+  }
+  for (int x = 1; !st && ell && (!esized || fixed) && x <= 1; x++) {
+    memset(&rf, 0, sizeof rf);
+    rf.extra = x;
+    st = run(defs, def, NULL, NULL, 1, &rf, NULL, err);
+  }
+  return st;
 }

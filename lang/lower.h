@@ -45,6 +45,15 @@ lay_status lg_lower(const lg_defs *defs, const lg_def *def,
                     const lg_list *args, const char *ref_text, lg_ir **out,
                     lay_error *err);
 
+/* lg_lower for a plan: `shape` (rank dimensions, NULL when none) and the
+** plan's element type (LAY_DT_NONE: the layout's) give the dimension
+** sizes, esize and what `...` stands for; `require` is checked. With
+** shape NULL, rank alone says what `...` stands for. */
+lay_status lg_lower_for(const lg_defs *defs, const lg_def *def,
+                        const lg_list *args, const char *ref_text,
+                        const int64_t *shape, int rank, lay_dtype dtype,
+                        lg_ir **out, lay_error *err);
+
 /* The checks lg_module runs when a definition is loaded: lower it with its
 ** parameter defaults when every parameter has one (checking the index part
 ** symbolically); otherwise check only what does not need the arguments. */

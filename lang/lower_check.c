@@ -36,7 +36,7 @@ typedef struct bhit {
 ** 1 to skip it (an expression does not evaluate, a slice does not fit, or
 ** the offsets could overflow). */
 static int bij_geometry(const lg_ir *ir, const int64_t *chunk,
-                        const int64_t *size, bgeo *g) {
+                        const int64_t *size, bgeo *g, int64_t limit) {
   int64_t P[LG_MAX_RANK];
   g->total = 1;
   for (int d = 0; d < ir->rank; d++) {
@@ -57,7 +57,7 @@ static int bij_geometry(const lg_ir *ir, const int64_t *chunk,
     P[d] = g->before[d] + (g->hi[d] - g->lo[d]) + after;
     if (P[d] % chunk[d]) P[d] += chunk[d] - P[d] % chunk[d];
     g->total *= g->hi[d] - g->lo[d];
-    if (g->total > LW_MAX_CHECK) return 1;
+    if (g->total > limit) return 1;
   }
   int64_t inner = 1;
   for (int i = ir->naxes - 1; i >= 0; i--) {
@@ -126,6 +126,25 @@ static int bij_ladder(int64_t c, int64_t limit, int64_t *v, int cap) {
   return n;
 }
 
+/* Add the first multiple of c past kmax (and one more) to the sorted
+** ladder v of n sizes: the size at which a constant stride kmax becomes
+** too small is always tried (`[m @ 12, n]` fails at [2,13]). */
+static int bij_past(int64_t c, int64_t kmax, int64_t *v, int n, int cap) {
+  int64_t s;
+  if (kmax <= 0 || c <= 0 || kmax / c >= (INT64_C(1) << 40) ||
+      __builtin_mul_overflow(kmax / c + 1, c, &s) || s > (INT64_C(1) << 40))
+    return n; /* no shape that large is enumerated */
+  for (int64_t t = s; t <= s + 1 && n < cap; t++) {
+    int i = n;
+    while (i > 0 && v[i - 1] > t) i--;
+    if (i > 0 && v[i - 1] == t) continue;
+    memmove(v + i + 1, v + i, sizeof *v * (size_t)(n - i));
+    v[i] = t;
+    n++;
+  }
+  return n;
+}
+
 /* Report a collision: the shape, both coordinates, the offset; the caret
 ** goes to the largest explicit stride among the axes on which the two
 ** elements differ (the stride that is too small for what lies inside it). */
@@ -189,7 +208,8 @@ int lg_check_bijection(lw *w, const srcref *sr, const lg_layout *L,
     int64_t k = kmax > 6 ? (kmax < INT64_MAX - 2 ? kmax + 2 : INT64_MAX) : 8,
             limit;
     if (__builtin_mul_overflow(chunk[d], k, &limit)) limit = INT64_MAX;
-    nl[d] = bij_ladder(chunk[d], limit, ladder[d], LADDER);
+    nl[d] = bij_ladder(chunk[d], limit, ladder[d], LADDER - 2);
+    nl[d] = bij_past(chunk[d], kmax, ladder[d], nl[d], LADDER);
     if (nl[d] > steps) steps = nl[d];
     base[d] = 2 * chunk[d];
     if (basecount < LW_MAX_CHECK) basecount *= base[d];
@@ -216,7 +236,7 @@ int lg_check_bijection(lw *w, const srcref *sr, const lg_layout *L,
         continue;
       }
       bgeo g;
-      if (bij_geometry(ir, chunk, size, &g)) continue;
+      if (bij_geometry(ir, chunk, size, &g, LW_MAX_CHECK)) continue;
       int64_t n = g.total * nplanes;
       if (spent + n > LW_CHECK_BUDGET) continue;
       spent += n;
@@ -226,4 +246,107 @@ int lg_check_bijection(lw *w, const srcref *sr, const lg_layout *L,
     }
   }
   return rc;
+}
+
+/* ---- Swizzles: the gather table at the plan's shape ------------------------ */
+
+/* "(1,2)" for coordinate x. */
+static void fmt_coord(char *buf, size_t cap, const int64_t *x, int rank) {
+  size_t n = 0;
+  for (int d = 0; d < rank && n < cap; d++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? "," : "(",
+                          (long long)x[d]);
+  if (n < cap) snprintf(buf + n, cap - n, ")");
+}
+
+/* The offset of valid coordinate x (-1 and an error when a swizzle leaves
+** its axis). */
+static int64_t swz_offset(lw *w, const srcref *sr, const lg_ir *ir,
+                          const bgeo *g, const lg_swz *swz,
+                          const int64_t *x) {
+  int64_t p[LG_MAX_RANK], off = 0;
+  for (int d = 0; d < ir->rank; d++) p[d] = x[d] - g->lo[d] + g->before[d];
+  for (int i = 0; i < ir->naxes; i++) {
+    const lg_ir_axis *a = &ir->axis[i];
+    int64_t v = 0;
+    if (a->kind == LG_AX_DIGIT) {
+      v = p[a->dim] / a->div;
+      if (a->mod) v %= a->mod;
+    }
+    if (swz[i].on) {
+      int64_t s = swz[i].dim < 0 ? swz[i].k
+                                 : p[swz[i].dim] / swz[i].div % swz[i].mod;
+      if ((v ^ s) >= g->ext[i]) {
+        char sh[256];
+        lg_fmt_list(sh, sizeof sh, w->shape, ir->rank);
+        lg_fail(w, sr, swz[i].pos, LAY_E_LAYOUT,
+                "swizzle '%s' leaves its axis for shape %s: %lld ^ %lld is "
+                "%lld, the axis has %lld",
+                swz[i].text, sh, (long long)v, (long long)s,
+                (long long)(v ^ s), (long long)g->ext[i]);
+        return -1;
+      }
+      v ^= s;
+    }
+    off += v * g->str[i];
+  }
+  return off;
+}
+
+int lg_swizzle_table(lw *w, const srcref *sr, lg_ir *ir,
+                     const int64_t *chunk, const lg_swz *swz) {
+  char sh[256];
+  bgeo g;
+  if (w->shape_rank != ir->rank)
+    return lg_fail(w, sr, 0, LAY_E_SHAPE,
+                   "shape has %d dimensions, the layout has %d",
+                   w->shape_rank, ir->rank);
+  lg_fmt_list(sh, sizeof sh, w->shape, ir->rank);
+  int64_t span = 1;
+  if (bij_geometry(ir, chunk, w->shape, &g, LW_MAX_TABLE) == 0)
+    for (int i = 0; i < ir->naxes && span <= LW_MAX_TABLE; i++)
+      span += (g.ext[i] - 1) * g.str[i];
+  else
+    span = LW_MAX_TABLE + 1;
+  if (ir->naxes > 0 && g.ext[0] * g.str[0] > span) span = g.ext[0] * g.str[0];
+  if (span > LW_MAX_TABLE)
+    return lg_fail(w, sr, 0, LAY_E_LIMIT,
+                   "a swizzled layout is planned as a table of at most %d "
+                   "entries; shape %s needs more",
+                   LW_MAX_TABLE, sh);
+  int64_t *t = lg_walloc(w, sizeof *t * (size_t)span);
+  if (!t) return -1;
+  for (int64_t e = 0; e < span; e++) t[e] = -1;
+  int64_t x[LG_MAX_RANK], n = 1;
+  for (int d = 0; d < ir->rank; d++) n *= w->shape[d];
+  for (int64_t k = 0; k < n; k++) {
+    int64_t r = k, valid = 1;
+    for (int d = ir->rank - 1; d >= 0; d--) {
+      x[d] = r % w->shape[d];
+      r /= w->shape[d];
+      valid &= x[d] >= g.lo[d] && x[d] < g.hi[d];
+    }
+    if (!valid) continue;
+    int64_t off = swz_offset(w, sr, ir, &g, swz, x);
+    if (off < 0) return -1;
+    if (t[off] >= 0) {
+      int64_t y[LG_MAX_RANK], q = t[off];
+      char a[200], b[200];
+      for (int d = ir->rank - 1; d >= 0; d--) {
+        y[d] = q % w->shape[d];
+        q /= w->shape[d];
+      }
+      fmt_coord(a, sizeof a, y, ir->rank);
+      fmt_coord(b, sizeof b, x, ir->rank);
+      return lg_fail(w, sr, ir->axis[0].pos, LAY_E_LAYOUT,
+                     "layout is not a bijection for shape %s: %s and %s both "
+                     "map to offset %lld",
+                     sh, a, b, (long long)off);
+    }
+    t[off] = k;
+  }
+  ir->naxes = 0;
+  ir->table = t;
+  ir->ntable = span;
+  return 0;
 }

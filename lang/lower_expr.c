@@ -11,7 +11,8 @@
 /* ---- Expressions --------------------------------------------------------- */
 
 static const char *const op_names[] = {"+", "-", "*", "/", "%", "<<", ">>",
-                                       "&", "|", "^", "-", "~"};
+                                       "&", "|", "^", "-", "~", "==",
+                                       "!=", "<", "<=", ">", ">=", "in"};
 
 static int lookup(lw *w, const env *en, const lg_expr *e, val *out) {
   const char *s = e->u.str.s;
@@ -27,13 +28,26 @@ static int lookup(lw *w, const env *en, const lg_expr *e, val *out) {
     }
     *out = en->p[i].v;
     if (out->k == V_UNK) w->unk_used = 1;
+    if (en->p[i].shaped) w->shape_used++;
     return 0;
   }
   for (int i = 0; i < en->rank; i++) {
     if (strcmp(en->dims[i], s)) continue;
+    if (w->shape && en->rank == w->shape_rank) { /* a plan's shape */
+      out->k = V_INT;
+      out->i = w->shape[i];
+      w->shape_used++;
+      return 0;
+    }
     out->k = V_IE;
     out->ie = lg_ie_dim(w->a, i);
     return out->ie ? 0 : lg_nomem(w);
+  }
+  if (!strcmp(s, "esize") && w->esize > 0) { /* the stored element's bytes */
+    w->esize_used = 1;
+    out->k = V_INT;
+    out->i = w->esize;
+    return 0;
   }
   out->k = V_NAME;
   out->name = s;
@@ -132,9 +146,15 @@ static int eval_binary(lw *w, const env *en, const lg_expr *e, val *out) {
   if (a.k == V_IE || b.k == V_IE) {
     static const lg_iexpr_kind kinds[] = {LG_IE_ADD, LG_IE_SUB, LG_IE_MUL,
                                           LG_IE_DIV, LG_IE_MOD};
+    if (op > LG_OP_MOD && w->partial) { /* known when a plan is made */
+      out->k = V_UNK;
+      w->unk_used = 1;
+      return 0;
+    }
     if (op > LG_OP_MOD)
       return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                     "'%s' needs constant operands", op_names[op]);
+                     "'%s' of a dimension's size is known only when a plan "
+                     "is made for a shape", op_names[op]);
     lg_iexpr *x, *y;
     if (as_ie(w, en, e->u.op.a, &a, &x) || as_ie(w, en, e->u.op.b, &b, &y))
       return -1;
@@ -242,16 +262,27 @@ static int eval_call(lw *w, const env *en, const lg_expr *e, val *out) {
                    e->u.call.args.n);
   if (!strcmp(fn, "ceil")) {
     val a, b;
-    if (lg_eval(w, en, e->u.call.args.v[0], &a) ||
-        lg_eval(w, en, e->u.call.args.v[1], &b))
-      return -1;
+    if (lg_eval(w, en, e->u.call.args.v[0], &a)) return -1;
+    int su = w->shape_used;
+    if (lg_eval(w, en, e->u.call.args.v[1], &b)) return -1;
     if (a.k == V_UNK || b.k == V_UNK) {
       out->k = V_UNK;
       return 0;
     }
+    if (b.k == V_IE && w->partial) { /* known when a plan is made */
+      out->k = V_UNK;
+      w->unk_used = 1;
+      return 0;
+    }
+    if (b.k == V_IE)
+      return lg_fail(w, &en->sr, e->u.call.args.v[1]->pos, LAY_E_ARG,
+                     "ceil: the multiple '%s' is known only when a plan is "
+                     "made for a shape",
+                     lg_etext(w, &en->sr, e->u.call.args.v[1]));
     if (b.k != V_INT || b.i <= 0)
       return lg_fail(w, &en->sr, e->u.call.args.v[1]->pos, LAY_E_ARG,
-                     "ceil: the multiple must be a positive integer");
+                     "ceil: the multiple must be a positive integer%s",
+                     w->shape_used != su ? lg_shape_note(w) : "");
     lg_iexpr *x, *y;
     if (as_ie(w, en, e->u.call.args.v[0], &a, &x) ||
         as_ie(w, en, e->u.call.args.v[1], &b, &y))
@@ -312,9 +343,15 @@ int lg_eval_int(lw *w, const env *en, const lg_expr *e, int64_t *out,
     return 0;
   }
   if (v.k == V_NAME) return lg_unknown_name(w, en, e, &v);
+  if (v.k == V_IE && w->partial) { /* known when a plan is made */
+    *unk = 1;
+    w->unk_used = 1;
+    return 0;
+  }
   if (v.k == V_IE)
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
-                   "'%s' must be a constant (it depends on a dimension's size)",
+                   "'%s' depends on a dimension's size: it is known only "
+                   "when a plan is made for a shape",
                    lg_etext(w, &en->sr, e));
   return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'%s' must be an integer",
                  lg_etext(w, &en->sr, e));
@@ -387,6 +424,7 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
   for (int i = 0; i < np; i++) {
     ps[i].name = param_name(L->params.v[i]);
     memset(&ps[i].v, 0, sizeof ps[i].v);
+    ps[i].shaped = 0;
     for (int j = 0; j < i; j++)
       if (!strcmp(ps[j].name, ps[i].name))
         return lg_fail(w, &sr, L->params.v[i]->pos, LAY_E_NAME,
@@ -426,7 +464,9 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
       return lg_fail(w, &caller->sr, a->pos, LAY_E_ARG,
                      "argument '%s' is given twice", ps[i].name);
     set[i] = 1;
+    int su = w->shape_used;
     if (lg_eval(w, caller, ve, &ps[i].v)) return -1;
+    ps[i].shaped = w->shape_used != su;
     if (ps[i].v.k == V_NAME && !ps[i].v.arg) {
       ps[i].v.arg = ve;
       ps[i].v.arg_sr = caller->sr;
@@ -441,7 +481,9 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
     const lg_expr *p = L->params.v[i];
     if (p->kind == LG_X_NAMED) {
       env de = {sr, ps, np, i, i, dims, rank};
+      int su = w->shape_used;
       if (lg_eval(w, &de, p->u.named.value, &ps[i].v)) return -1;
+      ps[i].shaped = w->shape_used != su;
     } else if (w->partial && !args) {
       ps[i].v.k = V_UNK;
     } else {

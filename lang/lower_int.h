@@ -3,11 +3,14 @@
 ** the lowering; module.c sees only lower.h). The files, in the order of
 ** the work (see lower.c for the order of work for one instance):
 **   lower.c           errors, definitions (layouts, aliases), entry points
+**   lower_plan.c      what a plan's shape and type give: esize, `...`,
+**                     `require`
 **   lower_expr.c      expressions, parameters, dimensions
 **   lower_value.c     value rules: quantize/dequantize/fixed/affine/cast,
 **                     where-planes, pad_value
 **   lower_order.c     memory-order items, digit chains, chunked<>
-**   lower_check.c     bijectivity over a ladder of shapes
+**   lower_check.c     bijectivity over a ladder of shapes; the gather
+**                     table of a swizzled layout at the plan's shape
 **   lower_index.c     the index ops of transforms (pad, slice, transpose,
 **                     reshape) on the tracked digits and the gather table
 **   lower_transform.c transforms: the chain, the IR
@@ -69,6 +72,7 @@ typedef struct val {
 typedef struct param {
   const char *name; /* as declared */
   val v;            /* bound value */
+  int shaped;       /* its value came from the plan's shape */
 } param;
 
 /* What names mean inside an expression. */
@@ -100,7 +104,31 @@ typedef struct lw {
   uint32_t use_pos, use_end; /* its span in that text */
   const char *use_text;    /* the use as written, blanks squeezed out */
   int use_plain;           /* a format reference: no source position */
+  /* The plan an instance is made for (lg_lower_for, LANGUAGE.md "Sizes
+  ** known at plan time"): with a shape, dimension sizes are integers and
+  ** `require` is checked; `...` stands for shape_rank minus the named
+  ** dimensions. Without one, `...` stands for ell_extra dimensions. */
+  const int64_t *shape;    /* the concrete shape, or NULL */
+  int shape_rank;          /* its dimensions */
+  lay_dtype dtype;         /* the plan's element type, LAY_DT_NONE: open */
+  int esize;               /* bytes per stored element (the name esize) */
+  int esize_used;          /* esize was looked up */
+  int ell_extra;           /* leading dimensions `...` stands for */
+  int ell_used;            /* a layout with `...` was lowered */
+  int esize_trial;         /* esize is one the static check tries */
+  int req_false;           /* a requirement on esize failed (esize_trial) */
+  int shape_used;          /* counts the sizes taken from the shape */
 } lw;
+
+/* A swizzle item `d ^ x` (lower_order.c): the digit d of its axis XOR x,
+** x a digit (p_dim / div) % mod of another dimension or the constant k. */
+typedef struct lg_swz {
+  int on;           /* the axis is swizzled */
+  int dim;          /* x's dimension, -1: the constant k */
+  int64_t div, mod, k;
+  const char *text; /* the item as written, for messages */
+  uint32_t pos;
+} lg_swz;
 
 /* A number or a per-channel list. */
 typedef struct nums {
@@ -197,6 +225,22 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
             param *ps, int *nps);
 int lg_set_dims(lw *w, const srcref *sr, lg_ir *ir, const lg_list *dims);
 
+/* ---- lower_plan.c: esize, `...`, require -------------------------------- */
+
+/* The bytes of the element the layout of def stores (esize). */
+int lg_def_esize(lw *w, const lg_def *def);
+/* L with its leading `...` expanded (L itself when it has none). */
+int lg_expand_ellipsis(lw *w, const srcref *sr, const lg_layout *L,
+                       const lg_layout **out);
+/* The dimension names of L as lowered (`...` expanded). */
+int lg_layout_dims(lw *w, const srcref *sr, const lg_layout *L,
+                   const char **dims, int *rank);
+/* The `require` clauses of L. */
+int lg_requires(lw *w, const env *en, const lg_layout *L);
+/* " for shape [2,3]" (when the value depends on the plan's shape), for
+** messages about a size that is not a positive integer; "" otherwise. */
+const char *lg_shape_note(lw *w);
+
 /* ---- lower_value.c: value rules ------------------------------------------ */
 
 /* A number or a list of numbers (pad values, the value ops' numbers). */
@@ -239,6 +283,11 @@ int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c, lg_ir *ir);
 
 int lg_check_bijection(lw *w, const srcref *sr, const lg_layout *L,
                        const lg_ir *ir, const int64_t *chunk);
+/* A layout with swizzled axes (swz[i] for axis i) at the plan's shape:
+** the IR becomes its gather table, every element checked to land on its
+** own offset inside its axis. */
+int lg_swizzle_table(lw *w, const srcref *sr, lg_ir *ir,
+                     const int64_t *chunk, const lg_swz *swz);
 
 /* ---- lower_index.c, lower_transform.c: transforms ------------------------ */
 

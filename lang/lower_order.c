@@ -21,6 +21,8 @@ typedef struct item {
   int unk;           /* a divisor or modulus is unknown (partial mode) */
   lg_iexpr *lo, *hi, *before, *after;
   int64_t ceil;      /* ceil(d, k): k, else 0 */
+  int ceil_in;       /* pads around ceil(d, k): the rounding is inside */
+  lg_swz swz;        /* `digit ^ operand`: swz.on set */
   uint32_t pos;      /* the item's position */
   const char *text;  /* its source text */
 } item;
@@ -78,9 +80,14 @@ static int classify_digit(lw *w, const env *en, const lg_expr *e,
                    lg_etext(w, &en->sr, e));
   int64_t k;
   int unk;
+  if (it->swz.on)
+    return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                   "'%s': a swizzle d ^ x is a whole item",
+                   lg_etext(w, &en->sr, e));
   if (lg_mentions_dim(en, e->u.op.b))
     return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
                    "an order item names exactly one dimension");
+  int su = w->shape_used;
   if (lg_eval_int(w, en, e->u.op.b, &k, &unk)) return -1;
   it->pos = e->pos;
   if (unk || it->unk) {
@@ -89,8 +96,9 @@ static int classify_digit(lw *w, const env *en, const lg_expr *e,
   }
   if (k <= 0)
     return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
-                   "digit %s: %lld is not a positive integer",
-                   lg_etext(w, &en->sr, e), (long long)k);
+                   "digit %s: %lld is not a positive integer%s",
+                   lg_etext(w, &en->sr, e), (long long)k,
+                   w->shape_used != su ? lg_shape_note(w) : "");
   if (op == LG_OP_DIV) {
     if (it->mod && it->mod % k)
       return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
@@ -124,9 +132,11 @@ static int classify_padded(lw *w, const env *en, const lg_expr *e,
                    "an order item names exactly one dimension");
   if (classify(w, en, core, plane, it)) return -1;
   if (it->kind != IT_DIGIT || it->div != 1 || it->mod != 0 ||
-      it->before || it->after || it->ceil)
+      it->before || it->after || it->swz.on)
     return lg_fail(w, &en->sr, core->pos, LAY_E_LAYOUT,
-                   "only a whole dimension or a slice can be padded");
+                   "only a whole dimension, a slice or ceil(d, k) can be "
+                   "padded");
+  it->ceil_in = it->ceil != 0;
   it->pos = e->pos;
   it->unk |= unk;
   it->before = before;
@@ -172,11 +182,13 @@ static int classify_ceil(lw *w, const env *en, const lg_expr *e,
                    "ceil takes 2 arguments (ceil(d, k)), got %d",
                    e->u.call.args.n);
   if (classify(w, en, e->u.call.args.v[0], plane, it)) return -1;
-  if (it->kind != IT_DIGIT || it->div != 1 || it->mod != 0 || it->ceil)
+  if (it->kind != IT_DIGIT || it->div != 1 || it->mod != 0 || it->ceil ||
+      it->swz.on)
     return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
                    "ceil(d, k) rounds a whole dimension up");
   int64_t k;
   int unk;
+  int su = w->shape_used;
   if (lg_eval_int(w, en, e->u.call.args.v[1], &k, &unk)) return -1;
   it->pos = e->pos;
   if (unk) {
@@ -185,8 +197,82 @@ static int classify_ceil(lw *w, const env *en, const lg_expr *e,
   }
   if (k <= 0)
     return lg_fail(w, &en->sr, e->u.call.args.v[1]->pos, LAY_E_LAYOUT,
-                   "ceil: the multiple must be a positive integer");
+                   "ceil: the multiple must be a positive integer%s",
+                   w->shape_used != su ? lg_shape_note(w) : "");
   it->ceil = k;
+  return 0;
+}
+
+/* d >> k and d & m: the digits d / 2^k and d % 2^k (m = 2^k - 1). */
+static int classify_bits(lw *w, const env *en, const lg_expr *e,
+                         const char *plane, item *it) {
+  lg_op op = e->u.op.op;
+  int64_t k;
+  int unk;
+  if (lg_mentions_dim(en, e->u.op.b))
+    return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
+                   "an order item names exactly one dimension");
+  if (lg_eval_int(w, en, e->u.op.b, &k, &unk)) return -1;
+  if (unk) {
+    if (classify(w, en, e->u.op.a, plane, it)) return -1;
+    it->unk = 1;
+    return 0;
+  }
+  if (op == LG_OP_SHR ? k < 0 || k > 62 : k < 0 || (k & (k + 1)) != 0)
+    return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
+                   op == LG_OP_SHR ? "'%s': a shift is 0 to 62 bits"
+                                   : "'%s': the mask must be 2^k - 1 (a "
+                                     "digit d %% 2^k)",
+                   lg_etext(w, &en->sr, e));
+  /* rewrite as d / 2^k or d % (m + 1) and classify that */
+  lg_expr b = *e->u.op.b, d = *e;
+  b.kind = LG_X_INT;
+  b.u.i = op == LG_OP_SHR ? (int64_t)1 << k : k + 1;
+  d.u.op.op = op == LG_OP_SHR ? LG_OP_DIV : LG_OP_MOD;
+  d.u.op.b = &b;
+  return classify(w, en, &d, plane, it);
+}
+
+/* a ^ b: the digit a permuted by b (a digit of another dimension with a
+** modulus, or a constant): a swizzle, planned as a table (swizzle.c). */
+static int classify_xor(lw *w, const env *en, const lg_expr *e,
+                        const char *plane, item *it) {
+  if (classify(w, en, e->u.op.a, plane, it)) return -1;
+  if (it->kind != IT_DIGIT || it->swz.on)
+    return lg_fail(w, &en->sr, e->u.op.a->pos, LAY_E_LAYOUT,
+                   "'%s': the left of '^' is a digit of a dimension",
+                   lg_etext(w, &en->sr, e));
+  lg_swz *z = &it->swz;
+  z->on = 1;
+  z->text = lg_etext(w, &en->sr, e);
+  z->pos = e->pos;
+  if (!lg_mentions_dim(en, e->u.op.b)) {
+    int unk;
+    z->dim = -1;
+    if (lg_eval_int(w, en, e->u.op.b, &z->k, &unk)) return -1;
+    if (unk) it->unk = 1;
+    else if (z->k < 0)
+      return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
+                     "'%s': a negative swizzle", lg_etext(w, &en->sr, e));
+    return 0;
+  }
+  item o;
+  memset(&o, 0, sizeof o);
+  if (classify(w, en, e->u.op.b, plane, &o)) return -1;
+  if (o.kind != IT_DIGIT || o.mod == 0 || o.swz.on || o.before || o.after ||
+      o.lo || o.hi || o.ceil)
+    return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
+                   "'%s': the right of '^' is a digit d/k%%m or d%%m of a "
+                   "dimension, or a constant",
+                   lg_etext(w, &en->sr, e));
+  if (o.dim == it->dim)
+    return lg_fail(w, &en->sr, e->u.op.b->pos, LAY_E_LAYOUT,
+                   "'%s': a digit swizzled by its own dimension",
+                   lg_etext(w, &en->sr, e));
+  z->dim = o.dim;
+  z->div = o.div;
+  z->mod = o.mod;
+  it->unk |= o.unk;
   return 0;
 }
 
@@ -212,6 +298,10 @@ static int classify(lw *w, const env *en, const lg_expr *e,
       it->kind = IT_PLANE;
       return 0;
     }
+    if (!strcmp(s, "..."))
+      return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                     "'...' must be the first item of the memory order, "
+                     "and the first dimension");
     for (int i = 0; i < en->np; i++)
       if (!strcmp(en->p[i].name, s))
         return lg_fail(w, &en->sr, e->pos, LAY_E_NAME,
@@ -223,6 +313,16 @@ static int classify(lw *w, const env *en, const lg_expr *e,
     if (e->u.op.op == LG_OP_DIV || e->u.op.op == LG_OP_MOD)
       return classify_digit(w, en, e, plane, it);
     if (e->u.op.op == LG_OP_ADD) return classify_padded(w, en, e, plane, it);
+    if (e->u.op.op == LG_OP_SHR || e->u.op.op == LG_OP_AND)
+      return classify_bits(w, en, e, plane, it);
+    if (e->u.op.op == LG_OP_XOR) return classify_xor(w, en, e, plane, it);
+    if (e->u.op.op == LG_OP_OR || e->u.op.op == LG_OP_SHL)
+      return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                     "'%s': '%s' in an order item would leave holes or "
+                     "merge elements (a swizzle is d ^ x, a digit d >> k "
+                     "or d & (2^k - 1))",
+                     lg_etext(w, &en->sr, e),
+                     e->u.op.op == LG_OP_OR ? "|" : "<<");
     break;
   case LG_X_SLICE: return classify_slice(w, en, e, plane, it);
   case LG_X_CALL: return classify_ceil(w, en, e, plane, it);
@@ -255,6 +355,7 @@ typedef struct dpad {
   int unk;          /* its pads are unknown (partial mode) */
   lg_iexpr *lo, *hi, *before, *after;
   int64_t ceil;
+  int ceil_in;
 } dpad;
 
 /* Check that the digits of every dimension chain, and set the chunk
@@ -364,10 +465,12 @@ static int digit_axis(lw *w, const env *en, const item *it, lg_ir_axis *ax,
     p->before = it->before;
     p->after = it->after;
     p->ceil = it->ceil;
+    p->ceil_in = it->ceil_in;
   } else if (!it->unk && !p->unk &&
              (!lg_ie_equal(p->lo, it->lo) || !lg_ie_equal(p->hi, it->hi) ||
               !lg_ie_equal(p->before, it->before) ||
-              !lg_ie_equal(p->after, it->after) || p->ceil != it->ceil)) {
+              !lg_ie_equal(p->after, it->after) || p->ceil != it->ceil ||
+              p->ceil_in != it->ceil_in)) {
     return lg_fail(w, &en->sr, it->pos, LAY_E_LAYOUT,
                    "inconsistent padding of '%s' (all items of a "
                    "dimension carry the same pad and slice)",
@@ -390,6 +493,18 @@ static int stride_align(lw *w, const env *en, const lg_item *li,
       return lg_fail(w, &en->sr, li->align->pos, LAY_E_LAYOUT,
                      "align must be positive, '%s' is %lld",
                      lg_etext(w, &en->sr, li->align), (long long)c);
+    if (li->align_bytes && ax->align) { /* bytes -> stored elements */
+      if (!lg_ie_is_const(ax->align, &c))
+        return lg_fail(w, &en->sr, li->align->pos, LAY_E_LAYOUT,
+                       "align '%s' bytes must be a constant",
+                       lg_etext(w, &en->sr, li->align));
+      if (c % w->esize)
+        return lg_fail(w, &en->sr, li->align->pos, LAY_E_LAYOUT,
+                       "align %lld bytes is not a multiple of the element "
+                       "size (esize = %d)", (long long)c, w->esize);
+      ax->align = lg_ie_const(w->a, c / w->esize);
+      if (!ax->align) return lg_nomem(w);
+    }
   }
   return 0;
 }
@@ -407,8 +522,10 @@ static int dim_pads(lw *w, const env *en, const dpad *pad, lg_ir *ir) {
     if (p->ceil > 1) {
       lg_iexpr *ext = p->hi ? p->hi : lg_ie_dim(w->a, d);
       if (p->lo) ext = lg_ie_bin(w->a, LG_IE_SUB, ext, p->lo);
-      if (p->before) ext = lg_ie_bin(w->a, LG_IE_ADD, p->before, ext);
-      if (p->after) ext = lg_ie_bin(w->a, LG_IE_ADD, ext, p->after);
+      if (p->before && !p->ceil_in)
+        ext = lg_ie_bin(w->a, LG_IE_ADD, p->before, ext);
+      if (p->after && !p->ceil_in)
+        ext = lg_ie_bin(w->a, LG_IE_ADD, ext, p->after);
       lg_iexpr *up = lg_ie_bin(w->a, LG_IE_CEIL, ext,
                                lg_ie_const(w->a, p->ceil));
       lg_iexpr *extra = lg_ie_bin(w->a, LG_IE_SUB, up, ext);
@@ -431,7 +548,9 @@ int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
   if (L->n_items > LG_MAX_AXES)
     return lg_fail(w, &en->sr, L->items[LG_MAX_AXES].e->pos, LAY_E_LIMIT,
                    "more than %d axes", LG_MAX_AXES);
-  int unk[LG_MAX_RANK] = {0}, nplane = 0, explicit_stride = 0;
+  int unk[LG_MAX_RANK] = {0}, nplane = 0, explicit_stride = 0, nswz = 0;
+  lg_swz swz[LG_MAX_AXES];
+  memset(swz, 0, sizeof swz);
   dpad pad[LG_MAX_RANK];
   memset(pad, 0, sizeof pad);
   for (int i = 0; i < L->n_items; i++) {
@@ -455,6 +574,8 @@ int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
     } else {
       if (it->unk) unk[it->dim] = 1;
       if (digit_axis(w, en, it, ax, &pad[it->dim])) return -1;
+      swz[ir->naxes - 1] = it->swz;
+      nswz += it->swz.on;
     }
     if (li->stride) explicit_stride = 1;
     if (stride_align(w, en, li, ax)) return -1;
@@ -466,6 +587,16 @@ int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
   if (check_chains(w, en, its, L->n_items, unk, L->order_pos, chunk))
     return -1;
   if (dim_pads(w, en, pad, ir)) return -1;
+  if (nswz) { /* a table for the plan's shape */
+    if (w->partial) return 0;
+    if (!w->shape)
+      for (int i = 0; i < ir->naxes; i++)
+        if (swz[i].on)
+          return lg_fail(w, &en->sr, swz[i].pos, LAY_E_LAYOUT,
+                         "'%s': a swizzle is planned for one shape (give "
+                         "the shape)", swz[i].text);
+    return lg_swizzle_table(w, &en->sr, ir, chunk, swz) ? -1 : 0;
+  }
   if (explicit_stride && !w->unk_used) {
     for (int d = 0; d < en->rank; d++)
       if (unk[d]) return 0;

@@ -586,6 +586,12 @@ size_t lg_check_file(lg_module *m, const char *path, lg_report_fn report,
 
 lay_status lg_instantiate(lg_module *m, const char *ref, lg_ir **out,
                           lay_error *err) {
+  return lg_instantiate_for(m, ref, NULL, 0, LAY_DT_NONE, out, err);
+}
+
+lay_status lg_instantiate_for(lg_module *m, const char *ref,
+                              const int64_t *shape, int rank, lay_dtype dtype,
+                              lg_ir **out, lay_error *err) {
   if (out) *out = NULL;
   if (!m || !ref || !out) {
     lg_error_plain(err, LAY_E_ARG, "", "no module, format or output");
@@ -604,8 +610,9 @@ lay_status lg_instantiate(lg_module *m, const char *ref, lg_ir **out,
       st = LAY_E_NAME;
     } else {
       lg_defs defs = {find_def, m};
-      st = lg_lower(&defs, d, e->kind == LG_X_CALL ? &e->u.call.args : NULL,
-                    ref, out, err);
+      st = lg_lower_for(&defs, d,
+                        e->kind == LG_X_CALL ? &e->u.call.args : NULL, ref,
+                        shape, rank, dtype, out, err);
     }
   }
   lg_arena_free(a);

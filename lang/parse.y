@@ -100,6 +100,8 @@ items(A) ::= items(L) COMMA item(I).        { A = lg_b_items_add(p, L, I); }
 item(A) ::= expr(E).                        { A = lg_b_item(p, E); }
 item(A) ::= item(I) ATSIGN(T) expr(E).      { A = lg_b_item_stride(p, I, T, E); }
 item(A) ::= item(I) ALIGN(T) expr(E).       { A = lg_b_item_align(p, I, T, E); }
+item(A) ::= item(I) ALIGN(T) expr(E) NAME(U).
+                                            { A = lg_b_item_align_unit(p, I, T, E, U); }
 
 /* chunked<R, d,s, ...>, ChunkedMemoryLayout<...>, FlatMemoryLayout<R>. */
 %type chunked {lg_expr *}
@@ -121,9 +123,21 @@ clauses(A) ::= clauses(L) WHERE(K) NAME(N) EQ expr(E).
                                             { A = lg_b_clause(p, L, LG_C_WHERE, K, N, E); }
 clauses(A) ::= clauses(L) NAME(N) EQ expr(E).
                                             { A = lg_b_clause(p, L, LG_C_SET, N, N, E); }
+clauses(A) ::= clauses(L) REQUIRE(K) cond(E).
+                                            { A = lg_b_clause(p, L, LG_C_REQUIRE, K, K, E); }
 clauses(A) ::= clauses(L) NAME(N) LP RP(R). { A = lg_b_clause(p, L, LG_C_CALL, N, N, lg_b_call(p, N, NULL, R)); }
 clauses(A) ::= clauses(L) NAME(N) LP args(X) RP(R).
                                             { A = lg_b_clause(p, L, LG_C_CALL, N, N, lg_b_call(p, N, X, R)); }
+
+/* A `require` condition: a comparison, or `x in (a, b, ...)`. */
+cond(A) ::= expr(X) EQEQ expr(Y).           { A = lg_b_binary(p, X, LG_OP_EQ, Y); }
+cond(A) ::= expr(X) NE expr(Y).             { A = lg_b_binary(p, X, LG_OP_NE, Y); }
+cond(A) ::= expr(X) LT expr(Y).             { A = lg_b_binary(p, X, LG_OP_LT, Y); }
+cond(A) ::= expr(X) LE expr(Y).             { A = lg_b_binary(p, X, LG_OP_LE, Y); }
+cond(A) ::= expr(X) GT expr(Y).             { A = lg_b_binary(p, X, LG_OP_GT, Y); }
+cond(A) ::= expr(X) GE expr(Y).             { A = lg_b_binary(p, X, LG_OP_GE, Y); }
+cond(A) ::= expr(X) NAME(K) LP(O) exprs(L) RP(C).
+                                            { A = lg_b_in(p, X, K, O, L, C); }
 
 /*************************** Transforms *************************************/
 /* transform NAME (X : TYPE[SHAPE]) = OP | OP | ... */
@@ -178,6 +192,7 @@ expr(A) ::= INT(T).                         { A = lg_b_int(p, T); }
 expr(A) ::= FLOAT(T).                       { A = lg_b_float(p, T); }
 expr(A) ::= STRING(T).                      { A = lg_b_string(p, T); }
 expr(A) ::= NAME(T).                        { A = lg_b_name(p, T); }
+expr(A) ::= ELLIPSIS(T).                    { A = lg_b_name(p, T); }
 expr(A) ::= chunked(C).                     { A = C; }
 expr(A) ::= LB(O) RB(C).                    { A = lg_b_list(p, O, NULL, C); }
 expr(A) ::= LB(O) exprs(L) RB(C).           { A = lg_b_list(p, O, L, C); }

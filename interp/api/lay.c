@@ -316,7 +316,7 @@ lay_status lay_plan_create(lay_ctx *ctx, const char *format,
     return LAY_E_ARG;
   }
   lg_ir *ir = NULL;
-  st = lg_instantiate(ctx->m, format, &ir, err);
+  st = lg_instantiate_for(ctx->m, format, shape, rank, dtype, &ir, err);
   if (st) return st;
   st = pad_type(ir, NULL, dtype, err);
   if (st) {
@@ -760,6 +760,38 @@ static lay_status match_dims(const lg_ir *a, const lg_ir *b, lay_error *err) {
   return LAY_OK;
 }
 
+/* The target instantiated again for the shape in its own dimension order
+** (the sizes its `require`, esize and computed sizes see); b unchanged
+** when a dimension of it is not in the source (the planner says so). */
+static lay_status target_for_shape(lay_ctx *ctx, const char *to,
+                                   const char *map,
+                                   char names[][LG_MAX_NAME_COPY],
+                                   const lg_ir *a, lg_ir **b,
+                                   const int64_t *shape, int rank,
+                                   lay_dtype dtype, lay_error *err) {
+  int64_t bshape[LG_MAX_RANK];
+  if ((*b)->rank != rank || a->rank != rank) return LAY_OK;
+  for (int j = 0; j < rank; j++) {
+    int found = -1;
+    for (int i = 0; i < rank; i++)
+      if (a->dim[i].name && (*b)->dim[j].name &&
+          !strcmp(a->dim[i].name, (*b)->dim[j].name))
+        found = i;
+    if (found < 0) return LAY_OK;
+    bshape[j] = shape[found];
+  }
+  lg_ir *nb = NULL;
+  lay_status st = lg_instantiate_for(ctx->m, to, bshape, rank, dtype, &nb, err);
+  if (!st && map && *map) st = apply_map(nb, map, names, err);
+  if (st) {
+    lg_ir_free(nb);
+    return st;
+  }
+  lg_ir_free(*b);
+  *b = nb;
+  return LAY_OK;
+}
+
 /* lay_plan_convert and lay_plan_convert_map: with `match`, the dimension
 ** names are matched here first (map applied), for the error that names
 ** both sides' dimensions. */
@@ -777,10 +809,12 @@ static lay_status convert_plan(lay_ctx *ctx, const char *from, const char *to,
   }
   lg_ir *a = NULL, *b = NULL;
   char names[LG_MAX_RANK][LG_MAX_NAME_COPY];
-  st = lg_instantiate(ctx->m, from, &a, err);
-  if (!st) st = lg_instantiate(ctx->m, to, &b, err);
+  st = lg_instantiate_for(ctx->m, from, shape, rank, dtype, &a, err);
+  if (!st) st = lg_instantiate_for(ctx->m, to, NULL, rank, dtype, &b, err);
   if (!st && map && *map) st = apply_map(b, map, names, err);
   if (!st && match && rank == a->rank) st = match_dims(a, b, err);
+  if (!st) st = target_for_shape(ctx, to, map, names, a, &b, shape, rank,
+                                 dtype, err);
   if (!st) st = pad_type(a, b, dtype, err);
   if (!st) st = pad_type(b, a, dtype, err);
   if (!st) {

@@ -548,7 +548,8 @@ static int st_roundtrip(lt_run *r) {
   size_t sb = lay_plan_src_bytes(r->pack), db = lay_plan_dst_bytes(r->pack);
   lay_dtype st = lay_plan_src_dtype(r->pack), ht = lay_plan_dst_dtype(r->pack);
   size_t hs = lay_dtype_size(ht);
-  if (lg_instantiate(li_ctx_module(r->ctx), r->ref, &ir, &err) != LAY_OK)
+  if (lg_instantiate_for(li_ctx_module(r->ctx), r->ref, r->shape, r->rank,
+                         r->dtype, &ir, &err) != LAY_OK)
     return lt_fail(r, "roundtrip: %s", err.message);
   exact = ir->value.nplanes == 0 &&
           (ir->value.kind == LG_V_NONE ||

@@ -62,7 +62,14 @@ typedef enum ref_kind {
   R_K16W1,    /* Kneron (n,c,h,w) -> [n, c, h, ceil16(w)] */
   R_TIDL,     /* TI: a = pad_l, pad_r, pad_t, pad_b, pad_ch, ch_pitch */
   R_TIDL_NHWC, /* TI, CPU side (n, h, w, c), the same planes and a */
-  R_DIGITS     /* a C array subscript: `digs`, see digits() */
+  R_DIGITS,    /* a C array subscript: `digs`, see digits() */
+  /* Formats whose sizes depend on the element size es (bytes) of the
+  ** type (TensorRT's "elementSize is 2 for FP16 and 1 for Int8", RKNN's
+  ** Table 5-1); wider types are refused (LAY_E_SHAPE): */
+  R_NC1HWC2_B, /* RKNN [n][c/C2][h][w][c%C2], C2 = a[0] bytes / es */
+  R_DLA_LINEAR, /* TensorRT [N][C][H][roundUp(W, 64/es)], [n][c][h][w] */
+  R_DLA_HWC4   /* TensorRT C in {1,3,4}, C' = {1,4,4}:
+                  [N][H][roundUp(W, 64/C'/es)][C'], [n][h][w][c] */
 } ref_kind;
 
 /* The value rule between the CPU element and the hardware element. */
@@ -389,12 +396,28 @@ static const fmt fmts[] = {
     {DG("trt", "trt.hwc", NCHW, D_HWC)},
     {DG("trt", "trt.hwc16", NCHW, D_HWC16)},
     {DG("trt", "trt.dhwc", NCDHW, D_DHWC)},
+    {F("trt", "trt.dla_linear", NCHW, R_DLA_LINEAR)},
+    {F("trt", "trt.dla_hwc4", NCHW, R_DLA_HWC4)},
+    /* the rank-polymorphic twins, on 4 (5) dimensions: d0 leads */
+    {F("trt", "trt.linear_nd", "d0,c,h,w", R_ROWMAJOR)},
+    {DG("trt", "trt.chw2_nd", "d0,c,h,w", D_CHW2)},
+    {DG("trt", "trt.hwc8_nd", "d0,c,h,w", D_HWC8)},
+    {DG("trt", "trt.chw4_nd", "d0,c,h,w", D_CHW4)},
+    {DG("trt", "trt.chw16_nd", "d0,c,h,w", D_CHW16)},
+    {DG("trt", "trt.chw32_nd", "d0,c,h,w", D_CHW32)},
+    {DG("trt", "trt.dhwc8_nd", "d0,c,d,h,w", D_DHWC8)},
+    {DG("trt", "trt.cdhw32_nd", "d0,c,d,h,w", D_CDHW32)},
+    {DG("trt", "trt.hwc_nd", "d0,c,h,w", D_HWC)},
+    {DG("trt", "trt.hwc16_nd", "d0,c,h,w", D_HWC16)},
+    {DG("trt", "trt.dhwc_nd", "d0,c,d,h,w", D_DHWC)},
     /* Arm Ethos-U */
     {F("ethosu", "ethosu.nhwc", "n,h,w,c", R_ROWMAJOR)},
     {DG("ethosu", "ethosu.nhcwb16", "n,h,w,c", D_NHCWB16)},
     /* Rockchip RKNN */
     {F("rknn", "rknn.nchw", NCHW, R_ROWMAJOR)},
     {F("rknn", "rknn.nhwc", "n,h,w,c", R_ROWMAJOR)},
+    {F("rknn", "rknn.rk3588_nc1hwc2", NCHW, R_NC1HWC2_B), .a = {16}},
+    {F("rknn", "rknn.rk3566_nc1hwc2", NCHW, R_NC1HWC2_B), .a = {8}},
     {DG("rknn", "rknn.nc1hwc2(16)", NCHW, D_NC1HWC2_16)},
     {DG("rknn", "rknn.nc1hwc2(c2=5)", NCHW, D_NC1HWC2_5)},
     {DG("rknn", "rknn.rk3588_nc1hwc2_int8", NCHW, D_NC1HWC2_16), .own = I8},
@@ -433,6 +456,7 @@ static const fmt fmts[] = {
     {DG("rknn", "rknn.rk3588_mm_c_int16", "m,n", D_MMA8), .own = I16},
     /* XLA */
     {DG("xla", "xla.tiled(2, 2)", "a,b", D_XLA_2X2)},
+    {DG("xla", "xla.tiled_nd(2, 2)", "a,b", D_XLA_2X2)},
     {DG("xla", "xla.tiled(t0=8, t1=128)", "a,b", D_XLA_8X128)},
     {DG("xla", "xla.tiled_minor(4)", "a,b", D_XLA_MINOR4)},
     {DG("xla", "xla.tiled3(2, 4)", "a,b,c", D_XLA_3D_2X4)},
@@ -591,8 +615,34 @@ static int64_t digits(const fmt *f, const int64_t *s, int rank,
 
 /* The slot of coordinate x (CPU-side order) of format f on shape s, and
 ** the number of slots of the buffer in *slots. */
+/* The element size of the case being checked (check_case), for the
+** R_NC1HWC2_B and R_DLA_* references. */
+static int64_t g_es = 1;
+
+/* The slot of coordinate x of the element-size formats (n, c, h, w). */
+static int64_t es_slot(const fmt *f, const int64_t *s, const int64_t *x,
+                       int64_t *slots) {
+  if (f->kind == R_NC1HWC2_B) {
+    int64_t c2 = f->a[0] / g_es, c1 = ceil_to(s[1], c2) / c2;
+    *slots = s[0] * c1 * s[2] * s[3] * c2;
+    return (((x[0] * c1 + x[1] / c2) * s[2] + x[2]) * s[3] + x[3]) * c2 +
+           x[1] % c2;
+  }
+  if (f->kind == R_DLA_LINEAR) {
+    int64_t wp = ceil_to(s[3], 64 / g_es);
+    *slots = s[0] * s[1] * s[2] * wp;
+    return ((x[0] * s[1] + x[1]) * s[2] + x[2]) * wp + x[3];
+  }
+  int64_t cp = s[1] == 1 ? 1 : 4, wp = ceil_to(s[3], 64 / cp / g_es);
+  *slots = s[0] * s[2] * wp * cp;
+  return ((x[0] * s[2] + x[2]) * wp + x[3]) * cp + x[1];
+}
+
 static int64_t ref_slot(const fmt *f, const int64_t *s, int rank,
                         const int64_t *x, int64_t *slots) {
+  if (f->kind == R_NC1HWC2_B || f->kind == R_DLA_LINEAR ||
+      f->kind == R_DLA_HWC4)
+    return es_slot(f, s, x, slots);
   if (f->kind == R_ROWMAJOR) {
     int64_t i = 0;
     for (int d = 0; d < rank; d++) i = i * s[d] + x[d];
@@ -615,6 +665,9 @@ static int64_t ref_slot(const fmt *f, const int64_t *s, int rank,
   case R_ROWMAJOR:
   case R_CHUNKED:
   case R_TIDL_NHWC:
+  case R_NC1HWC2_B:
+  case R_DLA_LINEAR:
+  case R_DLA_HWC4:
   case R_DIGITS: break;
   case R_HCWNC: {
     int64_t bx = f->a[0], cb = ceil_to(c, bx) / bx;
@@ -1054,6 +1107,7 @@ static void check_case(const fmt *f, const int64_t *s, int rank, lay_dtype t,
   lay_dtype ct = cpu_type(f, t);
   tcase k = {format_of(f, s), s, rank, ct};
   g_cases++;
+  g_es = (int64_t)lay_dtype_size(ct);
   int64_t n = numel(s, rank);
   size_t cbytes = (size_t)n * lay_dtype_size(ct);
   size_t hbytes = (size_t)ref_bytes(f, s, rank, t);
@@ -1247,6 +1301,25 @@ done:
   free(owner);
 }
 
+/* The element-size formats refuse types wider than 2 bytes, and
+** kDLA_HWC4 a C other than 1, 3 or 4: LAY_E_SHAPE (a `require`). */
+static int es_refused(const fmt *f, const int64_t *s, lay_dtype t) {
+  if (f->kind != R_NC1HWC2_B && f->kind != R_DLA_LINEAR &&
+      f->kind != R_DLA_HWC4)
+    return 0;
+  if (lay_dtype_size(t) <= 2 &&
+      (f->kind != R_DLA_HWC4 || s[1] == 1 || s[1] == 3 || s[1] == 4))
+    return 0;
+  tcase k = {format_of(f, s), s, 4, t};
+  lay_plan *p = NULL;
+  g_cases++;
+  check_eq(&k, "refused: status",
+           lay_plan_create(g_ctx, k.format, s, 4, t, LAY_PACK, &p, NULL),
+           LAY_E_SHAPE);
+  lay_plan_free(p);
+  return 1;
+}
+
 static void check_format(const fmt *f) {
   int rank = rank_of(f);
   int ntypes =
@@ -1260,13 +1333,19 @@ static void check_format(const fmt *f) {
       check_types(f, s, rank);
       continue;
     }
+    int refused = 0;
     for (int ti = 0; ti < ntypes; ti++)
-      check_case(f, s, rank, TYPES[ti], ti == 0 && numel(s, rank) < 20000);
-    if (ntypes > 1) {
+      if (!(refused |= es_refused(f, s, TYPES[ti])))
+        check_case(f, s, rank, TYPES[ti], ti == 0 && numel(s, rank) < 20000);
+      else if (f->kind == R_DLA_HWC4 && s[1] != 1 && s[1] != 3 && s[1] != 4)
+        break; /* every type is refused: one check is enough */
+    if (ntypes > 1 && !refused) {
       check_nibbles(f, s, rank, LAY_DT_INT4);
       check_nibbles(f, s, rank, LAY_DT_UINT4);
     }
-    check_types(f, s, rank);
+    if (!refused || f->kind != R_DLA_HWC4 || s[1] == 1 || s[1] == 3 ||
+        s[1] == 4)
+      check_types(f, s, rank);
   }
 }
 

@@ -155,6 +155,18 @@ static int check_formats(int big) {
         done = 1;
       }
     }
+    if (!done) { /* a layout that requires 3 channels (trt.dla_hwc4) */
+      int64_t s3[4];
+      memcpy(s3, big ? BIG[3] : SMALL[3], sizeof s3);
+      s3[1] = 3;
+      lay_plan *p = plan_for(name, s3, 4, LAY_PACK, fmt, sizeof fmt);
+      if (p) {
+        snprintf(what, sizeof what, "%s pack rank 4, 3 channels", fmt);
+        compare_counts(p, what);
+        lay_plan_free(p);
+        done = 1;
+      }
+    }
     if (!done) { /* rank 5 last */
       lay_plan *p = plan_for(name, big ? BIG[4] : SMALL[4], 5, LAY_PACK, fmt,
                              sizeof fmt);

@@ -20,6 +20,7 @@ ref_of() {
   rknn.mm_a) echo "rknn.mm_a(16)" ;;
   rknn.mm_b) echo "rknn.mm_b(32,32)" ;;
   xla.tiled) echo "xla.tiled(8,128)" ;;
+  xla.tiled_nd) echo "xla.tiled_nd(2,4)" ;;
   xla.tiled_minor) echo "xla.tiled_minor(4)" ;;
   xla.tiled3) echo "xla.tiled3(2,4)" ;;
   mlir.pack_nc | mlir.pack_kc) echo "$1(8,32)" ;;
@@ -39,6 +40,8 @@ shape_of() {
   xla.tiled | xla.tiled_minor | xla.tiled_8x128_2x1 | xla.tiled_32x128_4x1 | mlir.pack_nc | mlir.pack_kc) echo 13,130 ;;
   xla.tiled3 | mlir.pack_cba_b) echo 2,5,7 ;;
   onednn.nCdhw16c | onednn.gOIhw16i16o | trt.dhwc8 | trt.cdhw32 | trt.dhwc) echo 2,19,3,5,7 ;;
+  trt.dla_hwc4) echo 2,3,5,7 ;;   # C can only be 1, 3 or 4
+  trt.*_nd) echo 2,3,19,5,7 ;;    # leading dimensions kept outermost
   *) echo 2,19,5,7 ;;
   esac
 }

@@ -17,7 +17,7 @@ ARGS = {
     "ti.tidl_qu16": "(2)", "ti.tidl_nhwc_q8": "(4)", "ti.tidl_nhwc_qu8": "(4)",
     "ti.tidl_nhwc_q16": "(2)", "ti.tidl_nhwc_qu16": "(2)",
     "rknn.nc1hwc2": "(16)", "rknn.mm_a": "(16)", "rknn.mm_b": "(32, 32)",
-    "xla.tiled": "(8, 128)", "xla.tiled_minor": "(4)",
+    "xla.tiled": "(8, 128)", "xla.tiled_minor": "(4)", "xla.tiled_nd": "(2, 4)",
     "xla.tiled3": "(2, 4)", "mlir.pack_nc": "(8, 32)", "mlir.pack_kc": "(8, 32)",
     "mlir.pack_kcrs_sr": "(8, 32)", "mlir.pack_cba_b": "(2, pad=3)",
     "mlir.pack_ba": "(32, 8)",
@@ -30,7 +30,8 @@ RANK = {"core.flat1": (37,), "core.flat2": (5, 37), "core.flat3": (3, 5, 7),
         "xla.tiled_minor": (13, 130), "xla.tiled_8x128_2x1": (13, 130),
         "xla.tiled_32x128_4x1": (13, 130), "xla.tiled3": (2, 5, 7),
         "mlir.pack_nc": (13, 130), "mlir.pack_kc": (13, 130),
-        "mlir.pack_cba_b": (2, 5, 7)}
+        "mlir.pack_cba_b": (2, 5, 7),
+        "trt.dla_hwc4": (2, 3, 3, 7)}  # C can only be 1, 3 or 4
 RANK.update({n: (37, 70) for n in (
     "rknn.mm_a", "rknn.mm_b", "rknn.mm_c", "rknn.rk3588_mm_a_int8",
     "rknn.rk3588_mm_b_int8", "rknn.rk3588_mm_c_int32", "rknn.rk3588_mm_a_fp16",

@@ -445,10 +445,13 @@ LI_STEP step_CONV(walk *w, uint8_t *d) {
   const li_plan *p = w->p;
   const li_loop *in = w->in;
   const uint8_t *s = w->src + w->sb * (int64_t)w->se;
-  if (w->nl >= 2) {
+  if (w->nl >= 2) { /* rows over the two loops outside the innermost */
     const li_loop *o = &w->L[w->nl - 2];
-    li_conv_block(&p->s, &p->d, s, o->ss, in->ss, d, o->ds, in->ds, o->ext,
-                  in->ext, w->cb, o->cs, in->cs, w->pre, w->post, w->dpat);
+    const li_loop *o2 = w->nl >= 3 ? &w->L[w->nl - 3] : NULL;
+    li_rows2 g = {o2 ? o2->ext : 1, o2 ? o2->ss : 0, o2 ? o2->ds : 0,
+                  o2 ? o2->cs : 0, o->ext, o->ss, o->ds, o->cs};
+    li_conv_rows(&p->s, &p->d, s, &g, in->ss, d, in->ds, in->ext, w->cb,
+                 in->cs, w->pre, w->post, w->dpat);
   } else {
     li_conv_block(&p->s, &p->d, s, 0, in->ss, d, 0, in->ds, 1, in->ext, w->cb,
                   0, in->cs, w->pre, w->post, w->dpat);

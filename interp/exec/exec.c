@@ -199,8 +199,10 @@ LI_STEP step_COPY(walk *w, uint8_t *d) {
 ** source (ss 1), the innermost along the destination (ds 1). */
 LI_STEP step_TR(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
-  li_tr2d(w->de, w->p->simd, w->src, w->src + w->p->sbytes,
-          w->src + w->sb * (int64_t)w->se, in->ss, d, o->ds, in->ext, o->ext);
+  const int64_t u = w->b->bk ? w->b->bk : 1; /* elements a group */
+  li_tr2d(w->de * (size_t)u, w->p->simd, w->src, w->src + w->p->sbytes,
+          w->src + w->sb * (int64_t)w->se, in->ss / u, d, o->ds / u, in->ext,
+          o->ext);
 }
 
 /* The gather tile over the innermost loop (the source's run). */

@@ -195,6 +195,44 @@ TR_NARROW2(narrow2_2x4, 16, 4, 3)
 TR_NARROW2(narrow2_4x2, 32, 2, 2)
 #endif
 
+/* The narrow destination, the narrow tile's inverse: B's rows are M < T
+** elements back to back (ldb = M = A's rows: M streams interleaved). M
+** registers hold T columns of A's M rows; log2(M) rounds of the perfect
+** shuffle interleave them, and the M registers are stored back to back:
+** T rows of B. */
+#define TR_NDST(NAME, W, M, ROUNDS)                                          \
+  TR_CLONES static void NAME(const uint8_t *a, size_t lda, uint8_t *b) {     \
+    __m128i r[M];                                                            \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                  \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);          \
+    TR_UNROLL for (int j = 0; j < (M); j++)                                  \
+      _mm_storeu_si128((__m128i *)(void *)(b + 16 * j), r[j]);               \
+  }
+
+TR_NDST(ndst_1x2, 8, 2, 1)
+TR_NDST(ndst_1x4, 8, 4, 2)
+TR_NDST(ndst_1x8, 8, 8, 3)
+TR_NDST(ndst_2x2, 16, 2, 1)
+TR_NDST(ndst_2x4, 16, 4, 2)
+TR_NDST(ndst_4x2, 32, 2, 1)
+
+typedef void (*ndst_fn)(const uint8_t *, size_t, uint8_t *);
+
+/* The narrow-destination kernel for M rows of A of esz bytes, or NULL. */
+static ndst_fn ndst_for(size_t esz, int64_t m) {
+  if (m != 2 && m != 4 && m != 8) return NULL;
+  switch ((int)(esz << 4 | (size_t)m)) {
+  case 0x12: return ndst_1x2;
+  case 0x14: return ndst_1x4;
+  case 0x18: return ndst_1x8;
+  case 0x22: return ndst_2x2;
+  case 0x24: return ndst_2x4;
+  case 0x42: return ndst_4x2;
+  default: return NULL;
+  }
+}
+
 /* The narrow kernel for rows of m elements of esz bytes (twice: 2T rows a
 ** call), or NULL. */
 static narrow_fn narrow_for(size_t esz, int64_t m, int twice) {
@@ -350,6 +388,21 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
           staged(&w, ar + (size_t)h * w.lda, br + (size_t)h * esz, w.T,
                  (int)cols);
       }
+    }
+    return;
+  }
+  /* B's rows of rows < T elements back to back: interleaved streams. */
+  ndst_fn df = simd >= LI_SIMD_SSE && cols >= T && ldb == rows
+                   ? ndst_for(esz, rows) : NULL;
+  if (df) {
+    for (int64_t c = 0; c < cols; c += T) {
+      int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
+      const uint8_t *ac = a + (size_t)c0 * esz;
+      uint8_t *bc = b + (size_t)c0 * w.ldb;
+      if (ac >= lo && ac + (size_t)(rows - 1) * w.lda + TR_BYTES <= hi)
+        df(ac, w.lda, bc);
+      else
+        staged(&w, ac, bc, (int)rows, (int)T);
     }
     return;
   }

@@ -71,6 +71,8 @@ char *li_plan_describe(const li_plan *p) {
               x->fill ? (x->raw ? "hole" : x->pat ? "source pad" : "pad") : "data",
               li_kern_name(x->kern));
     if (x->kern == LI_K_BLOCK) lg_sb_printf(&b, " %d", x->bk);
+    if (x->kern == LI_K_TR && x->bk)
+      lg_sb_printf(&b, " of %d-element groups", x->bk);
     if (x->pre || x->post)
       lg_sb_printf(&b, ", row pads %lld+%lld", (long long)x->pre,
                 (long long)x->post);

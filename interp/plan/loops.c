@@ -27,18 +27,22 @@ static int deilv_ok(const li_loop *L, int n, int64_t sb, int64_t W) {
 #define LI_MAX_TAKE 8  /* loops one gather tile may take */
 #define LI_MAX_TRG 4096 /* gather tiles of one plan */
 
-/* The general transposition (exec/tr.c): the box's destination runs along
-** its innermost loop and its source along another one, j. Moves loop j
-** just outside the innermost (the others keep their order) and returns 1;
-** 0 when there is no such loop or the element size has no kernel. */
-static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
+/* The general transposition (exec/tr.c), in units of u elements (u > 1:
+** groups of u elements contiguous on both sides, moved as one element of
+** u * esz bytes; b->bk = u then): the box's destination runs along its
+** innermost loop and its source along another one, j. Moves loop j just
+** outside the innermost (the others keep their order) and returns 1; 0
+** when there is no such loop or the element size has no kernel. */
+static int take_transpose_u(li_box *b, li_loop *L, int n, size_t esz,
+                            int64_t u) {
   const li_loop *in = &L[n - 1];
-  if (n < 2 || in->ds != 1 || in->ss == 1 || in->tab || b->pre || b->post ||
-      (esz != 1 && esz != 2 && esz != 4 && esz != 8))
+  size_t g = esz * (size_t)u;
+  if (n < 2 || in->ds != u || in->ss == u || in->ss % u || in->tab ||
+      b->pre || b->post || (g != 1 && g != 2 && g != 4 && g != 8))
     return 0;
   int j = -1;
   for (int i = n - 2; i >= 0; i--)
-    if (L[i].ss == 1 && !L[i].tab) {
+    if (L[i].ss == u && !L[i].tab && L[i].ds % u == 0) {
       j = i;
       break;
     }
@@ -47,6 +51,49 @@ static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
   for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
   L[n - 2] = t;
   b->kern = LI_K_TR;
+  b->bk = u > 1 ? (int)u : 0;
+  return 1;
+}
+
+static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
+  return take_transpose_u(b, L, n, esz, 1);
+}
+
+/* Whether the box is a transposition whose destination rows are the
+** source's few rows interleaved: its innermost loop (ds 1) has 2, 4 or 8
+** source rows of under 16 bytes, and a loop contiguous in the source
+** writes them back to back (tr.c's narrow destination, one SIMD step for
+** T columns of all the rows). */
+static int narrow_dst(const li_box *b, const li_loop *L, int n, size_t esz) {
+  const li_loop *in = &L[n - 1];
+  if (n < 2 || b->pre || b->post || in->ds != 1 || in->tab ||
+      (in->ext != 2 && in->ext != 4 && in->ext != 8) ||
+      in->ext * (int64_t)esz >= 16 || (esz != 1 && esz != 2 && esz != 4))
+    return 0;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab)
+      return L[i].ds == in->ext && L[i].ext >= 16 / (int64_t)esz;
+  return 0;
+}
+
+/* Groups: the innermost loop is a run of u elements contiguous on both
+** sides (u * esz = 2, 4 or 8 bytes, an AMD HCWNC4 pixel), and the loops
+** outside it, in groups, are a transposition. The run's loop leaves the
+** box, whose kernel moves groups as elements (take_transpose_u). */
+static int take_groups(li_box *b, li_loop *L, int *n, size_t esz) {
+  int m = *n;
+  const li_loop *in = &L[m - 1];
+  int64_t g = in->ext * (int64_t)esz;
+  if (m < 3 || in->ss != 1 || in->ds != 1 || in->tab || b->pre || b->post ||
+      (g != 2 && g != 4 && g != 8))
+    return 0;
+  int64_t u = in->ext;
+  li_loop save = L[m - 1];
+  if (!take_transpose_u(b, L, m - 1, esz, u)) {
+    L[m - 1] = save;
+    return 0;
+  }
+  *n = m - 1;
   return 1;
 }
 
@@ -243,6 +290,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
              (L[n - 2].ds == 4 || L[n - 2].ds == 8 || L[n - 2].ds == 16)) {
     b->kern = LI_K_EXPAND;
     b->bk = (int)L[n - 2].ds;
+  } else if (take_groups(b, L, &n, esz)) {
+    b->nl = n;
   } else if (in->ss == 1 && in->ds == 1 && n >= 2 &&
              in->ext * (int64_t)esz <= 4096 &&
              (in->ext * (int64_t)esz >= 16 || (!pre && !post))) {
@@ -280,14 +329,18 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       ** a tile, then copy the tile's rows out (HCWNC8 on 7x7 planes) */
       b->kern = LI_K_ILV2;
       b->bk = (int)W;
+    } else if (narrow_dst(b, L, n, esz) && take_transpose(b, L, n, esz)) {
+      /* the loops reordered in place */
     } else if (pre + in->ext + post < 16 / (int64_t)esz &&
                take_gather(p, b, L, &n, esz)) {
       b->nl = n;
     } else if (take_transpose(b, L, n, esz)) {
-      b->bk = 0;
+      /* the loops reordered in place */
     }
   } else if (in->ss == 1 && in->ds == 1) {
     b->kern = LI_K_MEMCPY;
+  } else if (narrow_dst(b, L, n, esz) && take_transpose(b, L, n, esz)) {
+    /* the loops reordered in place */
   } else if (!pre && !post && in->ext < 16 / (int64_t)esz &&
              take_gather(p, b, L, &n, esz)) {
     b->nl = n;

@@ -30,6 +30,10 @@
 **     channels, m < T), T rows are m registers loaded whole and the same
 **     network sorts them into m columns (the narrow tile); the `cols` <= m
 **     of them that exist are stored;
+**   - when B's rows are A's m = 2, 4 or 8 < T rows back to back (ldb = m:
+**     m streams interleaved, the HCWNC pixel), m registers take T columns
+**     of the m rows, log2(m) rounds interleave them, and they are stored
+**     back to back (the narrow destination);
 **   - otherwise, when A has fewer than T columns (3 channels against 16
 **     pixels), each tile still loads T elements per row, and stores only
 **     the `cols` rows of B that exist;

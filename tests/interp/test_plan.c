@@ -297,13 +297,13 @@ static void check_convert(const char *name, const lg_ir *a, const lg_ir *b,
 
 /* ---- Layouts ------------------------------------------------------------- */
 static void hcwnc(lg_ir *ir, int x) {
-  static char l1[8][8], l2[8][8];
+  static char l1[8][16], l2[8][16];
   static int k;
   ir_init(ir, "amd.hcwnc", "n,c,h,w");
   char *a = l1[k % 8], *b = l2[k % 8];
   k++;
-  snprintf(a, 8, "c/%d", x);
-  snprintf(b, 8, "c%%%d", x);
+  snprintf(a, 16, "c/%d", x);
+  snprintf(b, 16, "c%%%d", x);
   ax_digit(ir, 2, 1, 0, "h");
   ax_digit(ir, 1, x, 0, a);
   ax_digit(ir, 3, 1, 0, "w");
@@ -1119,6 +1119,8 @@ static void kernel_case(const char *name, const lg_ir *ir, const int64_t *shape,
   li_plan_free(up);
 }
 
+static void t_kernels_groups(void);
+
 static void t_kernels(void) {
   lg_ir ir;
   static const int64_t tiles[][4] = {
@@ -1264,6 +1266,73 @@ static void t_kernels(void) {
                (long long)qs[i][3]);
       kernel_case(nm, &ir, qs[i], LAY_DT_FP32, "convert + interleave", NULL);
     }
+  t_kernels_groups();
+}
+
+/* Groups and interleaved rows through the transposition (plan/loops.c
+** take_groups, narrow_dst; exec/tr.c's narrow destination): converts
+** between channel blocks (a run of 2 to 8 bytes contiguous on both sides
+** moved as one element: HCWNC4 -> HCWNC8 and back), and packs whose
+** destination rows are 2, 4 or 8 source rows interleaved, every element
+** size, with channels that fill the blocks (the kernel named) and with
+** pads (checked against the reference only). */
+static void t_kernels_groups(void) {
+  static const lay_dtype ty[] = {LAY_DT_INT8, LAY_DT_INT16, LAY_DT_FP32};
+  static const int64_t full[][4] = {
+      {1, 16, 5, 7}, {2, 8, 9, 9}, {1, 24, 3, 17}, {1, 8, 1, 40}, {3, 8, 2, 5}};
+  static const int64_t odd[][4] = {{1, 13, 5, 7}, {2, 6, 3, 19}};
+  char nm[112];
+  lg_ir a, b, ir;
+  for (size_t t = 0; t < sizeof ty / sizeof *ty; t++) {
+    size_t esz = li_dt_size(ty[t]);
+    for (int x = 2; x <= 4; x *= 2) {
+      for (size_t i = 0; i < sizeof full / sizeof *full; i++)
+        for (int dir = 0; dir < 2; dir++) {
+          hcwnc(&a, dir ? 2 * x : x);
+          hcwnc(&b, dir ? x : 2 * x);
+          snprintf(nm, sizeof nm, "kernels groups hcwnc%d -> hcwnc%d %s %lldx%lldx%lldx%lld",
+                   dir ? 2 * x : x, dir ? x : 2 * x, li_dt_name(ty[t]),
+                   (long long)full[i][0], (long long)full[i][1],
+                   (long long)full[i][2], (long long)full[i][3]);
+          check_convert(nm, &a, &b, full[i], ty[t]);
+          li_plan *p = NULL;
+          lay_error err;
+          char want[40];
+          snprintf(want, sizeof want, "of %d-element groups", x);
+          if (x * (int)esz <= 8 && full[i][0] == 1 &&
+              !li_plan_convert(&a, &b, full[i], 4, ty[t], &p, &err)) {
+            char *d = li_plan_describe(p);
+            CHECK(d && strstr(d, "transpose") && strstr(d, want),
+                  "%s: not a transposition %s:\n%s", nm, want, d ? d : "");
+            free(d);
+          }
+          li_plan_free(p);
+        }
+      for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+        hcwnc(&a, x);
+        hcwnc(&b, 2 * x);
+        snprintf(nm, sizeof nm, "kernels groups hcwnc%d -> hcwnc%d %s odd %zu", x,
+                 2 * x, li_dt_name(ty[t]), i);
+        check_convert(nm, &a, &b, odd[i], ty[t]);
+        check_convert(nm, &b, &a, odd[i], ty[t]);
+      }
+    }
+  }
+  /* interleaved rows: NCHW -> HCWNC x with x * esz < 16 and W >= 16 / esz
+  ** (1-byte elements take the interleave kernel instead) */
+  static const int64_t wide[][4] = {{1, 8, 3, 19}, {1, 16, 2, 33}, {1, 8, 1, 16}};
+  for (size_t t = 1; t < sizeof ty / sizeof *ty; t++) {
+    size_t esz = li_dt_size(ty[t]);
+    for (int x = 2; x <= 8 && x * (int)esz < 16; x *= 2)
+      for (size_t i = 0; i < sizeof wide / sizeof *wide; i++) {
+        hcwnc(&ir, x);
+        snprintf(nm, sizeof nm, "kernels interleaved rows hcwnc%d %s %lldx%lldx%lldx%lld",
+                 x, li_dt_name(ty[t]), (long long)wide[i][0],
+                 (long long)wide[i][1], (long long)wide[i][2],
+                 (long long)wide[i][3]);
+        kernel_case(nm, &ir, wide[i], ty[t], "transpose", NULL);
+      }
+  }
 }
 
 int main(int argc, char **argv) {

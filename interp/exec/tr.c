@@ -473,6 +473,42 @@ TRG_TILE(trg_1, 8, 16, 4)
 TRG_TILE(trg_2, 16, 8, 3)
 TRG_TILE(trg_4, 32, 4, 2)
 TRG_TILE(trg_8, 64, 2, 1)
+
+/* The narrow gather tile: P = 2, 4 or 8 table rows, T columns of each
+** interleaved (the narrow destination) into P registers stored back to
+** back at d (j's destination stride is P). */
+#define TRG_NARROW(NAME, W, M, ROUNDS)                                        \
+  TR_CLONES static void NAME(const li_trg *t, const uint8_t *s, uint8_t *d,   \
+                             size_t esz) {                                    \
+    __m128i r[M];                                                             \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                   \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(                 \
+          t->row[i] < 0 ? t->pad : s + t->row[i] * (int64_t)esz));            \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);           \
+    TR_UNROLL for (int j = 0; j < (M); j++)                                   \
+      _mm_storeu_si128((__m128i *)(void *)(d + 16 * j), r[j]);                \
+  }
+TRG_NARROW(trgn_1x2, 8, 2, 1)
+TRG_NARROW(trgn_1x4, 8, 4, 2)
+TRG_NARROW(trgn_1x8, 8, 8, 3)
+TRG_NARROW(trgn_2x2, 16, 2, 1)
+TRG_NARROW(trgn_2x4, 16, 4, 2)
+TRG_NARROW(trgn_4x2, 32, 2, 1)
+
+typedef void (*trgn_fn)(const li_trg *, const uint8_t *, uint8_t *, size_t);
+
+static trgn_fn trgn_for(size_t esz, int m) {
+  if (m != 2 && m != 4 && m != 8) return NULL;
+  switch ((int)(esz << 4 | (size_t)m)) {
+  case 0x12: return trgn_1x2;
+  case 0x14: return trgn_1x4;
+  case 0x18: return trgn_1x8;
+  case 0x22: return trgn_2x2;
+  case 0x24: return trgn_2x4;
+  case 0x42: return trgn_4x2;
+  default: return NULL;
+  }
+}
 #endif
 
 /* The portable gather tile: the same bytes element by element. */
@@ -493,6 +529,16 @@ void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
                 int64_t cols, uint8_t *d, int64_t dsc) {
   int64_t T = (int64_t)(TR_BYTES / esz);
 #if defined(TR_SSE2)
+  trgn_fn nf = t->ng == 1 && t->g < T && dsc == t->g ? trgn_for(esz, t->g)
+                                                      : NULL;
+  if (simd >= LI_SIMD_SSE && cols >= T && nf) {
+    for (int64_t c = 0; c < cols; c += T) {
+      int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
+      nf(t, s + c0 * (int64_t)esz, d + (t->grp[0] + c0 * dsc) * (int64_t)esz,
+         esz);
+    }
+    return;
+  }
   void (*f)(const li_trg *, const uint8_t *, uint8_t *, int64_t, size_t) =
       esz == 1 ? trg_1 : esz == 2 ? trg_2 : esz == 4 ? trg_4 : trg_8;
   if (simd >= LI_SIMD_SSE && cols >= T && t->ng * t->g == (int)T) {

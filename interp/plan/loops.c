@@ -103,10 +103,12 @@ static int take_groups(li_box *b, li_loop *L, int *n, size_t esz) {
 ** T positions (a loop may be split to reach T). Those loops leave the box
 ** for a table of T source rows (pad positions read the pad element) and
 ** the destination offsets of T elements, in groups of g contiguous ones;
-** j becomes the box's only inner loop. Returns 1 when taken (the box's
-** loops rewritten in L, *n updated), 0 otherwise. */
-static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
-                       size_t esz) {
+** j becomes the box's only inner loop. With P < T the table has P rows
+** whose destinations are one run of P elements (tr.c's narrow form).
+** Returns 1 when taken (the box's loops rewritten in L, *n updated), 0
+** otherwise. */
+static int take_gather_p(li_plan *p, li_box *b, li_loop *L, int *n,
+                         size_t esz, int P) {
   int m = *n, T = (int)(16 / esz);
   if (m < 2 || (esz != 1 && esz != 2 && esz != 4 && esz != 8) ||
       p->d.v.nplanes || p->s.v.nplanes || L[m - 1].ds != 1 || L[m - 1].ss == 1)
@@ -130,25 +132,26 @@ static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
     }
   int take[LI_MAX_TAKE], nt = 0;
   int64_t prod = 1, q = 0; /* q: the split factor of the last one (0: whole) */
-  for (int oi = 0; oi < no && prod < T; oi++) {
+  for (int oi = 0; oi < no && prod < P; oi++) {
     int i = ord[oi];
     if (L[i].tab || nt == LI_MAX_TAKE) return 0;
     int64_t e = L[i].ext + (i == m - 1 ? b->pre + b->post : 0);
-    if (prod * e <= T) {
+    if (prod * e <= P) {
       take[nt++] = i;
       prod *= e;
-    } else if (i != m - 1 && L[i].ext % (T / prod) == 0) {
+    } else if (i != m - 1 && L[i].ext % (P / prod) == 0) {
       take[nt++] = i;
-      q = T / prod;
-      prod = T;
+      q = P / prod;
+      prod = P;
     } else {
       return 0;
     }
   }
-  if (prod != T || p->ntrg >= LI_MAX_TRG) return 0;
+  if (prod != P || p->ntrg >= LI_MAX_TRG) return 0;
   li_trg t;
   memset(&t, 0, sizeof t);
-  for (int k = 0; k < T; k++) { /* mixed radix over take[], innermost first */
+  for (int k = P; k < 16; k++) t.row[k] = -1;
+  for (int k = 0; k < P; k++) { /* mixed radix over take[], innermost first */
     int64_t r = k, so = 0, dof = 0;
     int pad = 0;
     for (int a = 0; a < nt; a++) {
@@ -167,15 +170,16 @@ static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
     t.row[k] = pad ? -1 : so;
     t.grp[k] = dof; /* per element for now */
   }
-  int g = T;
+  int g = P;
   for (; g > 1; g /= 2) { /* runs of g contiguous destination elements */
     int ok = 1;
-    for (int k = 0; k < T && ok; k++)
+    for (int k = 0; k < P && ok; k++)
       if (t.grp[k] != t.grp[k - k % g] + k % g) ok = 0;
     if (ok) break;
   }
+  if (P < T && g < P) return 0; /* the narrow tile: one run of P */
   t.g = g;
-  t.ng = T / g;
+  t.ng = P / g;
   for (int k = 0; k < t.ng; k++) t.grp[k] = t.grp[k * g];
   for (int k = t.ng; k < 16; k++) t.grp[k] = 0;
   for (int k = 0; k < 16; k++) t.pad[k] = p->pats[0][(size_t)k % esz];
@@ -208,6 +212,24 @@ static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
   b->kern = LI_K_TRG;
   b->pre = b->post = 0; /* pad rows of the tile */
   return 1;
+}
+
+/* The gather tile; first its narrow form where the source's run j writes
+** P = 2, 4 or 8 (< T) elements a column back to back (j's destination
+** stride P): P table rows interleaved by tr.c's narrow destination
+** (crouton2x2's 2x2 pixel groups), then T rows. */
+static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
+                       size_t esz) {
+  int m = *n;
+  for (int i = m - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      int64_t P = L[i].ds;
+      if ((P == 2 || P == 4 || P == 8) && P * (int64_t)esz < 16 &&
+          take_gather_p(p, b, L, n, esz, (int)P))
+        return 1;
+      break;
+    }
+  return take_gather_p(p, b, L, n, esz, (int)(16 / esz));
 }
 
 void li_order_loops(li_loop *L, int n) {

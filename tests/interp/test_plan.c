@@ -1318,6 +1318,35 @@ static void t_kernels_groups(void) {
       }
     }
   }
+  /* interleaved rows from a table (the narrow gather tile): crouton2x2's
+  ** 2x2 pixel groups (4 rows), 2x4 (8 rows) and 1x2 (2 rows, one loop: the
+  ** narrow destination), with pads (channels or pixels short of a block) */
+  static const int C2X2[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,4, 3,32, 1,2, 2,2};
+  static const int C2X4[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,2, 3,32, 1,2, 2,4};
+  static const int C1X2[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,4, 3,32, 2,2};
+  static const struct { const int *c; int n, rows; } cr[] = {
+      {C2X2, 9, 4}, {C2X4, 9, 8}, {C1X2, 8, 2}};
+  static const int64_t cs[][4] = {{1, 8, 8, 64}, {2, 4, 12, 32}, {1, 7, 9, 37}};
+  for (size_t c = 0; c < sizeof cr / sizeof *cr; c++)
+    for (size_t t = 0; t < 2; t++)
+      for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+        ir_chunked(&ir, "crouton_rows", "b,h,w,d", cr[c].c, cr[c].n);
+        snprintf(nm, sizeof nm, "kernels interleaved table rows %d %s %lldx%lldx%lldx%lld",
+                 cr[c].rows, li_dt_name(ty[t]), (long long)cs[i][0],
+                 (long long)cs[i][1], (long long)cs[i][2], (long long)cs[i][3]);
+        char want[40];
+        snprintf(want, sizeof want, "of %d rows interleaved", cr[c].rows);
+        int full_blocks = cs[i][3] % 32 == 0 && cs[i][1] % 4 == 0;
+        if (!full_blocks || cr[c].rows * (int)li_dt_size(ty[t]) >= 16 ||
+            cr[c].rows == 2)
+          check_layout(nm, &ir, cs[i], ty[t]);
+        else
+          kernel_case(nm, &ir, cs[i], ty[t], want, NULL);
+        lg_ir plainb;
+        static const int nhwc[] = {0, 1, 2, 3};
+        plain(&plainb, "b,h,w,d", nhwc, 4);
+        check_convert(nm, &plainb, &ir, cs[i], ty[t]);
+      }
   /* interleaved rows: NCHW -> HCWNC x with x * esz < 16 and W >= 16 / esz
   ** (1-byte elements take the interleave kernel instead) */
   static const int64_t wide[][4] = {{1, 8, 3, 19}, {1, 16, 2, 33}, {1, 8, 1, 16}};

@@ -53,10 +53,12 @@
     "transposes)")                                                           \
   X(TR, "transpose", 2,                                                     \
     "the two innermost loops, one contiguous in the source, the other in "   \
-    "the destination, as one 2-D transposition (tr.c li_tr2d)")              \
+    "the destination, as one 2-D transposition (tr.c li_tr2d); elements "   \
+    "may be groups of bk contiguous ones (HCWNC4 -> HCWNC8)")                \
   X(TRG, "gather tile", 1,                                                  \
     "a transposition whose destination side is a table of T source rows "    \
-    "(pads among them) and groups of destination offsets (li_trg)")          \
+    "(pads among them) and groups of destination offsets (li_trg); 2, 4 "   \
+    "or 8 rows interleaved when the run writes them back to back")           \
   X(DIMTAB, "element copy through offset pairs", 1,                          \
     "the innermost loop is a table loop: one element per (source, "          \
     "destination) offset pair")

@@ -474,6 +474,34 @@ TRG_TILE(trg_2, 16, 8, 3)
 TRG_TILE(trg_4, 32, 4, 2)
 TRG_TILE(trg_8, 64, 2, 1)
 
+#if defined(TR_AVX2)
+/* The wide gather tile (AVX2): T rows of 2T columns, the two 16-byte lanes
+** two gather tiles side by side (register j: B rows j and T + j). */
+#define TRG_WIDE(NAME, W, N, ROUNDS)                                          \
+  __attribute__((target("avx2"))) static void NAME(                           \
+      const li_trg *t, const uint8_t *s, uint8_t *d, int64_t dsc, size_t gb) { \
+    __m256i r[N];                                                             \
+    const int64_t es = 16 / (N);                                              \
+    const __m256i pv = _mm256_broadcastsi128_si256(                           \
+        _mm_loadu_si128((const __m128i *)(const void *)t->pad));              \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                   \
+      r[i] = t->row[i] < 0 ? pv                                               \
+                           : _mm256_loadu_si256((const __m256i *)(const void *)( \
+                                 s + t->row[i] * es));                        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);        \
+    uint8_t v[32];                                                            \
+    for (int j = 0; j < (N); j++) {                                           \
+      _mm256_storeu_si256((__m256i *)(void *)v, r[j]);                        \
+      trg_store(t, gb, v, d + j * dsc * es, (size_t)es);                      \
+      trg_store(t, gb, v + 16, d + ((N) + j) * dsc * es, (size_t)es);         \
+    }                                                                         \
+  }
+TRG_WIDE(trgw_1, 8, 16, 4)
+TRG_WIDE(trgw_2, 16, 8, 3)
+TRG_WIDE(trgw_4, 32, 4, 2)
+TRG_WIDE(trgw_8, 64, 2, 1)
+#endif
+
 /* The narrow gather tile: P = 2, 4 or 8 table rows, T columns of each
 ** interleaved (the narrow destination) into P registers stored back to
 ** back at d (j's destination stride is P). */
@@ -543,7 +571,16 @@ void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
       esz == 1 ? trg_1 : esz == 2 ? trg_2 : esz == 4 ? trg_4 : trg_8;
   if (simd >= LI_SIMD_SSE && cols >= T && t->ng * t->g == (int)T) {
     size_t gb = (size_t)t->g * esz;
-    for (int64_t c = 0; c < cols; c += T) {
+    int64_t c = 0;
+#if defined(TR_AVX2)
+    if (simd >= LI_SIMD_AVX2) { /* 2T columns a step while they fit */
+      void (*wf)(const li_trg *, const uint8_t *, uint8_t *, int64_t, size_t) =
+          esz == 1 ? trgw_1 : esz == 2 ? trgw_2 : esz == 4 ? trgw_4 : trgw_8;
+      for (; c + 2 * T <= cols; c += 2 * T)
+        wf(t, s + c * (int64_t)esz, d + c * dsc * (int64_t)esz, dsc, gb);
+    }
+#endif
+    for (; c < cols; c += T) {
       int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
       f(t, s + c0 * (int64_t)esz, d + c0 * dsc * (int64_t)esz, dsc, gb);
     }

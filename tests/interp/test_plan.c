@@ -1347,6 +1347,20 @@ static void t_kernels_groups(void) {
         plain(&plainb, "b,h,w,d", nhwc, 4);
         check_convert(nm, &plainb, &ir, cs[i], ty[t]);
       }
+  /* the gather tile over 2T columns a step (AVX2) and the T-column steps
+  ** after it: HCWNC4 with batch 4 (16-byte rows of n x c%4), widths around
+  ** 2T and channels short of a block */
+  static const int64_t gt[][4] = {
+      {4, 8, 3, 32}, {4, 8, 2, 33}, {4, 8, 2, 47}, {4, 8, 1, 64}, {4, 13, 2, 40}};
+  for (size_t i = 0; i < sizeof gt / sizeof *gt; i++) {
+    hcwnc(&ir, 4);
+    snprintf(nm, sizeof nm, "kernels gather tile hcwnc4 %lldx%lldx%lldx%lld",
+             (long long)gt[i][0], (long long)gt[i][1], (long long)gt[i][2],
+             (long long)gt[i][3]);
+    if (gt[i][1] % 4) check_layout(nm, &ir, gt[i], LAY_DT_INT8);
+    else kernel_case(nm, &ir, gt[i], LAY_DT_INT8, "gather tile", NULL);
+    check_layout(nm, &ir, gt[i], LAY_DT_INT16);
+  }
   /* interleaved rows: NCHW -> HCWNC x with x * esz < 16 and W >= 16 / esz
   ** (1-byte elements take the interleave kernel instead) */
   static const int64_t wide[][4] = {{1, 8, 3, 19}, {1, 16, 2, 33}, {1, 8, 1, 16}};

@@ -216,14 +216,27 @@ void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
   int perch = S->v.axis >= 0 || D->v.axis >= 0;
   int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
   int64_t R = k <= TILE ? TILE / k : 1, kk = k <= TILE ? k : TILE;
-  int64_t rows = g->n2 * g->m, a = 0, r = 0; /* (a, r): the next row */
+  int64_t rows = g->n2 * g->m, r = 0; /* r: the next row's index in g->m */
+  /* the next row's offsets (bytes) and channel, stepped row by row */
+  int64_t xs = 0, xd = 0, xc = cb;
+  const int64_t ss = g->sso * se, ds = g->dso * de;
+  const int64_t ss2 = g->sso2 * se - g->m * ss, ds2 = g->dso2 * de - g->m * ds,
+                cs2 = g->cso2 - g->m * g->cso;
   for (int64_t q0 = 0; q0 < rows; q0 += R) {
     int64_t m = rows - q0 < R ? rows - q0 : R;
     for (int64_t q = 0; q < m; q++) {
-      so[q] = (a * g->sso2 + r * g->sso) * se;
-      dof[q] = (a * g->dso2 + r * g->dso) * de;
-      co[q] = cb + a * g->cso2 + r * g->cso;
-      if (++r == g->m) { r = 0; a++; }
+      so[q] = xs;
+      dof[q] = xd;
+      co[q] = xc;
+      xs += ss;
+      xd += ds;
+      xc += g->cso;
+      if (++r == g->m) { /* to the next step of the outer loop */
+        r = 0;
+        xs += ss2;
+        xd += ds2;
+        xc += cs2;
+      }
     }
     for (int64_t i0 = 0; i0 < k; i0 += kk) {
       int64_t w = k - i0 < kk ? k - i0 : kk;

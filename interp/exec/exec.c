@@ -25,6 +25,8 @@ int li_simd_level(void) {
 #endif
 #if defined(LI_HAVE_X86_TARGET)
   if (__builtin_cpu_supports("avx2")) lv = LI_SIMD_AVX2;
+  if (lv == LI_SIMD_AVX2 && __builtin_cpu_supports("avx512bw"))
+    lv = LI_SIMD_AVX512;
 #endif
   const char *e = getenv("LAY_SIMD");
   if (e && e[0] >= '0' && e[0] <= '9' && !e[1] && e[0] - '0' < lv)

@@ -216,11 +216,12 @@ struct li_plan {
 /* exec.c */
 /* Instruction sets the executor may use, chosen at plan time: the best the
 ** CPU has, lowered by the environment variable LAY_SIMD (0 = portable C
-** only, 1 = SSE2/SSSE3, 2 = AVX2), which the tests use to run every
-** fallback path. */
+** only, 1 = SSE2/SSSE3, 2 = AVX2, 3 = AVX-512BW: tr.c's widest tiles),
+** which the tests use to run every fallback path. */
 #define LI_SIMD_NONE 0
 #define LI_SIMD_SSE 1
 #define LI_SIMD_AVX2 2
+#define LI_SIMD_AVX512 3
 int li_simd_level(void);
 /* conv.c: a rows x k block from S (strides sso, ssi in S elements) to D
 ** (dso, dsi), S's unpack rule then D's pack rule; channel of (r, i) is

@@ -17,7 +17,8 @@
 ** the transposed tile. The same network runs in portable C.
 **
 ** Under AVX2 the same network runs on 32-byte registers: T rows of 2T
-** elements, whose two 16-byte lanes are two tiles side by side.
+** elements, whose two 16-byte lanes are two tiles side by side; under
+** AVX-512BW on 64-byte registers, four tiles side by side.
 **
 ** The walk: the rows of A are taken in macro blocks that fit in L1; inside
 ** one, column block by column block (T rows of B, each written as a
@@ -145,6 +146,44 @@ TR_WIDE(wide_1, 8, 16, 4)
 TR_WIDE(wide_2, 16, 8, 3)
 TR_WIDE(wide_4, 32, 4, 2)
 TR_WIDE(wide_8, 64, 2, 1)
+
+/* The widest tile (AVX-512BW): T rows of 4T elements, one 64-byte
+** register a row, its four 16-byte lanes four tiles side by side
+** (register j: B rows j, T + j, 2T + j, 3T + j). Half the shuffles of the
+** wide tile for as many bytes: 1-byte transposes are bound by them. */
+#define TR_ROUND512(W, r, n)                                           \
+  do {                                                                 \
+    __m512i o_[16];                                                    \
+    TR_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
+      o_[2 * i_] = _mm512_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);     \
+      o_[2 * i_ + 1] = _mm512_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]); \
+    }                                                                  \
+    TR_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+  } while (0)
+
+#define TR_WIDE4(NAME, W, N, ROUNDS)                                         \
+  __attribute__((target("avx512f,avx512bw"))) static void NAME(              \
+      const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
+    __m512i r[N];                                                            \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                  \
+      r[i] = _mm512_loadu_si512((const void *)(a + (size_t)i * lda));        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND512(W, r, N);       \
+    TR_UNROLL for (int j = 0; j < (N); j++) {                                \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb),             \
+                       _mm512_castsi512_si128(r[j]));                        \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)((N) + j) * ldb),     \
+                       _mm512_extracti32x4_epi32(r[j], 1));                  \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)(2 * (N) + j) * ldb), \
+                       _mm512_extracti32x4_epi32(r[j], 2));                  \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)(3 * (N) + j) * ldb), \
+                       _mm512_extracti32x4_epi32(r[j], 3));                  \
+    }                                                                        \
+  }
+
+TR_WIDE4(wide4_1, 8, 16, 4)
+TR_WIDE4(wide4_2, 16, 8, 3)
+TR_WIDE4(wide4_4, 32, 4, 2)
+TR_WIDE4(wide4_8, 64, 2, 1)
 #endif
 
 typedef void (*wide_fn)(const uint8_t *, size_t, uint8_t *, size_t);
@@ -287,6 +326,8 @@ typedef struct walk {
   tile_fn tile;        /* the SIMD micro-kernel, NULL: portable */
   void (*wide)(const uint8_t *, size_t, uint8_t *, size_t); /* T x 2T
                           tiles (AVX2), NULL when absent */
+  void (*wide4)(const uint8_t *, size_t, uint8_t *, size_t); /* T x 4T
+                          tiles (AVX-512BW), NULL when absent */
   const uint8_t *lo, *hi; /* loads stay inside [lo, hi) */
   size_t lda, ldb;     /* row pitches in bytes */
 } walk;
@@ -333,10 +374,29 @@ static void wide_tile(const walk *w, const uint8_t *a, uint8_t *b) {
   }
 }
 
+/* A T x 4T tile at A's (r, c): whole when its loads stay inside the
+** source buffer, else as two T x 2T tiles. */
+static void wide4_tile(const walk *w, const uint8_t *a, uint8_t *b) {
+  const uint8_t *end = a + (size_t)(w->T - 1) * w->lda + 4 * TR_BYTES;
+  if (a >= w->lo && end <= w->hi) {
+    w->wide4(a, w->lda, b, w->ldb);
+  } else {
+    wide_tile(w, a, b);
+    wide_tile(w, a + 2 * TR_BYTES, b + (size_t)(2 * w->T) * w->ldb);
+  }
+}
+
 /* Rows r0..r1 of A (r1 - r0 >= T), every column block. */
 static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
                         int64_t r0, int64_t r1, int64_t cols) {
   int64_t T = w->T, c = 0;
+  if (w->wide4) /* column blocks of 4T while they fit */
+    for (; c + 4 * T <= cols; c += 4 * T)
+      for (int64_t r = r0; r < r1; r += T) {
+        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+        wide4_tile(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
+                   b + (size_t)c * w->ldb + (size_t)rr * w->esz);
+      }
   if (w->wide) /* column blocks of 2T while they fit */
     for (; c + 2 * T <= cols; c += 2 * T)
       for (int64_t r = r0; r < r1; r += T) {
@@ -360,14 +420,19 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0) return;
-  walk w = {esz, (int)(TR_BYTES / esz), NULL, NULL, lo, hi, (size_t)lda * esz,
-            (size_t)ldb * esz};
+  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, lo, hi,
+            (size_t)lda * esz, (size_t)ldb * esz};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
     w.tile = esz == 1 ? tile_1 : esz == 2 ? tile_2 : esz == 4 ? tile_4 : tile_8;
 #if defined(TR_AVX2)
   if (simd >= LI_SIMD_AVX2)
     w.wide = esz == 1 ? wide_1 : esz == 2 ? wide_2 : esz == 4 ? wide_4 : wide_8;
+  if (simd >= LI_SIMD_AVX512)
+    w.wide4 = esz == 1   ? wide4_1
+              : esz == 2 ? wide4_2
+              : esz == 4 ? wide4_4
+                         : wide4_8;
 #endif
 #else
   (void)simd;

@@ -57,7 +57,7 @@ int main(void) {
   static const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31,
                                   32, 33, 47, 64, 100};
   int ns = (int)(sizeof sizes / sizeof *sizes);
-  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX2; simd++)
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++)
     for (size_t esz = 1; esz <= 8; esz *= 2)
       for (int i = 0; i < ns; i++)
         for (int j = 0; j < ns; j++) {
@@ -68,7 +68,7 @@ int main(void) {
         }
   /* Interleaved channels (rows of m = 2, 4, 8 elements back to back, only
   ** `cols` <= m of them read): the narrow tile and its edges. */
-  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX2; simd++)
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++)
     for (size_t esz = 1; esz <= 8; esz *= 2)
       for (int64_t m = 2; m <= 8; m *= 2)
         for (int64_t c = 1; c <= m; c++)
@@ -81,7 +81,7 @@ int main(void) {
   ** (ldb == m, m streams interleaved), A's rows pitched or not, columns
   ** around the tile side (the last step shifted back, fewer than a tile:
   ** staged). */
-  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX2; simd++)
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++)
     for (size_t esz = 1; esz <= 8; esz *= 2)
       for (int64_t m = 2; m <= 8; m *= 2)
         for (int i = 0; i < ns; i++) {

@@ -262,6 +262,46 @@ TR_NDST(ndst_4x2, 32, 2, 1)
 
 typedef void (*ndst_fn)(const uint8_t *, size_t, uint8_t *);
 
+#if defined(TR_AVX2)
+/* The narrow destination over 2T columns (AVX2): the low lanes interleave
+** columns 0..T-1, the high lanes T..2T-1; M + M 16-byte stores. */
+#define TR_NDST2(NAME, W, M, ROUNDS)                                         \
+  __attribute__((target("avx2"))) static void NAME(const uint8_t *a,         \
+                                                   size_t lda, uint8_t *b) { \
+    __m256i r[M];                                                            \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                  \
+      r[i] = _mm256_loadu_si256((const __m256i *)(const void *)(a + (size_t)i * lda)); \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);       \
+    TR_UNROLL for (int j = 0; j < (M); j++) {                                \
+      _mm_storeu_si128((__m128i *)(void *)(b + 16 * j),                      \
+                       _mm256_castsi256_si128(r[j]));                        \
+      _mm_storeu_si128((__m128i *)(void *)(b + 16 * ((M) + j)),              \
+                       _mm256_extracti128_si256(r[j], 1));                   \
+    }                                                                        \
+  }
+
+TR_NDST2(ndst2_1x2, 8, 2, 1)
+TR_NDST2(ndst2_1x4, 8, 4, 2)
+TR_NDST2(ndst2_1x8, 8, 8, 3)
+TR_NDST2(ndst2_2x2, 16, 2, 1)
+TR_NDST2(ndst2_2x4, 16, 4, 2)
+TR_NDST2(ndst2_4x2, 32, 2, 1)
+
+/* The AVX2 narrow-destination kernel for M rows of esz bytes, or NULL. */
+static ndst_fn ndst2_for(size_t esz, int64_t m) {
+  if (m != 2 && m != 4 && m != 8) return NULL;
+  switch ((int)(esz << 4 | (size_t)m)) {
+  case 0x12: return ndst2_1x2;
+  case 0x14: return ndst2_1x4;
+  case 0x18: return ndst2_1x8;
+  case 0x22: return ndst2_2x2;
+  case 0x24: return ndst2_2x4;
+  case 0x42: return ndst2_4x2;
+  default: return NULL;
+  }
+}
+#endif
+
 /* The narrow-destination kernel for M rows of A of esz bytes, or NULL. */
 static ndst_fn ndst_for(size_t esz, int64_t m) {
   if (m != 2 && m != 4 && m != 8) return NULL;
@@ -464,7 +504,17 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   ndst_fn df = simd >= LI_SIMD_SSE && cols >= T && ldb == rows
                    ? ndst_for(esz, rows) : NULL;
   if (df) {
-    for (int64_t c = 0; c < cols; c += T) {
+    int64_t c = 0;
+#if defined(TR_AVX2)
+    ndst_fn df2 = simd >= LI_SIMD_AVX2 ? ndst2_for(esz, rows) : NULL;
+    if (df2) /* 2T columns a step while they fit inside A */
+      for (; c + 2 * T <= cols; c += 2 * T) {
+        const uint8_t *ac = a + (size_t)c * esz;
+        if (ac < lo || ac + (size_t)(rows - 1) * w.lda + 2 * TR_BYTES > hi) break;
+        df2(ac, w.lda, b + (size_t)c * w.ldb);
+      }
+#endif
+    for (; c < cols; c += T) {
       int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
       const uint8_t *ac = a + (size_t)c0 * esz;
       uint8_t *bc = b + (size_t)c0 * w.ldb;
@@ -590,6 +640,47 @@ TRG_NARROW(trgn_4x2, 32, 2, 1)
 
 typedef void (*trgn_fn)(const li_trg *, const uint8_t *, uint8_t *, size_t);
 
+#if defined(TR_AVX2)
+/* The narrow gather tile over 2T columns (AVX2), as TR_NDST2. */
+#define TRG_NARROW2(NAME, W, M, ROUNDS)                                       \
+  __attribute__((target("avx2"))) static void NAME(                           \
+      const li_trg *t, const uint8_t *s, uint8_t *d, size_t esz) {            \
+    __m256i r[M];                                                             \
+    const __m256i pv = _mm256_broadcastsi128_si256(                           \
+        _mm_loadu_si128((const __m128i *)(const void *)t->pad));              \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                   \
+      r[i] = t->row[i] < 0 ? pv                                               \
+                           : _mm256_loadu_si256((const __m256i *)(const void *)( \
+                                 s + t->row[i] * (int64_t)esz));              \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);        \
+    TR_UNROLL for (int j = 0; j < (M); j++) {                                 \
+      _mm_storeu_si128((__m128i *)(void *)(d + 16 * j),                       \
+                       _mm256_castsi256_si128(r[j]));                         \
+      _mm_storeu_si128((__m128i *)(void *)(d + 16 * ((M) + j)),               \
+                       _mm256_extracti128_si256(r[j], 1));                    \
+    }                                                                         \
+  }
+TRG_NARROW2(trgn2_1x2, 8, 2, 1)
+TRG_NARROW2(trgn2_1x4, 8, 4, 2)
+TRG_NARROW2(trgn2_1x8, 8, 8, 3)
+TRG_NARROW2(trgn2_2x2, 16, 2, 1)
+TRG_NARROW2(trgn2_2x4, 16, 4, 2)
+TRG_NARROW2(trgn2_4x2, 32, 2, 1)
+
+static trgn_fn trgn2_for(size_t esz, int m) {
+  if (m != 2 && m != 4 && m != 8) return NULL;
+  switch ((int)(esz << 4 | (size_t)m)) {
+  case 0x12: return trgn2_1x2;
+  case 0x14: return trgn2_1x4;
+  case 0x18: return trgn2_1x8;
+  case 0x22: return trgn2_2x2;
+  case 0x24: return trgn2_2x4;
+  case 0x42: return trgn2_4x2;
+  default: return NULL;
+  }
+}
+#endif
+
 static trgn_fn trgn_for(size_t esz, int m) {
   if (m != 2 && m != 4 && m != 8) return NULL;
   switch ((int)(esz << 4 | (size_t)m)) {
@@ -625,7 +716,15 @@ void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
   trgn_fn nf = t->ng == 1 && t->g < T && dsc == t->g ? trgn_for(esz, t->g)
                                                       : NULL;
   if (simd >= LI_SIMD_SSE && cols >= T && nf) {
-    for (int64_t c = 0; c < cols; c += T) {
+    int64_t c = 0;
+#if defined(TR_AVX2)
+    trgn_fn nf2 = simd >= LI_SIMD_AVX2 ? trgn2_for(esz, t->g) : NULL;
+    if (nf2) /* 2T columns a step while they fit */
+      for (; c + 2 * T <= cols; c += 2 * T)
+        nf2(t, s + c * (int64_t)esz, d + (t->grp[0] + c * dsc) * (int64_t)esz,
+            esz);
+#endif
+    for (; c < cols; c += T) {
       int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
       nf(t, s + c0 * (int64_t)esz, d + (t->grp[0] + c0 * dsc) * (int64_t)esz,
          esz);

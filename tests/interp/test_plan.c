@@ -1098,9 +1098,9 @@ static void t_random(void) {
 
 /* The executor's SIMD kernels, with the shapes that give full steps,
 ** overlapping last steps and rows too few for SIMD; CTest runs this group
-** (like every group) with the CPU's best kernels (AVX2), and again with
-** LAY_SIMD=1 and LAY_SIMD=0 so that the SSE2 and portable paths are
-** checked too. The kernel must be the one
+** (like every group) with the CPU's best kernels (AVX-512BW or AVX2), and
+** again with LAY_SIMD=2, 1 and 0 so that the AVX2, SSE2 and portable paths
+** are checked too. The kernel must be the one
 ** the planner names. */
 static void kernel_case(const char *name, const lg_ir *ir, const int64_t *shape,
                         lay_dtype cpu, const char *kpack, const char *kunpack) {

@@ -77,7 +77,7 @@ static int narrow_dst(const li_box *b, const li_loop *L, int n, size_t esz) {
 }
 
 /* Groups: the innermost loop is a run of u elements contiguous on both
-** sides (u * esz = 2, 4 or 8 bytes, an AMD HCWNC4 pixel), and the loops
+** sides (u * esz = 2 or 4 bytes, an AMD HCWNC4 pixel), and the loops
 ** outside it, in groups, are a transposition. The run's loop leaves the
 ** box, whose kernel moves groups as elements (take_transpose_u). */
 static int take_groups(li_box *b, li_loop *L, int *n, size_t esz) {
@@ -85,8 +85,9 @@ static int take_groups(li_box *b, li_loop *L, int *n, size_t esz) {
   const li_loop *in = &L[m - 1];
   int64_t g = in->ext * (int64_t)esz;
   if (m < 3 || in->ss != 1 || in->ds != 1 || in->tab || b->pre || b->post ||
-      (g != 2 && g != 4 && g != 8))
-    return 0;
+      (g != 2 && g != 4))
+    return 0; /* 8-byte groups: 2x2 tiles, slower than ROWS' 8-byte rows
+              ** (kneron.1w16c8b -> amd.hcwnc8 measured 2x slower) */
   int64_t u = in->ext;
   li_loop save = L[m - 1];
   if (!take_transpose_u(b, L, m - 1, esz, u)) {

@@ -18,12 +18,13 @@ static uint32_t ld_bits(const uint8_t *p, size_t n) {
   return u;
 }
 
-/* Gather m rows x k elements of esz bytes into a contiguous tile. */
-static void gather2(const uint8_t *s, int64_t sso, int64_t ssi, size_t esz,
-                    uint8_t *t, int64_t m, int64_t k) {
+/* Gather m rows x k elements of esz bytes into a contiguous tile; row r
+** starts so[r] bytes from s. */
+static void gather2(const uint8_t *s, const int64_t *so, int64_t ssi,
+                    size_t esz, uint8_t *t, int64_t m, int64_t k) {
   if (ssi == 1) {
     for (int64_t r = 0; r < m; r++)
-      memcpy(t + r * k * (int64_t)esz, s + r * sso * (int64_t)esz, (size_t)k * esz);
+      memcpy(t + r * k * (int64_t)esz, s + so[r], (size_t)k * esz);
     return;
   }
 #define G2(T)                                                              \
@@ -31,7 +32,7 @@ static void gather2(const uint8_t *s, int64_t sso, int64_t ssi, size_t esz,
     T *tt = (T *)(void *)t;                                                \
     for (int64_t r = 0; r < m; r++)                                        \
       for (int64_t i = 0; i < k; i++)                                      \
-        memcpy(&tt[r * k + i], s + (r * sso + i * ssi) * (int64_t)sizeof(T), sizeof(T)); \
+        memcpy(&tt[r * k + i], s + so[r] + i * ssi * (int64_t)sizeof(T), sizeof(T)); \
     return;                                                                \
   }
   switch (esz) {
@@ -43,11 +44,12 @@ static void gather2(const uint8_t *s, int64_t sso, int64_t ssi, size_t esz,
 #undef G2
 }
 
-static void scatter2(const uint8_t *t, uint8_t *d, int64_t dso, int64_t dsi,
-                     size_t esz, int64_t m, int64_t k) {
+/* The inverse of gather2: row r of the tile to do[r] bytes from d. */
+static void scatter2(const uint8_t *t, uint8_t *d, const int64_t *dof,
+                     int64_t dsi, size_t esz, int64_t m, int64_t k) {
   if (dsi == 1) {
     for (int64_t r = 0; r < m; r++)
-      memcpy(d + r * dso * (int64_t)esz, t + r * k * (int64_t)esz, (size_t)k * esz);
+      memcpy(d + dof[r], t + r * k * (int64_t)esz, (size_t)k * esz);
     return;
   }
 #define S2(T)                                                              \
@@ -55,7 +57,7 @@ static void scatter2(const uint8_t *t, uint8_t *d, int64_t dso, int64_t dsi,
     const T *tt = (const T *)(const void *)t;                              \
     for (int64_t r = 0; r < m; r++)                                        \
       for (int64_t i = 0; i < k; i++)                                      \
-        memcpy(d + (r * dso + i * dsi) * (int64_t)sizeof(T), &tt[r * k + i], sizeof(T)); \
+        memcpy(d + dof[r] + i * dsi * (int64_t)sizeof(T), &tt[r * k + i], sizeof(T)); \
     return;                                                                \
   }
   switch (esz) {
@@ -69,22 +71,23 @@ static void scatter2(const uint8_t *t, uint8_t *d, int64_t dso, int64_t dsi,
 
 /* Scatter with the row pads: rows of pre + k + post elements (dsi == 1)
 ** assembled in a template row and stored whole. */
-static void scatter2p(const uint8_t *t, uint8_t *d, int64_t dso, int64_t dsi,
+static void scatter2p(const uint8_t *t, uint8_t *d, const int64_t *dof,
+                      int64_t dsi,
                       size_t esz, int64_t m, int64_t k, int64_t pre,
                       int64_t post, const uint8_t *pad) {
   int64_t z = (int64_t)esz;
   if (!pre && !post) {
     if (dsi == 1 && k * z <= 256) {
       for (int64_t r = 0; r < m; r++)
-        cpys(d + r * dso * z, t + r * k * z, (size_t)(k * z));
+        cpys(d + dof[r], t + r * k * z, (size_t)(k * z));
       return;
     }
-    scatter2(t, d, dso, dsi, esz, m, k);
+    scatter2(t, d, dof, dsi, esz, m, k);
     return;
   }
   if (dsi == 1 && k * z <= 256) {
     for (int64_t r = 0; r < m; r++) {
-      uint8_t *dr = d + r * dso * z;
+      uint8_t *dr = d + dof[r];
       if (esz == 1) {
         padb(dr - pre, pre, pad[0]);
         cpys(dr, t + r * k, (size_t)k);
@@ -97,18 +100,20 @@ static void scatter2p(const uint8_t *t, uint8_t *d, int64_t dso, int64_t dsi,
     }
     return;
   }
-  scatter2(t, d, dso, dsi, esz, m, k);
+  scatter2(t, d, dof, dsi, esz, m, k);
   for (int64_t r = 0; r < m; r++) {
-    uint8_t *dr = d + r * dso * z;
+    uint8_t *dr = d + dof[r];
     if (pre) fill_n(dr - pre * z, 1, pre, pad, esz);
     if (post) fill_n(dr + k * z, 1, post, pad, esz);
   }
 }
 
-/* One tile: m rows x k elements, m * k <= TILE. */
+/* One tile: m rows x k elements, m * k <= TILE; row r starts so[r] bytes
+** from s and dof[r] bytes from d. */
 static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
-                      int64_t sso, int64_t ssi, uint8_t *d, int64_t dso,
-                      int64_t dsi, int64_t m, int64_t k, const int32_t *ch,
+                      const int64_t *so, int64_t ssi, uint8_t *d,
+                      const int64_t *dof, int64_t dsi, int64_t m, int64_t k,
+                      const int32_t *ch,
                       int64_t pre, int64_t post, const uint8_t *pad) {
   uint8_t ta[TILE * 8], tb[TILE * 8];
   size_t cs = li_dt_size(S->v.cpu);
@@ -124,14 +129,14 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
       uint32_t m0 = S->v.mask[0], m1 = S->v.mask[1];
       int h0 = S->v.shift[0], h1 = S->v.shift[1];
       for (int64_t r = 0; r < m; r++) {
-        const uint8_t *e = s + r * sso;
+        const uint8_t *e = s + so[r];
         for (int64_t i = 0; i < k; i++, e += ssi)
           t16[r * k + i] = (uint16_t)(((e[0] & m0) << h0) | ((e[ps] & m1) << h1));
       }
     } else {
       for (int64_t r = 0; r < m; r++)
         for (int64_t i = 0; i < k; i++) {
-          const uint8_t *e = s + r * sso + i * ssi;
+          const uint8_t *e = s + so[r] + i * ssi;
           uint32_t u = 0;
           for (int q = 0; q < np; q++)
             u |= ((uint32_t)e[q * S->pstride] & S->v.mask[q]) << S->v.shift[q];
@@ -141,7 +146,7 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
     if (S->v.kind != LI_VR_ID) li_decode(&S->v, ta, tb, n, ch);
     cpu = tb;
   } else {
-    gather2(s, sso, ssi, S->esz, ta, m, k);
+    gather2(s, so, ssi, S->esz, ta, m, k);
     if (S->v.kind == LI_VR_ID) {
       cpu = ta;
     } else {
@@ -165,7 +170,7 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
       int h0 = D->v.shift[0], h1 = D->v.shift[1];
       const uint16_t *c16 = (const uint16_t *)(const void *)bits;
       for (int64_t r = 0; r < m; r++) {
-        uint8_t *e = d + r * dso;
+        uint8_t *e = d + dof[r];
         for (int64_t i = 0; i < k; i++, e += dsi) {
           uint32_t u = c16[r * k + i];
           e[0] = (uint8_t)((u >> h0) & m0);
@@ -176,25 +181,73 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
       for (int64_t r = 0; r < m; r++)
         for (int64_t i = 0; i < k; i++) {
           uint32_t u = ld_bits(bits + (r * k + i) * (int64_t)hs, hs);
-          uint8_t *e = d + r * dso + i * dsi;
+          uint8_t *e = d + dof[r] + i * dsi;
           for (int q = 0; q < np; q++)
             e[q * D->pstride] = (uint8_t)((u >> D->v.shift[q]) & D->v.mask[q]);
         }
     }
     if (pre || post)
       for (int64_t r = 0; r < m; r++) {
-        uint8_t *dr = d + r * dso;
+        uint8_t *dr = d + dof[r];
         for (int q = 0; q < np; q++) {
           if (pre) fill_n(dr - pre + q * D->pstride, 1, pre, pad + q, 1);
           if (post) fill_n(dr + k + q * D->pstride, 1, post, pad + q, 1);
         }
       }
   } else if (D->v.kind == LI_VR_ID) {
-    scatter2p(cpu, d, dso, dsi, D->esz, m, k, pre, post, pad);
+    scatter2p(cpu, d, dof, dsi, D->esz, m, k, pre, post, pad);
   } else {
     uint8_t *t = cpu == ta ? tb : ta;
     li_encode(&D->v, cpu, t, n, ch);
-    scatter2p(t, d, dso, dsi, D->esz, m, k, pre, post, pad);
+    scatter2p(t, d, dof, dsi, D->esz, m, k, pre, post, pad);
+  }
+}
+
+/* Rows over two loops (n2 of them, strides sso2/dso2/cso2, around m
+** rows of strides sso/dso/cso), each of k elements: as many whole rows a
+** tile as TILE holds, so that short rows (4 channels of a block) still
+** fill the tile and the value rules run over long vectors. */
+void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
+                  const li_rows2 *g, int64_t ssi, uint8_t *dst, int64_t dsi,
+                  int64_t k, int64_t cb, int64_t csi, int64_t pre,
+                  int64_t post, const uint8_t *pad) {
+  int32_t ch[TILE];
+  int64_t so[TILE], dof[TILE], co[TILE];
+  int perch = S->v.axis >= 0 || D->v.axis >= 0;
+  int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  int64_t R = k <= TILE ? TILE / k : 1, kk = k <= TILE ? k : TILE;
+  int64_t rows = g->n2 * g->m, r = 0; /* r: the next row's index in g->m */
+  /* the next row's offsets (bytes) and channel, stepped row by row */
+  int64_t xs = 0, xd = 0, xc = cb;
+  const int64_t ss = g->sso * se, ds = g->dso * de;
+  const int64_t ss2 = g->sso2 * se - g->m * ss, ds2 = g->dso2 * de - g->m * ds,
+                cs2 = g->cso2 - g->m * g->cso;
+  for (int64_t q0 = 0; q0 < rows; q0 += R) {
+    int64_t m = rows - q0 < R ? rows - q0 : R;
+    for (int64_t q = 0; q < m; q++) {
+      so[q] = xs;
+      dof[q] = xd;
+      co[q] = xc;
+      xs += ss;
+      xd += ds;
+      xc += g->cso;
+      if (++r == g->m) { /* to the next step of the outer loop */
+        r = 0;
+        xs += ss2;
+        xd += ds2;
+        xc += cs2;
+      }
+    }
+    for (int64_t i0 = 0; i0 < k; i0 += kk) {
+      int64_t w = k - i0 < kk ? k - i0 : kk;
+      if (perch)
+        for (int64_t q = 0; q < m; q++)
+          for (int64_t i = 0; i < w; i++)
+            ch[q * w + i] = (int32_t)(co[q] + (i0 + i) * csi);
+      conv_tile(S, D, src + i0 * ssi * se, so, ssi, dst + i0 * dsi * de, dof,
+                dsi, m, w, perch ? ch : NULL, i0 == 0 ? pre : 0,
+                i0 + w == k ? post : 0, pad);
+    }
   }
 }
 
@@ -203,22 +256,6 @@ void li_conv_block(const li_side *S, const li_side *D, const uint8_t *src,
                    int64_t dsi, int64_t rows, int64_t k, int64_t cb,
                    int64_t cso, int64_t csi, int64_t pre, int64_t post,
                    const uint8_t *pad) {
-  int32_t ch[TILE];
-  int perch = S->v.axis >= 0 || D->v.axis >= 0;
-  int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
-  int64_t R = k <= TILE ? TILE / k : 1, kk = k <= TILE ? k : TILE;
-  for (int64_t r0 = 0; r0 < rows; r0 += R) {
-    int64_t m = rows - r0 < R ? rows - r0 : R;
-    for (int64_t i0 = 0; i0 < k; i0 += kk) {
-      int64_t w = k - i0 < kk ? k - i0 : kk;
-      if (perch)
-        for (int64_t r = 0; r < m; r++)
-          for (int64_t i = 0; i < w; i++)
-            ch[r * w + i] = (int32_t)(cb + (r0 + r) * cso + (i0 + i) * csi);
-      conv_tile(S, D, src + (r0 * sso + i0 * ssi) * se, sso, ssi,
-                dst + (r0 * dso + i0 * dsi) * de, dso, dsi, m, w,
-                perch ? ch : NULL, i0 == 0 ? pre : 0, i0 + w == k ? post : 0,
-                pad);
-    }
-  }
+  li_rows2 g = {1, 0, 0, 0, rows, sso, dso, cso};
+  li_conv_rows(S, D, src, &g, ssi, dst, dsi, k, cb, csi, pre, post, pad);
 }

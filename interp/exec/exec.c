@@ -25,6 +25,8 @@ int li_simd_level(void) {
 #endif
 #if defined(LI_HAVE_X86_TARGET)
   if (__builtin_cpu_supports("avx2")) lv = LI_SIMD_AVX2;
+  if (lv == LI_SIMD_AVX2 && __builtin_cpu_supports("avx512bw"))
+    lv = LI_SIMD_AVX512;
 #endif
   const char *e = getenv("LAY_SIMD");
   if (e && e[0] >= '0' && e[0] <= '9' && !e[1] && e[0] - '0' < lv)
@@ -199,8 +201,10 @@ LI_STEP step_COPY(walk *w, uint8_t *d) {
 ** source (ss 1), the innermost along the destination (ds 1). */
 LI_STEP step_TR(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
-  li_tr2d(w->de, w->p->simd, w->src, w->src + w->p->sbytes,
-          w->src + w->sb * (int64_t)w->se, in->ss, d, o->ds, in->ext, o->ext);
+  const int64_t u = w->b->bk ? w->b->bk : 1; /* elements a group */
+  li_tr2d(w->de * (size_t)u, w->p->simd, w->src, w->src + w->p->sbytes,
+          w->src + w->sb * (int64_t)w->se, in->ss / u, d, o->ds / u, in->ext,
+          o->ext);
 }
 
 /* The gather tile over the innermost loop (the source's run). */
@@ -445,10 +449,13 @@ LI_STEP step_CONV(walk *w, uint8_t *d) {
   const li_plan *p = w->p;
   const li_loop *in = w->in;
   const uint8_t *s = w->src + w->sb * (int64_t)w->se;
-  if (w->nl >= 2) {
+  if (w->nl >= 2) { /* rows over the two loops outside the innermost */
     const li_loop *o = &w->L[w->nl - 2];
-    li_conv_block(&p->s, &p->d, s, o->ss, in->ss, d, o->ds, in->ds, o->ext,
-                  in->ext, w->cb, o->cs, in->cs, w->pre, w->post, w->dpat);
+    const li_loop *o2 = w->nl >= 3 ? &w->L[w->nl - 3] : NULL;
+    li_rows2 g = {o2 ? o2->ext : 1, o2 ? o2->ss : 0, o2 ? o2->ds : 0,
+                  o2 ? o2->cs : 0, o->ext, o->ss, o->ds, o->cs};
+    li_conv_rows(&p->s, &p->d, s, &g, in->ss, d, in->ds, in->ext, w->cb,
+                 in->cs, w->pre, w->post, w->dpat);
   } else {
     li_conv_block(&p->s, &p->d, s, 0, in->ss, d, 0, in->ds, 1, in->ext, w->cb,
                   0, in->cs, w->pre, w->post, w->dpat);

@@ -15,7 +15,7 @@
 ** loop count (li_kern_loops) and li_exec_box's dispatch switch. The
 ** planner chooses a kernel for each box (plan/loops.c li_choose_kernel)
 ** and gives a kernel only to boxes with enough loops for it; ROWS takes 3
-** loops where the box has them, else 2, and CONV 2, else 1. The order of
+** loops where the box has them, else 2, and CONV 3, 2 or 1. The order of
 ** the rows is the order of the enum values, which nothing depends on.
 */
 #ifndef LI_KERNELS_H
@@ -41,7 +41,8 @@
   X(BLOCK, "block copy", 2,                                                  \
     "an n x k block, destination stride 1 inside (k unrolled for "           \
     "2/3/4/8/16/32, else bk 0), row pads")                                   \
-  X(CONV, "convert", 2, "a value conversion through stack tiles (1 or 2 loops)") \
+  X(CONV, "convert", 3,                                                      \
+    "a value conversion through stack tiles of whole rows (1 to 3 loops)")   \
   X(TABLE, "table gather", 1, "a gather table's runs (plan_int.h li_gather)") \
   X(MEMSET, "memset", 1, "a fill: contiguous, one byte value")               \
   X(FILL, "fill", 1, "a fill: strided, or a multi-byte pattern")             \
@@ -52,10 +53,12 @@
     "transposes)")                                                           \
   X(TR, "transpose", 2,                                                     \
     "the two innermost loops, one contiguous in the source, the other in "   \
-    "the destination, as one 2-D transposition (tr.c li_tr2d)")              \
+    "the destination, as one 2-D transposition (tr.c li_tr2d); elements "   \
+    "may be groups of bk contiguous ones (HCWNC4 -> HCWNC8)")                \
   X(TRG, "gather tile", 1,                                                  \
     "a transposition whose destination side is a table of T source rows "    \
-    "(pads among them) and groups of destination offsets (li_trg)")          \
+    "(pads among them) and groups of destination offsets (li_trg); 2, 4 "   \
+    "or 8 rows interleaved when the run writes them back to back")           \
   X(DIMTAB, "element copy through offset pairs", 1,                          \
     "the innermost loop is a table loop: one element per (source, "          \
     "destination) offset pair")

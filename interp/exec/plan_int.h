@@ -233,11 +233,12 @@ struct li_plan {
 /* exec.c */
 /* Instruction sets the executor may use, chosen at plan time: the best the
 ** CPU has, lowered by the environment variable LAY_SIMD (0 = portable C
-** only, 1 = SSE2/SSSE3, 2 = AVX2), which the tests use to run every
-** fallback path. */
+** only, 1 = SSE2/SSSE3, 2 = AVX2, 3 = AVX-512BW: tr.c's widest tiles),
+** which the tests use to run every fallback path. */
 #define LI_SIMD_NONE 0
 #define LI_SIMD_SSE 1
 #define LI_SIMD_AVX2 2
+#define LI_SIMD_AVX512 3
 int li_simd_level(void);
 /* conv.c: a rows x k block from S (strides sso, ssi in S elements) to D
 ** (dso, dsi), S's unpack rule then D's pack rule; channel of (r, i) is
@@ -248,6 +249,17 @@ void li_conv_block(const li_side *S, const li_side *D, const uint8_t *src,
                    int64_t dsi, int64_t rows, int64_t k, int64_t cb,
                    int64_t cso, int64_t csi, int64_t pre, int64_t post,
                    const uint8_t *pad);
+/* Rows over two loops: n2 x m rows, row (a, r) at a*sso2 + r*sso (S
+** elements), a*dso2 + r*dso (D elements), channel a*cso2 + r*cso. */
+typedef struct li_rows2 {
+  int64_t n2, sso2, dso2, cso2;
+  int64_t m, sso, dso, cso;
+} li_rows2;
+/* li_conv_block over the rows of g (its rows and k elements a row). */
+void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
+                  const li_rows2 *g, int64_t ssi, uint8_t *dst, int64_t dsi,
+                  int64_t k, int64_t cb, int64_t csi, int64_t pre,
+                  int64_t post, const uint8_t *pad);
 void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
                  uint8_t *dst, int64_t from, int64_t to);
 /* Run plan p from src to dst (sizes checked) on up to `threads` threads. */

@@ -17,7 +17,9 @@
 ** the transposed tile. The same network runs in portable C.
 **
 ** Under AVX2 the same network runs on 32-byte registers: T rows of 2T
-** elements, whose two 16-byte lanes are two tiles side by side.
+** elements, whose two 16-byte lanes are two tiles side by side; under
+** AVX-512BW (1-byte elements) on 64-byte registers, four tiles side by
+** side.
 **
 ** The walk: the rows of A are taken in macro blocks that fit in L1; inside
 ** one, column block by column block (T rows of B, each written as a
@@ -30,6 +32,10 @@
 **     channels, m < T), T rows are m registers loaded whole and the same
 **     network sorts them into m columns (the narrow tile); the `cols` <= m
 **     of them that exist are stored;
+**   - when B's rows are A's m = 2, 4 or 8 < T rows back to back (ldb = m:
+**     m streams interleaved, the HCWNC pixel), m registers take T columns
+**     of the m rows, log2(m) rounds interleave them, and they are stored
+**     back to back (the narrow destination);
 **   - otherwise, when A has fewer than T columns (3 channels against 16
 **     pixels), each tile still loads T elements per row, and stores only
 **     the `cols` rows of B that exist;
@@ -141,6 +147,43 @@ TR_WIDE(wide_1, 8, 16, 4)
 TR_WIDE(wide_2, 16, 8, 3)
 TR_WIDE(wide_4, 32, 4, 2)
 TR_WIDE(wide_8, 64, 2, 1)
+
+/* The widest tile (AVX-512BW): T rows of 4T elements, one 64-byte
+** register a row, its four 16-byte lanes four tiles side by side
+** (register j: B rows j, T + j, 2T + j, 3T + j). Half the shuffles of the
+** wide tile for as many bytes: 1-byte transposes are bound by them. */
+#define TR_ROUND512(W, r, n)                                           \
+  do {                                                                 \
+    __m512i o_[16];                                                    \
+    TR_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
+      o_[2 * i_] = _mm512_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);     \
+      o_[2 * i_ + 1] = _mm512_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]); \
+    }                                                                  \
+    TR_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+  } while (0)
+
+#define TR_WIDE4(NAME, W, N, ROUNDS)                                         \
+  __attribute__((target("avx512f,avx512bw"))) static void NAME(              \
+      const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
+    __m512i r[N];                                                            \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                  \
+      r[i] = _mm512_loadu_si512((const void *)(a + (size_t)i * lda));        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND512(W, r, N);       \
+    TR_UNROLL for (int j = 0; j < (N); j++) {                                \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb),             \
+                       _mm512_castsi512_si128(r[j]));                        \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)((N) + j) * ldb),     \
+                       _mm512_extracti32x4_epi32(r[j], 1));                  \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)(2 * (N) + j) * ldb), \
+                       _mm512_extracti32x4_epi32(r[j], 2));                  \
+      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)(3 * (N) + j) * ldb), \
+                       _mm512_extracti32x4_epi32(r[j], 3));                  \
+    }                                                                        \
+  }
+
+/* 1-byte elements only: wider elements need fewer rounds, and their
+** T x 4T tiles measured no faster than T x 2T (some slower). */
+TR_WIDE4(wide4_1, 8, 16, 4)
 #endif
 
 typedef void (*wide_fn)(const uint8_t *, size_t, uint8_t *, size_t);
@@ -195,6 +238,84 @@ TR_NARROW2(narrow2_2x4, 16, 4, 3)
 TR_NARROW2(narrow2_4x2, 32, 2, 2)
 #endif
 
+/* The narrow destination, the narrow tile's inverse: B's rows are M < T
+** elements back to back (ldb = M = A's rows: M streams interleaved). M
+** registers hold T columns of A's M rows; log2(M) rounds of the perfect
+** shuffle interleave them, and the M registers are stored back to back:
+** T rows of B. */
+#define TR_NDST(NAME, W, M, ROUNDS)                                          \
+  TR_CLONES static void NAME(const uint8_t *a, size_t lda, uint8_t *b) {     \
+    __m128i r[M];                                                            \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                  \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);          \
+    TR_UNROLL for (int j = 0; j < (M); j++)                                  \
+      _mm_storeu_si128((__m128i *)(void *)(b + 16 * j), r[j]);               \
+  }
+
+TR_NDST(ndst_1x2, 8, 2, 1)
+TR_NDST(ndst_1x4, 8, 4, 2)
+TR_NDST(ndst_1x8, 8, 8, 3)
+TR_NDST(ndst_2x2, 16, 2, 1)
+TR_NDST(ndst_2x4, 16, 4, 2)
+TR_NDST(ndst_4x2, 32, 2, 1)
+
+typedef void (*ndst_fn)(const uint8_t *, size_t, uint8_t *);
+
+#if defined(TR_AVX2)
+/* The narrow destination over 2T columns (AVX2): the low lanes interleave
+** columns 0..T-1, the high lanes T..2T-1; M + M 16-byte stores. */
+#define TR_NDST2(NAME, W, M, ROUNDS)                                         \
+  __attribute__((target("avx2"))) static void NAME(const uint8_t *a,         \
+                                                   size_t lda, uint8_t *b) { \
+    __m256i r[M];                                                            \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                  \
+      r[i] = _mm256_loadu_si256((const __m256i *)(const void *)(a + (size_t)i * lda)); \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);       \
+    TR_UNROLL for (int j = 0; j < (M); j++) {                                \
+      _mm_storeu_si128((__m128i *)(void *)(b + 16 * j),                      \
+                       _mm256_castsi256_si128(r[j]));                        \
+      _mm_storeu_si128((__m128i *)(void *)(b + 16 * ((M) + j)),              \
+                       _mm256_extracti128_si256(r[j], 1));                   \
+    }                                                                        \
+  }
+
+TR_NDST2(ndst2_1x2, 8, 2, 1)
+TR_NDST2(ndst2_1x4, 8, 4, 2)
+TR_NDST2(ndst2_1x8, 8, 8, 3)
+TR_NDST2(ndst2_2x2, 16, 2, 1)
+TR_NDST2(ndst2_2x4, 16, 4, 2)
+TR_NDST2(ndst2_4x2, 32, 2, 1)
+
+/* The AVX2 narrow-destination kernel for M rows of esz bytes, or NULL. */
+static ndst_fn ndst2_for(size_t esz, int64_t m) {
+  if (m != 2 && m != 4 && m != 8) return NULL;
+  switch ((int)(esz << 4 | (size_t)m)) {
+  case 0x12: return ndst2_1x2;
+  case 0x14: return ndst2_1x4;
+  case 0x18: return ndst2_1x8;
+  case 0x22: return ndst2_2x2;
+  case 0x24: return ndst2_2x4;
+  case 0x42: return ndst2_4x2;
+  default: return NULL;
+  }
+}
+#endif
+
+/* The narrow-destination kernel for M rows of A of esz bytes, or NULL. */
+static ndst_fn ndst_for(size_t esz, int64_t m) {
+  if (m != 2 && m != 4 && m != 8) return NULL;
+  switch ((int)(esz << 4 | (size_t)m)) {
+  case 0x12: return ndst_1x2;
+  case 0x14: return ndst_1x4;
+  case 0x18: return ndst_1x8;
+  case 0x22: return ndst_2x2;
+  case 0x24: return ndst_2x4;
+  case 0x42: return ndst_4x2;
+  default: return NULL;
+  }
+}
+
 /* The narrow kernel for rows of m elements of esz bytes (twice: 2T rows a
 ** call), or NULL. */
 static narrow_fn narrow_for(size_t esz, int64_t m, int twice) {
@@ -245,6 +366,8 @@ typedef struct walk {
   tile_fn tile;        /* the SIMD micro-kernel, NULL: portable */
   void (*wide)(const uint8_t *, size_t, uint8_t *, size_t); /* T x 2T
                           tiles (AVX2), NULL when absent */
+  void (*wide4)(const uint8_t *, size_t, uint8_t *, size_t); /* T x 4T
+                          tiles (AVX-512BW), NULL when absent */
   const uint8_t *lo, *hi; /* loads stay inside [lo, hi) */
   size_t lda, ldb;     /* row pitches in bytes */
 } walk;
@@ -291,10 +414,29 @@ static void wide_tile(const walk *w, const uint8_t *a, uint8_t *b) {
   }
 }
 
+/* A T x 4T tile at A's (r, c): whole when its loads stay inside the
+** source buffer, else as two T x 2T tiles. */
+static void wide4_tile(const walk *w, const uint8_t *a, uint8_t *b) {
+  const uint8_t *end = a + (size_t)(w->T - 1) * w->lda + 4 * TR_BYTES;
+  if (a >= w->lo && end <= w->hi) {
+    w->wide4(a, w->lda, b, w->ldb);
+  } else {
+    wide_tile(w, a, b);
+    wide_tile(w, a + 2 * TR_BYTES, b + (size_t)(2 * w->T) * w->ldb);
+  }
+}
+
 /* Rows r0..r1 of A (r1 - r0 >= T), every column block. */
 static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
                         int64_t r0, int64_t r1, int64_t cols) {
   int64_t T = w->T, c = 0;
+  if (w->wide4) /* column blocks of 4T while they fit */
+    for (; c + 4 * T <= cols; c += 4 * T)
+      for (int64_t r = r0; r < r1; r += T) {
+        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+        wide4_tile(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
+                   b + (size_t)c * w->ldb + (size_t)rr * w->esz);
+      }
   if (w->wide) /* column blocks of 2T while they fit */
     for (; c + 2 * T <= cols; c += 2 * T)
       for (int64_t r = r0; r < r1; r += T) {
@@ -318,14 +460,15 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0) return;
-  walk w = {esz, (int)(TR_BYTES / esz), NULL, NULL, lo, hi, (size_t)lda * esz,
-            (size_t)ldb * esz};
+  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, lo, hi,
+            (size_t)lda * esz, (size_t)ldb * esz};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
     w.tile = esz == 1 ? tile_1 : esz == 2 ? tile_2 : esz == 4 ? tile_4 : tile_8;
 #if defined(TR_AVX2)
   if (simd >= LI_SIMD_AVX2)
     w.wide = esz == 1 ? wide_1 : esz == 2 ? wide_2 : esz == 4 ? wide_4 : wide_8;
+  if (simd >= LI_SIMD_AVX512 && esz == 1) w.wide4 = wide4_1;
 #endif
 #else
   (void)simd;
@@ -350,6 +493,31 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
           staged(&w, ar + (size_t)h * w.lda, br + (size_t)h * esz, w.T,
                  (int)cols);
       }
+    }
+    return;
+  }
+  /* B's rows of rows < T elements back to back: interleaved streams. */
+  ndst_fn df = simd >= LI_SIMD_SSE && cols >= T && ldb == rows
+                   ? ndst_for(esz, rows) : NULL;
+  if (df) {
+    int64_t c = 0;
+#if defined(TR_AVX2)
+    ndst_fn df2 = simd >= LI_SIMD_AVX2 ? ndst2_for(esz, rows) : NULL;
+    if (df2) /* 2T columns a step while they fit inside A */
+      for (; c + 2 * T <= cols; c += 2 * T) {
+        const uint8_t *ac = a + (size_t)c * esz;
+        if (ac < lo || ac + (size_t)(rows - 1) * w.lda + 2 * TR_BYTES > hi) break;
+        df2(ac, w.lda, b + (size_t)c * w.ldb);
+      }
+#endif
+    for (; c < cols; c += T) {
+      int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
+      const uint8_t *ac = a + (size_t)c0 * esz;
+      uint8_t *bc = b + (size_t)c0 * w.ldb;
+      if (ac >= lo && ac + (size_t)(rows - 1) * w.lda + TR_BYTES <= hi)
+        df(ac, w.lda, bc);
+      else
+        staged(&w, ac, bc, (int)rows, (int)T);
     }
     return;
   }
@@ -416,6 +584,111 @@ TRG_TILE(trg_1, 8, 16, 4)
 TRG_TILE(trg_2, 16, 8, 3)
 TRG_TILE(trg_4, 32, 4, 2)
 TRG_TILE(trg_8, 64, 2, 1)
+
+#if defined(TR_AVX2)
+/* The wide gather tile (AVX2): T rows of 2T columns, the two 16-byte lanes
+** two gather tiles side by side (register j: B rows j and T + j). */
+#define TRG_WIDE(NAME, W, N, ROUNDS)                                          \
+  __attribute__((target("avx2"))) static void NAME(                           \
+      const li_trg *t, const uint8_t *s, uint8_t *d, int64_t dsc, size_t gb) { \
+    __m256i r[N];                                                             \
+    const int64_t es = 16 / (N);                                              \
+    const __m256i pv = _mm256_broadcastsi128_si256(                           \
+        _mm_loadu_si128((const __m128i *)(const void *)t->pad));              \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                   \
+      r[i] = t->row[i] < 0 ? pv                                               \
+                           : _mm256_loadu_si256((const __m256i *)(const void *)( \
+                                 s + t->row[i] * es));                        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);        \
+    uint8_t v[32];                                                            \
+    for (int j = 0; j < (N); j++) {                                           \
+      _mm256_storeu_si256((__m256i *)(void *)v, r[j]);                        \
+      trg_store(t, gb, v, d + j * dsc * es, (size_t)es);                      \
+      trg_store(t, gb, v + 16, d + ((N) + j) * dsc * es, (size_t)es);         \
+    }                                                                         \
+  }
+TRG_WIDE(trgw_1, 8, 16, 4)
+TRG_WIDE(trgw_2, 16, 8, 3)
+TRG_WIDE(trgw_4, 32, 4, 2)
+TRG_WIDE(trgw_8, 64, 2, 1)
+#endif
+
+/* The narrow gather tile: P = 2, 4 or 8 table rows, T columns of each
+** interleaved (the narrow destination) into P registers stored back to
+** back at d (j's destination stride is P). */
+#define TRG_NARROW(NAME, W, M, ROUNDS)                                        \
+  TR_CLONES static void NAME(const li_trg *t, const uint8_t *s, uint8_t *d,   \
+                             size_t esz) {                                    \
+    __m128i r[M];                                                             \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                   \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(                 \
+          t->row[i] < 0 ? t->pad : s + t->row[i] * (int64_t)esz));            \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);           \
+    TR_UNROLL for (int j = 0; j < (M); j++)                                   \
+      _mm_storeu_si128((__m128i *)(void *)(d + 16 * j), r[j]);                \
+  }
+TRG_NARROW(trgn_1x2, 8, 2, 1)
+TRG_NARROW(trgn_1x4, 8, 4, 2)
+TRG_NARROW(trgn_1x8, 8, 8, 3)
+TRG_NARROW(trgn_2x2, 16, 2, 1)
+TRG_NARROW(trgn_2x4, 16, 4, 2)
+TRG_NARROW(trgn_4x2, 32, 2, 1)
+
+typedef void (*trgn_fn)(const li_trg *, const uint8_t *, uint8_t *, size_t);
+
+#if defined(TR_AVX2)
+/* The narrow gather tile over 2T columns (AVX2), as TR_NDST2. */
+#define TRG_NARROW2(NAME, W, M, ROUNDS)                                       \
+  __attribute__((target("avx2"))) static void NAME(                           \
+      const li_trg *t, const uint8_t *s, uint8_t *d, size_t esz) {            \
+    __m256i r[M];                                                             \
+    const __m256i pv = _mm256_broadcastsi128_si256(                           \
+        _mm_loadu_si128((const __m128i *)(const void *)t->pad));              \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                   \
+      r[i] = t->row[i] < 0 ? pv                                               \
+                           : _mm256_loadu_si256((const __m256i *)(const void *)( \
+                                 s + t->row[i] * (int64_t)esz));              \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);        \
+    TR_UNROLL for (int j = 0; j < (M); j++) {                                 \
+      _mm_storeu_si128((__m128i *)(void *)(d + 16 * j),                       \
+                       _mm256_castsi256_si128(r[j]));                         \
+      _mm_storeu_si128((__m128i *)(void *)(d + 16 * ((M) + j)),               \
+                       _mm256_extracti128_si256(r[j], 1));                    \
+    }                                                                         \
+  }
+TRG_NARROW2(trgn2_1x2, 8, 2, 1)
+TRG_NARROW2(trgn2_1x4, 8, 4, 2)
+TRG_NARROW2(trgn2_1x8, 8, 8, 3)
+TRG_NARROW2(trgn2_2x2, 16, 2, 1)
+TRG_NARROW2(trgn2_2x4, 16, 4, 2)
+TRG_NARROW2(trgn2_4x2, 32, 2, 1)
+
+static trgn_fn trgn2_for(size_t esz, int m) {
+  if (m != 2 && m != 4 && m != 8) return NULL;
+  switch ((int)(esz << 4 | (size_t)m)) {
+  case 0x12: return trgn2_1x2;
+  case 0x14: return trgn2_1x4;
+  case 0x18: return trgn2_1x8;
+  case 0x22: return trgn2_2x2;
+  case 0x24: return trgn2_2x4;
+  case 0x42: return trgn2_4x2;
+  default: return NULL;
+  }
+}
+#endif
+
+static trgn_fn trgn_for(size_t esz, int m) {
+  if (m != 2 && m != 4 && m != 8) return NULL;
+  switch ((int)(esz << 4 | (size_t)m)) {
+  case 0x12: return trgn_1x2;
+  case 0x14: return trgn_1x4;
+  case 0x18: return trgn_1x8;
+  case 0x22: return trgn_2x2;
+  case 0x24: return trgn_2x4;
+  case 0x42: return trgn_4x2;
+  default: return NULL;
+  }
+}
 #endif
 
 /* The portable gather tile: the same bytes element by element. */
@@ -436,11 +709,38 @@ void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
                 int64_t cols, uint8_t *d, int64_t dsc) {
   int64_t T = (int64_t)(TR_BYTES / esz);
 #if defined(TR_SSE2)
+  trgn_fn nf = t->ng == 1 && t->g < T && dsc == t->g ? trgn_for(esz, t->g)
+                                                      : NULL;
+  if (simd >= LI_SIMD_SSE && cols >= T && nf) {
+    int64_t c = 0;
+#if defined(TR_AVX2)
+    trgn_fn nf2 = simd >= LI_SIMD_AVX2 ? trgn2_for(esz, t->g) : NULL;
+    if (nf2) /* 2T columns a step while they fit */
+      for (; c + 2 * T <= cols; c += 2 * T)
+        nf2(t, s + c * (int64_t)esz, d + (t->grp[0] + c * dsc) * (int64_t)esz,
+            esz);
+#endif
+    for (; c < cols; c += T) {
+      int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
+      nf(t, s + c0 * (int64_t)esz, d + (t->grp[0] + c0 * dsc) * (int64_t)esz,
+         esz);
+    }
+    return;
+  }
   void (*f)(const li_trg *, const uint8_t *, uint8_t *, int64_t, size_t) =
       esz == 1 ? trg_1 : esz == 2 ? trg_2 : esz == 4 ? trg_4 : trg_8;
   if (simd >= LI_SIMD_SSE && cols >= T && t->ng * t->g == (int)T) {
     size_t gb = (size_t)t->g * esz;
-    for (int64_t c = 0; c < cols; c += T) {
+    int64_t c = 0;
+#if defined(TR_AVX2)
+    if (simd >= LI_SIMD_AVX2) { /* 2T columns a step while they fit */
+      void (*wf)(const li_trg *, const uint8_t *, uint8_t *, int64_t, size_t) =
+          esz == 1 ? trgw_1 : esz == 2 ? trgw_2 : esz == 4 ? trgw_4 : trgw_8;
+      for (; c + 2 * T <= cols; c += 2 * T)
+        wf(t, s + c * (int64_t)esz, d + c * dsc * (int64_t)esz, dsc, gb);
+    }
+#endif
+    for (; c < cols; c += T) {
       int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
       f(t, s + c0 * (int64_t)esz, d + c0 * dsc * (int64_t)esz, dsc, gb);
     }

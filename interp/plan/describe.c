@@ -76,6 +76,11 @@ char *li_plan_describe(const li_plan *p) {
               x->fill ? (x->raw ? "hole" : x->pat ? "source pad" : "pad") : "data",
               li_kern_name(x->kern));
     if (x->kern == LI_K_BLOCK) lg_sb_printf(&b, " %d", x->bk);
+    if (x->kern == LI_K_TR && x->bk)
+      lg_sb_printf(&b, " of %d-element groups", x->bk);
+    if (x->kern == LI_K_TRG && p->trg[x->bk].ng == 1 &&
+        (size_t)p->trg[x->bk].g * p->d.esz < 16)
+      lg_sb_printf(&b, " of %d rows interleaved", p->trg[x->bk].g);
     if (x->pre || x->post)
       lg_sb_printf(&b, ", row pads %lld+%lld", (long long)x->pre,
                 (long long)x->post);

@@ -27,18 +27,22 @@ static int deilv_ok(const li_loop *L, int n, int64_t sb, int64_t W) {
 #define LI_MAX_TAKE 8  /* loops one gather tile may take */
 #define LI_MAX_TRG 4096 /* gather tiles of one plan */
 
-/* The general transposition (exec/tr.c): the box's destination runs along
-** its innermost loop and its source along another one, j. Moves loop j
-** just outside the innermost (the others keep their order) and returns 1;
-** 0 when there is no such loop or the element size has no kernel. */
-static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
+/* The general transposition (exec/tr.c), in units of u elements (u > 1:
+** groups of u elements contiguous on both sides, moved as one element of
+** u * esz bytes; b->bk = u then): the box's destination runs along its
+** innermost loop and its source along another one, j. Moves loop j just
+** outside the innermost (the others keep their order) and returns 1; 0
+** when there is no such loop or the element size has no kernel. */
+static int take_transpose_u(li_box *b, li_loop *L, int n, size_t esz,
+                            int64_t u) {
   const li_loop *in = &L[n - 1];
-  if (n < 2 || in->ds != 1 || in->ss == 1 || in->tab || b->pre || b->post ||
-      (esz != 1 && esz != 2 && esz != 4 && esz != 8))
+  size_t g = esz * (size_t)u;
+  if (n < 2 || in->ds != u || in->ss == u || in->ss % u || in->tab ||
+      b->pre || b->post || (g != 1 && g != 2 && g != 4 && g != 8))
     return 0;
   int j = -1;
   for (int i = n - 2; i >= 0; i--)
-    if (L[i].ss == 1 && !L[i].tab) {
+    if (L[i].ss == u && !L[i].tab && L[i].ds % u == 0) {
       j = i;
       break;
     }
@@ -47,6 +51,50 @@ static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
   for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
   L[n - 2] = t;
   b->kern = LI_K_TR;
+  b->bk = u > 1 ? (int)u : 0;
+  return 1;
+}
+
+static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
+  return take_transpose_u(b, L, n, esz, 1);
+}
+
+/* Whether the box is a transposition whose destination rows are the
+** source's few rows interleaved: its innermost loop (ds 1) has 2, 4 or 8
+** source rows of under 16 bytes, and a loop contiguous in the source
+** writes them back to back (tr.c's narrow destination, one SIMD step for
+** T columns of all the rows). */
+static int narrow_dst(const li_box *b, const li_loop *L, int n, size_t esz) {
+  const li_loop *in = &L[n - 1];
+  if (n < 2 || b->pre || b->post || in->ds != 1 || in->tab ||
+      (in->ext != 2 && in->ext != 4 && in->ext != 8) ||
+      in->ext * (int64_t)esz >= 16 || (esz != 1 && esz != 2 && esz != 4))
+    return 0;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab)
+      return L[i].ds == in->ext && L[i].ext >= 16 / (int64_t)esz;
+  return 0;
+}
+
+/* Groups: the innermost loop is a run of u elements contiguous on both
+** sides (u * esz = 2 or 4 bytes, an AMD HCWNC4 pixel), and the loops
+** outside it, in groups, are a transposition. The run's loop leaves the
+** box, whose kernel moves groups as elements (take_transpose_u). */
+static int take_groups(li_box *b, li_loop *L, int *n, size_t esz) {
+  int m = *n;
+  const li_loop *in = &L[m - 1];
+  int64_t g = in->ext * (int64_t)esz;
+  if (m < 3 || in->ss != 1 || in->ds != 1 || in->tab || b->pre || b->post ||
+      (g != 2 && g != 4))
+    return 0; /* 8-byte groups: 2x2 tiles, slower than ROWS' 8-byte rows
+              ** (kneron.1w16c8b -> amd.hcwnc8 measured 2x slower) */
+  int64_t u = in->ext;
+  li_loop save = L[m - 1];
+  if (!take_transpose_u(b, L, m - 1, esz, u)) {
+    L[m - 1] = save;
+    return 0;
+  }
+  *n = m - 1;
   return 1;
 }
 
@@ -56,10 +104,12 @@ static int take_transpose(li_box *b, li_loop *L, int n, size_t esz) {
 ** T positions (a loop may be split to reach T). Those loops leave the box
 ** for a table of T source rows (pad positions read the pad element) and
 ** the destination offsets of T elements, in groups of g contiguous ones;
-** j becomes the box's only inner loop. Returns 1 when taken (the box's
-** loops rewritten in L, *n updated), 0 otherwise. */
-static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
-                       size_t esz) {
+** j becomes the box's only inner loop. With P < T the table has P rows
+** whose destinations are one run of P elements (tr.c's narrow form).
+** Returns 1 when taken (the box's loops rewritten in L, *n updated), 0
+** otherwise. */
+static int take_gather_p(li_plan *p, li_box *b, li_loop *L, int *n,
+                         size_t esz, int P) {
   int m = *n, T = (int)(16 / esz);
   if (m < 2 || (esz != 1 && esz != 2 && esz != 4 && esz != 8) ||
       p->d.v.nplanes || p->s.v.nplanes || L[m - 1].ds != 1 || L[m - 1].ss == 1)
@@ -83,25 +133,26 @@ static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
     }
   int take[LI_MAX_TAKE], nt = 0;
   int64_t prod = 1, q = 0; /* q: the split factor of the last one (0: whole) */
-  for (int oi = 0; oi < no && prod < T; oi++) {
+  for (int oi = 0; oi < no && prod < P; oi++) {
     int i = ord[oi];
     if (L[i].tab || nt == LI_MAX_TAKE) return 0;
     int64_t e = L[i].ext + (i == m - 1 ? b->pre + b->post : 0);
-    if (prod * e <= T) {
+    if (prod * e <= P) {
       take[nt++] = i;
       prod *= e;
-    } else if (i != m - 1 && L[i].ext % (T / prod) == 0) {
+    } else if (i != m - 1 && L[i].ext % (P / prod) == 0) {
       take[nt++] = i;
-      q = T / prod;
-      prod = T;
+      q = P / prod;
+      prod = P;
     } else {
       return 0;
     }
   }
-  if (prod != T || p->ntrg >= LI_MAX_TRG) return 0;
+  if (prod != P || p->ntrg >= LI_MAX_TRG) return 0;
   li_trg t;
   memset(&t, 0, sizeof t);
-  for (int k = 0; k < T; k++) { /* mixed radix over take[], innermost first */
+  for (int k = P; k < 16; k++) t.row[k] = -1;
+  for (int k = 0; k < P; k++) { /* mixed radix over take[], innermost first */
     int64_t r = k, so = 0, dof = 0;
     int pad = 0;
     for (int a = 0; a < nt; a++) {
@@ -120,15 +171,16 @@ static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
     t.row[k] = pad ? -1 : so;
     t.grp[k] = dof; /* per element for now */
   }
-  int g = T;
+  int g = P;
   for (; g > 1; g /= 2) { /* runs of g contiguous destination elements */
     int ok = 1;
-    for (int k = 0; k < T && ok; k++)
+    for (int k = 0; k < P && ok; k++)
       if (t.grp[k] != t.grp[k - k % g] + k % g) ok = 0;
     if (ok) break;
   }
+  if (P < T && g < P) return 0; /* the narrow tile: one run of P */
   t.g = g;
-  t.ng = T / g;
+  t.ng = P / g;
   for (int k = 0; k < t.ng; k++) t.grp[k] = t.grp[k * g];
   for (int k = t.ng; k < 16; k++) t.grp[k] = 0;
   for (int k = 0; k < 16; k++) t.pad[k] = p->pats[0][(size_t)k % esz];
@@ -161,6 +213,24 @@ static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
   b->kern = LI_K_TRG;
   b->pre = b->post = 0; /* pad rows of the tile */
   return 1;
+}
+
+/* The gather tile; first its narrow form where the source's run j writes
+** P = 2, 4 or 8 (< T) elements a column back to back (j's destination
+** stride P): P table rows interleaved by tr.c's narrow destination
+** (crouton2x2's 2x2 pixel groups), then T rows. */
+static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
+                       size_t esz) {
+  int m = *n;
+  for (int i = m - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      int64_t P = L[i].ds;
+      if ((P == 2 || P == 4 || P == 8) && P * (int64_t)esz < 16 &&
+          take_gather_p(p, b, L, n, esz, (int)P))
+        return 1;
+      break;
+    }
+  return take_gather_p(p, b, L, n, esz, (int)(16 / esz));
 }
 
 void li_order_loops(li_loop *L, int n) {
@@ -243,6 +313,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
              (L[n - 2].ds == 4 || L[n - 2].ds == 8 || L[n - 2].ds == 16)) {
     b->kern = LI_K_EXPAND;
     b->bk = (int)L[n - 2].ds;
+  } else if (take_groups(b, L, &n, esz)) {
+    b->nl = n;
   } else if (in->ss == 1 && in->ds == 1 && n >= 2 &&
              in->ext * (int64_t)esz <= 4096 &&
              (in->ext * (int64_t)esz >= 16 || (!pre && !post))) {
@@ -280,14 +352,18 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       ** a tile, then copy the tile's rows out (HCWNC8 on 7x7 planes) */
       b->kern = LI_K_ILV2;
       b->bk = (int)W;
+    } else if (narrow_dst(b, L, n, esz) && take_transpose(b, L, n, esz)) {
+      /* the loops reordered in place */
     } else if (pre + in->ext + post < 16 / (int64_t)esz &&
                take_gather(p, b, L, &n, esz)) {
       b->nl = n;
     } else if (take_transpose(b, L, n, esz)) {
-      b->bk = 0;
+      /* the loops reordered in place */
     }
   } else if (in->ss == 1 && in->ds == 1) {
     b->kern = LI_K_MEMCPY;
+  } else if (narrow_dst(b, L, n, esz) && take_transpose(b, L, n, esz)) {
+    /* the loops reordered in place */
   } else if (!pre && !post && in->ext < 16 / (int64_t)esz &&
              take_gather(p, b, L, &n, esz)) {
     b->nl = n;

@@ -297,13 +297,13 @@ static void check_convert(const char *name, const lg_ir *a, const lg_ir *b,
 
 /* ---- Layouts ------------------------------------------------------------- */
 static void hcwnc(lg_ir *ir, int x) {
-  static char l1[8][8], l2[8][8];
+  static char l1[8][16], l2[8][16];
   static int k;
   ir_init(ir, "amd.hcwnc", "n,c,h,w");
   char *a = l1[k % 8], *b = l2[k % 8];
   k++;
-  snprintf(a, 8, "c/%d", x);
-  snprintf(b, 8, "c%%%d", x);
+  snprintf(a, 16, "c/%d", x);
+  snprintf(b, 16, "c%%%d", x);
   ax_digit(ir, 2, 1, 0, "h");
   ax_digit(ir, 1, x, 0, a);
   ax_digit(ir, 3, 1, 0, "w");
@@ -1098,9 +1098,9 @@ static void t_random(void) {
 
 /* The executor's SIMD kernels, with the shapes that give full steps,
 ** overlapping last steps and rows too few for SIMD; CTest runs this group
-** (like every group) with the CPU's best kernels (AVX2), and again with
-** LAY_SIMD=1 and LAY_SIMD=0 so that the SSE2 and portable paths are
-** checked too. The kernel must be the one
+** (like every group) with the CPU's best kernels (AVX-512BW or AVX2), and
+** again with LAY_SIMD=2, 1 and 0 so that the AVX2, SSE2 and portable paths
+** are checked too. The kernel must be the one
 ** the planner names. */
 static void kernel_case(const char *name, const lg_ir *ir, const int64_t *shape,
                         lay_dtype cpu, const char *kpack, const char *kunpack) {
@@ -1118,6 +1118,8 @@ static void kernel_case(const char *name, const lg_ir *ir, const int64_t *shape,
   li_plan_free(pk);
   li_plan_free(up);
 }
+
+static void t_kernels_groups(void);
 
 static void t_kernels(void) {
   lg_ir ir;
@@ -1264,6 +1266,116 @@ static void t_kernels(void) {
                (long long)qs[i][3]);
       kernel_case(nm, &ir, qs[i], LAY_DT_FP32, "convert + interleave", NULL);
     }
+  t_kernels_groups();
+}
+
+/* Groups and interleaved rows through the transposition (plan/loops.c
+** take_groups, narrow_dst; exec/tr.c's narrow destination): converts
+** between channel blocks (a run of 2 or 4 bytes contiguous on both sides
+** moved as one element: HCWNC4 -> HCWNC8 and back; 8-byte runs stay
+** rows), and packs whose destination rows are 2, 4 or 8 source rows
+** interleaved, every element size, with channels that fill the blocks
+** (the kernel named) and with pads (checked against the reference only). */
+static void t_kernels_groups(void) {
+  static const lay_dtype ty[] = {LAY_DT_INT8, LAY_DT_INT16, LAY_DT_FP32};
+  static const int64_t full[][4] = {
+      {1, 16, 5, 7}, {2, 8, 9, 9}, {1, 24, 3, 17}, {1, 8, 1, 40}, {3, 8, 2, 5}};
+  static const int64_t odd[][4] = {{1, 13, 5, 7}, {2, 6, 3, 19}};
+  char nm[112];
+  lg_ir a, b, ir;
+  for (size_t t = 0; t < sizeof ty / sizeof *ty; t++) {
+    size_t esz = li_dt_size(ty[t]);
+    for (int x = 2; x <= 4; x *= 2) {
+      for (size_t i = 0; i < sizeof full / sizeof *full; i++)
+        for (int dir = 0; dir < 2; dir++) {
+          hcwnc(&a, dir ? 2 * x : x);
+          hcwnc(&b, dir ? x : 2 * x);
+          snprintf(nm, sizeof nm, "kernels groups hcwnc%d -> hcwnc%d %s %lldx%lldx%lldx%lld",
+                   dir ? 2 * x : x, dir ? x : 2 * x, li_dt_name(ty[t]),
+                   (long long)full[i][0], (long long)full[i][1],
+                   (long long)full[i][2], (long long)full[i][3]);
+          check_convert(nm, &a, &b, full[i], ty[t]);
+          li_plan *p = NULL;
+          lay_error err;
+          char want[40];
+          snprintf(want, sizeof want, "of %d-element groups", x);
+          if (x * (int)esz <= 4 && full[i][0] == 1 &&
+              !li_plan_convert(&a, &b, full[i], 4, ty[t], &p, &err)) {
+            char *d = li_plan_describe(p);
+            CHECK(d && strstr(d, "transpose") && strstr(d, want),
+                  "%s: not a transposition %s:\n%s", nm, want, d ? d : "");
+            free(d);
+          }
+          li_plan_free(p);
+        }
+      for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+        hcwnc(&a, x);
+        hcwnc(&b, 2 * x);
+        snprintf(nm, sizeof nm, "kernels groups hcwnc%d -> hcwnc%d %s odd %zu", x,
+                 2 * x, li_dt_name(ty[t]), i);
+        check_convert(nm, &a, &b, odd[i], ty[t]);
+        check_convert(nm, &b, &a, odd[i], ty[t]);
+      }
+    }
+  }
+  /* interleaved rows from a table (the narrow gather tile): crouton2x2's
+  ** 2x2 pixel groups (4 rows), 2x4 (8 rows) and 1x2 (2 rows, one loop: the
+  ** narrow destination), with pads (channels or pixels short of a block) */
+  static const int C2X2[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,4, 3,32, 1,2, 2,2};
+  static const int C2X4[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,2, 3,32, 1,2, 2,4};
+  static const int C1X2[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,4, 3,32, 2,2};
+  static const struct { const int *c; int n, rows; } cr[] = {
+      {C2X2, 9, 4}, {C2X4, 9, 8}, {C1X2, 8, 2}};
+  static const int64_t cs[][4] = {{1, 8, 8, 64}, {2, 4, 12, 32}, {1, 7, 9, 37}};
+  for (size_t c = 0; c < sizeof cr / sizeof *cr; c++)
+    for (size_t t = 0; t < 2; t++)
+      for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+        ir_chunked(&ir, "crouton_rows", "b,h,w,d", cr[c].c, cr[c].n);
+        snprintf(nm, sizeof nm, "kernels interleaved table rows %d %s %lldx%lldx%lldx%lld",
+                 cr[c].rows, li_dt_name(ty[t]), (long long)cs[i][0],
+                 (long long)cs[i][1], (long long)cs[i][2], (long long)cs[i][3]);
+        char want[40];
+        snprintf(want, sizeof want, "of %d rows interleaved", cr[c].rows);
+        int full_blocks = cs[i][3] % 32 == 0 && cs[i][1] % 4 == 0;
+        if (!full_blocks || cr[c].rows * (int)li_dt_size(ty[t]) >= 16 ||
+            cr[c].rows == 2)
+          check_layout(nm, &ir, cs[i], ty[t]);
+        else
+          kernel_case(nm, &ir, cs[i], ty[t], want, NULL);
+        lg_ir plainb;
+        static const int nhwc[] = {0, 1, 2, 3};
+        plain(&plainb, "b,h,w,d", nhwc, 4);
+        check_convert(nm, &plainb, &ir, cs[i], ty[t]);
+      }
+  /* the gather tile over 2T columns a step (AVX2) and the T-column steps
+  ** after it: HCWNC4 with batch 4 (16-byte rows of n x c%4), widths around
+  ** 2T and channels short of a block */
+  static const int64_t gt[][4] = {
+      {4, 8, 3, 32}, {4, 8, 2, 33}, {4, 8, 2, 47}, {4, 8, 1, 64}, {4, 13, 2, 40}};
+  for (size_t i = 0; i < sizeof gt / sizeof *gt; i++) {
+    hcwnc(&ir, 4);
+    snprintf(nm, sizeof nm, "kernels gather tile hcwnc4 %lldx%lldx%lldx%lld",
+             (long long)gt[i][0], (long long)gt[i][1], (long long)gt[i][2],
+             (long long)gt[i][3]);
+    if (gt[i][1] % 4) check_layout(nm, &ir, gt[i], LAY_DT_INT8);
+    else kernel_case(nm, &ir, gt[i], LAY_DT_INT8, "gather tile", NULL);
+    check_layout(nm, &ir, gt[i], LAY_DT_INT16);
+  }
+  /* interleaved rows: NCHW -> HCWNC x with x * esz < 16 and W >= 16 / esz
+  ** (1-byte elements take the interleave kernel instead) */
+  static const int64_t wide[][4] = {{1, 8, 3, 19}, {1, 16, 2, 33}, {1, 8, 1, 16}};
+  for (size_t t = 1; t < sizeof ty / sizeof *ty; t++) {
+    size_t esz = li_dt_size(ty[t]);
+    for (int x = 2; x <= 8 && x * (int)esz < 16; x *= 2)
+      for (size_t i = 0; i < sizeof wide / sizeof *wide; i++) {
+        hcwnc(&ir, x);
+        snprintf(nm, sizeof nm, "kernels interleaved rows hcwnc%d %s %lldx%lldx%lldx%lld",
+                 x, li_dt_name(ty[t]), (long long)wide[i][0],
+                 (long long)wide[i][1], (long long)wide[i][2],
+                 (long long)wide[i][3]);
+        kernel_case(nm, &ir, wide[i], ty[t], "transpose", NULL);
+      }
+  }
 }
 
 int main(int argc, char **argv) {

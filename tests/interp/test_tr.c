@@ -3,7 +3,7 @@
 ** its definition, B[j][i] = A[i][j], element by element: every element
 ** size, shapes around the tile side (1..3 tiles, edges, fewer rows or
 ** columns than a tile), rows of 2, 4 or 8 interleaved elements of which
-** only some are read, pitches wider than the rows, the source buffer
+** only some are read, B's rows 2, 4 or 8 A rows interleaved, pitches wider than the rows, the source buffer
 ** allocated to its last byte (the loads must stay inside it: run under
 ** ASan by tests/run.sh) and guard bytes around every row of B (nothing
 ** outside B's elements may be written). Each case at every SIMD level.
@@ -57,7 +57,7 @@ int main(void) {
   static const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31,
                                   32, 33, 47, 64, 100};
   int ns = (int)(sizeof sizes / sizeof *sizes);
-  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX2; simd++)
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++)
     for (size_t esz = 1; esz <= 8; esz *= 2)
       for (int i = 0; i < ns; i++)
         for (int j = 0; j < ns; j++) {
@@ -68,7 +68,7 @@ int main(void) {
         }
   /* Interleaved channels (rows of m = 2, 4, 8 elements back to back, only
   ** `cols` <= m of them read): the narrow tile and its edges. */
-  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX2; simd++)
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++)
     for (size_t esz = 1; esz <= 8; esz *= 2)
       for (int64_t m = 2; m <= 8; m *= 2)
         for (int64_t c = 1; c <= m; c++)
@@ -77,6 +77,20 @@ int main(void) {
             fails += one_case(esz, simd, sizes[i] + 40, c, m, sizes[i] + 41);
             cases += 2;
           }
+  /* The narrow destination: B's rows are A's m = 2, 4, 8 rows back to back
+  ** (ldb == m, m streams interleaved), A's rows pitched or not, columns
+  ** around the tile side (the last step shifted back, fewer than a tile:
+  ** staged). */
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++)
+    for (size_t esz = 1; esz <= 8; esz *= 2)
+      for (int64_t m = 2; m <= 8; m *= 2)
+        for (int i = 0; i < ns; i++) {
+          int64_t c = sizes[i];
+          fails += one_case(esz, simd, m, c, c, m);
+          fails += one_case(esz, simd, m, c, c + 7, m);
+          fails += one_case(esz, simd, m, c + 40, c + 41, m);
+          cases += 3;
+        }
   /* Large, L1-blocked walks with the last macro block short. */
   for (size_t esz = 1; esz <= 8; esz *= 2) {
     fails += one_case(esz, li_simd_level(), 3000, 3, 4, 3000);

@@ -420,7 +420,7 @@ static int read_quant(kctx *p, const cJSON *root, lay_kneron *k) {
                                       "quantized_fixed_point_descriptor_list",
                                       NULL};
   static const char *const vers[] = {"UNKNOWN", "1"};
-  int fail = 0, ver;
+  int fail = 0, ver = 0;
   const char *path = "quantization_parameters";
   const cJSON *q = field(p, root, "", path, 1, &fail);
   if (fail) return -1;

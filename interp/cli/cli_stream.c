@@ -29,12 +29,15 @@
 #define SLAB_BYTES ((size_t)1 << 20) /* source + destination of a slab */
 #define PROGRESS_MIN ((uint64_t)256 << 20) /* inputs that show progress */
 
-/* Read up to n bytes (fewer only at the end of the input). The count, or
-** SIZE_MAX with errno set. */
-static size_t read_full(int fd, unsigned char *p, size_t n) {
+/* Read up to n bytes (fewer only at the end of the input): at offset
+** `off` with pread, or from the current position when off is NO_OFF. The
+** count, or SIZE_MAX with errno set. */
+#define NO_OFF UINT64_MAX
+static size_t read_at(int fd, unsigned char *p, size_t n, uint64_t off) {
   size_t got = 0;
   while (got < n) {
-    ssize_t r = read(fd, p + got, n - got);
+    ssize_t r = off == NO_OFF ? read(fd, p + got, n - got)
+                              : pread(fd, p + got, n - got, (off_t)(off + got));
     if (r < 0) {
       if (errno == EINTR) continue;
       return SIZE_MAX;
@@ -49,22 +52,6 @@ static const char *in_name(const cli_move *m) {
   return !m->in || !strcmp(m->in, "-") ? "stdin" : m->in;
 }
 
-/* pread up to n bytes at off (fewer only at the end of the file). The
-** count, or SIZE_MAX with errno set. */
-static size_t pread_full(int fd, unsigned char *p, size_t n, uint64_t off) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = pread(fd, p + got, n - got, (off_t)(off + got));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return SIZE_MAX;
-    }
-    if (r == 0) break;
-    got += (size_t)r;
-  }
-  return got;
-}
-
 /* Slab i's source in sl->src_pieces pieces of a regular file (lay.h):
 ** ns bytes into src. 0, or -1 after printing. */
 static int read_pieces(const cli_move *m, const lay_slabs *sl, int fd,
@@ -73,7 +60,7 @@ static int read_pieces(const cli_move *m, const lay_slabs *sl, int fd,
          full = sl->src_bytes / np;
   for (size_t j = 0; j < np; j++) {
     uint64_t at = m->in_off + j * sl->src_stride + (uint64_t)i * full;
-    size_t r = pread_full(fd, src + j * pl, pl, at);
+    size_t r = read_at(fd, src + j * pl, pl, at);
     if (r != pl) {
       cli_fail("cannot read '%s': %s", in_name(m),
                r == SIZE_MAX ? strerror(errno) : "it ended early");
@@ -145,7 +132,7 @@ static int open_input(const cli_move *m, int *fd) {
 /* After the data: the input must end. 0, -2 (more), -1 (error, printed). */
 static int expect_end(const cli_move *m, int fd) {
   unsigned char extra;
-  size_t got = read_full(fd, &extra, 1);
+  size_t got = read_at(fd, &extra, 1, NO_OFF);
   if (got == SIZE_MAX) {
     cli_fail("cannot read '%s': %s", in_name(m), strerror(errno));
     return -1;
@@ -197,7 +184,7 @@ static int run_slabs(const cli_move *m, const lay_slabs *sl, lay_plan *full,
     if (sl->src_pieces > 1) {
       if (read_pieces(m, sl, fd, i, src, ns)) goto done;
     }
-    size_t r = sl->src_pieces > 1 ? ns : read_full(fd, src, ns);
+    size_t r = sl->src_pieces > 1 ? ns : read_at(fd, src, ns, NO_OFF);
     if (r == SIZE_MAX) {
       cli_fail("cannot read '%s': %s", in_name(m), strerror(errno));
       goto done;
@@ -250,7 +237,7 @@ static int run_whole(const cli_move *m, int fd, cli_out *o, size_t *got) {
       cli_fail("out of memory: the input needs %zu bytes", need);
       goto done;
     }
-    size_t r = read_full(fd, in, need);
+    size_t r = read_at(fd, in, need, NO_OFF);
     if (r == SIZE_MAX) {
       cli_fail("cannot read '%s': %s", in_name(m), strerror(errno));
       goto done;

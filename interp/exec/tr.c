@@ -188,6 +188,21 @@ TR_WIDE4(wide4_1, 8, 16, 4)
 
 typedef void (*wide_fn)(const uint8_t *, size_t, uint8_t *, size_t);
 
+/* The narrow shapes, one table for every narrow kernel: rows of M
+** elements of E bytes, W bits an element, RM = log2(M) and RT =
+** log2(16 / E) perfect-shuffle rounds. Inside a lookup, with X defined as
+** the case of one shape, TR_SHAPE_SWITCH(esz, m) returns the kernel for
+** M rows of esz-byte elements, or NULL. */
+#define TR_NARROW_SHAPES(X)                                                  \
+  X(1x2, 1, 2, 8, 1, 4) X(1x4, 1, 4, 8, 2, 4) X(1x8, 1, 8, 8, 3, 4)          \
+  X(2x2, 2, 2, 16, 1, 3) X(2x4, 2, 4, 16, 2, 3) X(4x2, 4, 2, 32, 1, 2)
+#define TR_SHAPE_SWITCH(esz, m)                                              \
+  if ((m) != 2 && (m) != 4 && (m) != 8) return NULL;                         \
+  switch ((int)((esz) << 4 | (size_t)(m))) {                                 \
+    TR_NARROW_SHAPES(X)                                                      \
+  default: return NULL;                                                      \
+  }
+
 /* The narrow tile: T rows of A of M < T elements each, back to back (lda
 ** = M), are M registers; the same rounds leave register j holding column
 ** j of the T rows. nb <= M rows of B are stored. */
@@ -202,12 +217,9 @@ typedef void (*wide_fn)(const uint8_t *, size_t, uint8_t *, size_t);
       _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb), r[j]);      \
   }
 
-TR_NARROW(narrow_1x2, 8, 2, 4)
-TR_NARROW(narrow_1x4, 8, 4, 4)
-TR_NARROW(narrow_1x8, 8, 8, 4)
-TR_NARROW(narrow_2x2, 16, 2, 3)
-TR_NARROW(narrow_2x4, 16, 4, 3)
-TR_NARROW(narrow_4x2, 32, 2, 2)
+#define X(N, E, M, W, RM, RT) TR_NARROW(narrow_##N, W, M, RT)
+TR_NARROW_SHAPES(X)
+#undef X
 
 typedef void (*narrow_fn)(const uint8_t *, uint8_t *, size_t, int);
 
@@ -230,12 +242,9 @@ typedef void (*narrow_fn)(const uint8_t *, uint8_t *, size_t, int);
       _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb), r[j]);   \
   }
 
-TR_NARROW2(narrow2_1x2, 8, 2, 4)
-TR_NARROW2(narrow2_1x4, 8, 4, 4)
-TR_NARROW2(narrow2_1x8, 8, 8, 4)
-TR_NARROW2(narrow2_2x2, 16, 2, 3)
-TR_NARROW2(narrow2_2x4, 16, 4, 3)
-TR_NARROW2(narrow2_4x2, 32, 2, 2)
+#define X(N, E, M, W, RM, RT) TR_NARROW2(narrow2_##N, W, M, RT)
+TR_NARROW_SHAPES(X)
+#undef X
 #endif
 
 /* The narrow destination, the narrow tile's inverse: B's rows are M < T
@@ -253,12 +262,9 @@ TR_NARROW2(narrow2_4x2, 32, 2, 2)
       _mm_storeu_si128((__m128i *)(void *)(b + 16 * j), r[j]);               \
   }
 
-TR_NDST(ndst_1x2, 8, 2, 1)
-TR_NDST(ndst_1x4, 8, 4, 2)
-TR_NDST(ndst_1x8, 8, 8, 3)
-TR_NDST(ndst_2x2, 16, 2, 1)
-TR_NDST(ndst_2x4, 16, 4, 2)
-TR_NDST(ndst_4x2, 32, 2, 1)
+#define X(N, E, M, W, RM, RT) TR_NDST(ndst_##N, W, M, RM)
+TR_NARROW_SHAPES(X)
+#undef X
 
 typedef void (*ndst_fn)(const uint8_t *, size_t, uint8_t *);
 
@@ -280,69 +286,40 @@ typedef void (*ndst_fn)(const uint8_t *, size_t, uint8_t *);
     }                                                                        \
   }
 
-TR_NDST2(ndst2_1x2, 8, 2, 1)
-TR_NDST2(ndst2_1x4, 8, 4, 2)
-TR_NDST2(ndst2_1x8, 8, 8, 3)
-TR_NDST2(ndst2_2x2, 16, 2, 1)
-TR_NDST2(ndst2_2x4, 16, 4, 2)
-TR_NDST2(ndst2_4x2, 32, 2, 1)
+#define X(N, E, M, W, RM, RT) TR_NDST2(ndst2_##N, W, M, RM)
+TR_NARROW_SHAPES(X)
+#undef X
 
 /* The AVX2 narrow-destination kernel for M rows of esz bytes, or NULL. */
 static ndst_fn ndst2_for(size_t esz, int64_t m) {
-  if (m != 2 && m != 4 && m != 8) return NULL;
-  switch ((int)(esz << 4 | (size_t)m)) {
-  case 0x12: return ndst2_1x2;
-  case 0x14: return ndst2_1x4;
-  case 0x18: return ndst2_1x8;
-  case 0x22: return ndst2_2x2;
-  case 0x24: return ndst2_2x4;
-  case 0x42: return ndst2_4x2;
-  default: return NULL;
-  }
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return ndst2_##N;
+  TR_SHAPE_SWITCH(esz, m)
+#undef X
 }
 #endif
 
 /* The narrow-destination kernel for M rows of A of esz bytes, or NULL. */
 static ndst_fn ndst_for(size_t esz, int64_t m) {
-  if (m != 2 && m != 4 && m != 8) return NULL;
-  switch ((int)(esz << 4 | (size_t)m)) {
-  case 0x12: return ndst_1x2;
-  case 0x14: return ndst_1x4;
-  case 0x18: return ndst_1x8;
-  case 0x22: return ndst_2x2;
-  case 0x24: return ndst_2x4;
-  case 0x42: return ndst_4x2;
-  default: return NULL;
-  }
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return ndst_##N;
+  TR_SHAPE_SWITCH(esz, m)
+#undef X
 }
 
 /* The narrow kernel for rows of m elements of esz bytes (twice: 2T rows a
 ** call), or NULL. */
 static narrow_fn narrow_for(size_t esz, int64_t m, int twice) {
-  if (m != 2 && m != 4 && m != 8) return NULL;
-  int k = (int)(esz << 4 | (size_t)m);
 #if defined(TR_AVX2)
-  if (twice) switch (k) {
-    case 0x12: return narrow2_1x2;
-    case 0x14: return narrow2_1x4;
-    case 0x18: return narrow2_1x8;
-    case 0x22: return narrow2_2x2;
-    case 0x24: return narrow2_2x4;
-    case 0x42: return narrow2_4x2;
-    default: return NULL;
-    }
+  if (twice) {
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return narrow2_##N;
+    TR_SHAPE_SWITCH(esz, m)
+#undef X
+  }
 #else
   (void)twice;
 #endif
-  switch (k) {
-  case 0x12: return narrow_1x2;
-  case 0x14: return narrow_1x4;
-  case 0x18: return narrow_1x8;
-  case 0x22: return narrow_2x2;
-  case 0x24: return narrow_2x4;
-  case 0x42: return narrow_4x2;
-  default: return NULL;
-  }
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return narrow_##N;
+  TR_SHAPE_SWITCH(esz, m)
+#undef X
 }
 #endif
 
@@ -627,12 +604,9 @@ TRG_WIDE(trgw_8, 64, 2, 1)
     TR_UNROLL for (int j = 0; j < (M); j++)                                   \
       _mm_storeu_si128((__m128i *)(void *)(d + 16 * j), r[j]);                \
   }
-TRG_NARROW(trgn_1x2, 8, 2, 1)
-TRG_NARROW(trgn_1x4, 8, 4, 2)
-TRG_NARROW(trgn_1x8, 8, 8, 3)
-TRG_NARROW(trgn_2x2, 16, 2, 1)
-TRG_NARROW(trgn_2x4, 16, 4, 2)
-TRG_NARROW(trgn_4x2, 32, 2, 1)
+#define X(N, E, M, W, RM, RT) TRG_NARROW(trgn_##N, W, M, RM)
+TR_NARROW_SHAPES(X)
+#undef X
 
 typedef void (*trgn_fn)(const li_trg *, const uint8_t *, uint8_t *, size_t);
 
@@ -656,38 +630,21 @@ typedef void (*trgn_fn)(const li_trg *, const uint8_t *, uint8_t *, size_t);
                        _mm256_extracti128_si256(r[j], 1));                    \
     }                                                                         \
   }
-TRG_NARROW2(trgn2_1x2, 8, 2, 1)
-TRG_NARROW2(trgn2_1x4, 8, 4, 2)
-TRG_NARROW2(trgn2_1x8, 8, 8, 3)
-TRG_NARROW2(trgn2_2x2, 16, 2, 1)
-TRG_NARROW2(trgn2_2x4, 16, 4, 2)
-TRG_NARROW2(trgn2_4x2, 32, 2, 1)
+#define X(N, E, M, W, RM, RT) TRG_NARROW2(trgn2_##N, W, M, RM)
+TR_NARROW_SHAPES(X)
+#undef X
 
 static trgn_fn trgn2_for(size_t esz, int m) {
-  if (m != 2 && m != 4 && m != 8) return NULL;
-  switch ((int)(esz << 4 | (size_t)m)) {
-  case 0x12: return trgn2_1x2;
-  case 0x14: return trgn2_1x4;
-  case 0x18: return trgn2_1x8;
-  case 0x22: return trgn2_2x2;
-  case 0x24: return trgn2_2x4;
-  case 0x42: return trgn2_4x2;
-  default: return NULL;
-  }
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return trgn2_##N;
+  TR_SHAPE_SWITCH(esz, m)
+#undef X
 }
 #endif
 
 static trgn_fn trgn_for(size_t esz, int m) {
-  if (m != 2 && m != 4 && m != 8) return NULL;
-  switch ((int)(esz << 4 | (size_t)m)) {
-  case 0x12: return trgn_1x2;
-  case 0x14: return trgn_1x4;
-  case 0x18: return trgn_1x8;
-  case 0x22: return trgn_2x2;
-  case 0x24: return trgn_2x4;
-  case 0x42: return trgn_4x2;
-  default: return NULL;
-  }
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return trgn_##N;
+  TR_SHAPE_SWITCH(esz, m)
+#undef X
 }
 #endif
 

@@ -124,10 +124,14 @@ static void say_err(const char *what, const sw_case *c, const lay_error *e) {
   g_fail = 1;
 }
 
-static int instantiate(const char *ref, lg_ir **out, const sw_case *c) {
+/* The IR of ref for a plan of this shape and element type (esize,
+** `require` and `...` need them: lg_instantiate_for). */
+static int instantiate(const char *ref, const int64_t *shape, lay_dtype dt,
+                       lg_ir **out, const sw_case *c) {
   lay_error e;
   memset(&e, 0, sizeof e);
-  if (lg_instantiate(li_ctx_module(g_ctx), ref, out, &e) != LAY_OK) {
+  if (lg_instantiate_for(li_ctx_module(g_ctx), ref, shape, c->rank, dt, out,
+                         &e) != LAY_OK) {
     say_err("instantiate", c, &e);
     return 0;
   }
@@ -192,11 +196,13 @@ static int inst_init(inst *x, const sw_case *c) {
   memset(x, 0, sizeof *x);
   x->c = c;
   const char *la = c->dir == LAY_CONVERT ? c->from : c->fmt;
-  if (!instantiate(la, &x->ira, c)) return 0;
+  if (!instantiate(la, c->shape, c->dt, &x->ira, c)) return 0;
   x->cpu = c->dt ? c->dt : x->ira->value.cpu ? x->ira->value.cpu : LAY_DT_INT8;
   rlay_init(&x->ra, x->ira, c->shape, x->cpu);
   if (c->dir == LAY_CONVERT) {
-    if (!instantiate(c->fmt, &x->irb, c)) return 0;
+    /* B's dimension names first (from A's shape: names never depend on
+    ** sizes), then B's IR for its own order of the shape */
+    if (!instantiate(c->fmt, c->shape, c->dt, &x->irb, c)) return 0;
     for (int j = 0; j < c->rank; j++) {
       x->map[j] = -1;
       for (int i = 0; i < c->rank; i++)
@@ -209,6 +215,9 @@ static int inst_init(inst *x, const sw_case *c) {
       }
       x->bshape[j] = c->shape[x->map[j]];
     }
+    lg_ir_free(x->irb);
+    x->irb = NULL;
+    if (!instantiate(c->fmt, x->bshape, c->dt, &x->irb, c)) return 0;
     rlay_init(&x->rb, x->irb, x->bshape, x->cpu);
   }
   make_ref(x);

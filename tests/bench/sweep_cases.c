@@ -4,8 +4,10 @@
  * arguments) both ways at three shapes
  * (realistic, odd extents, batch > 1); the untyped ones also with 2- and
  * 4-byte elements; quantizers with zero point 0 and not; converts between
- * vendors; the layouts of sw_user_spec; a few cases of 8 MB and more for
- * the two-thread speed-up. */
+ * vendors; the layouts of sw_user_spec (an fp8 cast among them); the
+ * layouts whose sizes are known only at plan time (esize, TensorRT's DLA
+ * rules, `...`); a few cases of 8 MB and more for the two-thread
+ * speed-up. */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,10 +27,12 @@ const char sw_user_spec[] =
     "layout px4 (n, c, h, w) -> [n, h/4, w/4, c, h%4, w%4]\n"
     "# fp32 to fp16 in 16-channel blocks\n"
     "layout c16h (n, c, h, w) : fp32 -> [n, c/16, h, w, c%16] cast(to = fp16)\n"
+    "# fp32 to fp8 (OCP E4M3) in 16-channel blocks\n"
+    "layout c16f8 (n, c, h, w) : fp32 -> [n, c/16, h, w, c%16] cast(to = fp8e4m3)\n"
     "# amd.hcwnc4's memory with qnn's dim names, to convert to qnn layouts\n"
     "layout hcwnc4_bhwd (b, d, h, w) -> [h, d/4, w, b, d%4]\n";
 
-enum { F_NCHW, F_NHWC, F_BHWD, F_W, F_AB, F_1, F_3, F_5, NFAM };
+enum { F_NCHW, F_NHWC, F_BHWD, F_W, F_AB, F_1, F_3, F_5, F_IMG, NFAM };
 static const struct {
   int rank;
   int64_t s[3][5]; /* realistic, odd, batch */
@@ -41,11 +45,13 @@ static const struct {
     [F_1] = {1, {{200704}, {100003}, {401408}}},
     [F_3] = {3, {{64, 56, 56}, {37, 29, 23}, {8, 64, 784}}},
     [F_5] = {5, {{1, 64, 56, 7, 8}, {1, 37, 29, 23, 3}, {4, 32, 28, 7, 4}}},
+    [F_IMG] = {4, {{1, 3, 224, 224}, {1, 3, 37, 29}, {4, 4, 56, 56}}},
 };
 static const char *k_kind[3] = {"real", "odd", "batch"};
 
 /* kind: 'u' untyped (int8 at every shape, int16 and fp32 at the realistic
- * one), 't' the spec's own type, 'z' typed with a zero point: fmt at
+ * one), 'h' untyped of 1- and 2-byte elements only (int8 at every shape,
+ * fp16 at the realistic one: the esize layouts), 't' the spec's own type, 'z' typed with a zero point: fmt at
  * every shape, fmt2 (another zero point) at the realistic one, 'c' per
  * channel: fmt has two %s for the scale and radix lists. */
 typedef struct {
@@ -119,12 +125,18 @@ static const fmt_row k_formats[] = {
     {"rknn.nc1hwc2(16)", 0, F_NCHW, 'u'},
     {"xla.tiled(8, 128)", 0, F_AB, 'u'},
     {"mlir.pack_kc(8, 32)", 0, F_AB, 'u'},
+    /* the layouts of the language's plan-time sizes: C2 = 16 bytes / esize,
+    ** TensorRT's DLA C' and 64-byte lines, a rank-polymorphic format */
+    {"rknn.rk3588_nc1hwc2", 0, F_NCHW, 'h'},
+    {"trt.dla_hwc4", 0, F_IMG, 'h'},
+    {"trt.chw4_nd", 0, F_NCHW, 'u'},
     /* the sweep's own layouts (group "user") */
     {"sweep.c32", 0, F_NCHW, 'u'},
     {"sweep.tile", 0, F_AB, 'u'},
     {"sweep.pitched", 0, F_NCHW, 'u'},
     {"sweep.px4", 0, F_NCHW, 'u'},
     {"sweep.c16h", 0, F_NCHW, 't'},
+    {"sweep.c16f8", 0, F_NCHW, 't'},
 };
 
 static const struct {
@@ -227,7 +239,9 @@ static int add_format(sw_case *cs, int n, int cap, const fmt_row *f) {
         continue;
       }
       n = add(cs, n, cap, group, k_kind[s], f->fmt, f->fmt, 0, (lay_dir)dir, rank, sh,
-              f->kind == 'u' ? LAY_DT_INT8 : typed_dt(f->fmt));
+              f->kind == 'u' || f->kind == 'h' ? LAY_DT_INT8 : typed_dt(f->fmt));
+      if (s == 0 && f->kind == 'h')
+        n = add(cs, n, cap, group, "real", f->fmt, f->fmt, 0, (lay_dir)dir, rank, sh, LAY_DT_FP16);
       if (s == 0 && f->kind == 'u') {
         n = add(cs, n, cap, group, "real", f->fmt, f->fmt, 0, (lay_dir)dir, rank, sh, LAY_DT_INT16);
         n = add(cs, n, cap, group, "real", f->fmt, f->fmt, 0, (lay_dir)dir, rank, sh, LAY_DT_FP32);

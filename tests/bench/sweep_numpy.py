@@ -29,7 +29,8 @@ TARGET_S = 0.024  # per (case, implementation), as lay_sweep
 NB = 7
 
 NP = {"fp32": np.float32, "fp16": np.float16, "bf16": np.uint16, "int8": np.int8,
-      "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16, "int32": np.int32}
+      "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16, "int32": np.int32,
+      "uint32": np.uint32, "int64": np.int64}
 UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 
 
@@ -192,6 +193,8 @@ class Geometry:
 
 
 def hw_type(L):
+    if not L["v"]["planes"] and L["hw"] not in NP:
+        raise Unsupported(L["hw"] + " has no numpy type")  # fp8, int4
     return np.uint8 if L["v"]["planes"] else NP[L["hw"]]
 
 

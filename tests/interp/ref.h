@@ -124,8 +124,56 @@ typedef struct rlay {
 } rlay;
 
 static size_t dsz(lay_dtype t) {
-  return t == LAY_DT_FP32 || t == LAY_DT_INT32 ? 4
-         : t == LAY_DT_INT8 || t == LAY_DT_UINT8 ? 1 : 2;
+  return t == LAY_DT_INT64 ? 8
+         : t == LAY_DT_FP32 || t == LAY_DT_INT32 || t == LAY_DT_UINT32 ? 4
+         : t == LAY_DT_INT8 || t == LAY_DT_UINT8 || t == LAY_DT_FP8E4M3 ||
+                 t == LAY_DT_FP8E5M2
+             ? 1
+             : 2;
+}
+
+/* OCP fp8 (OFP8 1.0), written apart from lay's own: a code's value from
+** its fields, and an encoding that searches every finite code for the
+** nearest. E4M3: bias 7, 3 mantissa bits, S.1111.111 NaN, no infinity;
+** E5M2: bias 15, 2 mantissa bits, exponent 11111 infinity or NaN. */
+static double r_f8_val(int e5, unsigned u) {
+  int mb = e5 ? 2 : 3, bias = e5 ? 15 : 7, em = e5 ? 31 : 15;
+  int e = (int)(u >> mb) & em, m = (int)u & ((1 << mb) - 1);
+  double sg = (u & 0x80) ? -1 : 1;
+  if (e5 && e == em) return m ? NAN : sg * INFINITY;
+  if (!e5 && e == em && m == 7) return NAN;
+  return sg * (e ? ldexp(1 + m / (double)(1 << mb), e - bias)
+                 : ldexp(m / (double)(1 << mb), 1 - bias));
+}
+
+/* v in fp8: the nearest of the finite codes and of the code just past
+** the largest finite value, taken as 2^(emax+1) (E4M3: 0x7f = 480, E5M2:
+** 0x7c = 65536); ties to the even code, or away from zero with
+** LG_R_HALF_AWAY; LG_R_TRUNC: the largest finite code not above |v|. The
+** code past the largest means overflow: the largest finite code when
+** `sat`, else NaN (E4M3) or infinity (E5M2). */
+static uint8_t r_f8(int e5, double v, int mode, int sat) {
+  unsigned sg = signbit(v) ? 0x80 : 0, past = e5 ? 0x7c : 0x7f;
+  uint8_t big = (uint8_t)(sg | (e5 ? 0x7b : 0x7e));
+  uint8_t ovf = (uint8_t)(sg | (e5 ? 0x7c : 0x7f));
+  if (isnan(v)) return (uint8_t)(sg | (e5 ? 0x7e : 0x7f));
+  double a = fabs(v);
+  if (isinf(a)) return sat ? big : ovf;
+  unsigned best = 0;
+  double bd = INFINITY;
+  for (unsigned c = 0; c <= past; c++) {
+    double x = c == past ? (e5 ? 65536.0 : 480.0) : r_f8_val(e5, c);
+    if (isnan(x) || isinf(x) || (mode == LG_R_TRUNC && (x > a || c == past)))
+      continue;
+    double d = fabs(a - x);
+    int tie_wins = mode == LG_R_HALF_AWAY ? 1 : (c & 1) == 0;
+    if (d < bd || (d == bd && mode != LG_R_TRUNC && tie_wins)) {
+      bd = d;
+      best = c; /* codes rise with their values: a later tie is larger */
+    }
+  }
+  if (best == past) return sat ? big : ovf;
+  return (uint8_t)(sg | best);
 }
 
 static void rlay_init(rlay *r, const lg_ir *ir, const int64_t *shape,
@@ -238,6 +286,10 @@ static double r_ld(lay_dtype t, const uint8_t *p) {
   case LAY_DT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
   case LAY_DT_UINT16: { uint16_t v; memcpy(&v, p, 2); return v; }
   case LAY_DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
+  case LAY_DT_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
+  case LAY_DT_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+  case LAY_DT_FP8E4M3: return r_f8_val(0, p[0]);
+  case LAY_DT_FP8E5M2: return r_f8_val(1, p[0]);
   default: return 0;
   }
 }
@@ -271,12 +323,18 @@ static void r_st(lay_dtype t, uint8_t *p, double v, int mode, int sat) {
   case LAY_DT_FP32: { float f = (float)v; memcpy(p, &f, 4); return; }
   case LAY_DT_FP16: { uint16_t h = r_f16(v, mode); memcpy(p, &h, 2); return; }
   case LAY_DT_BF16: { uint16_t h = r_bf16(v, mode); memcpy(p, &h, 2); return; }
+  case LAY_DT_FP8E4M3: p[0] = r_f8(0, v, mode, sat); return;
+  case LAY_DT_FP8E5M2: p[0] = r_f8(1, v, mode, sat); return;
   default: break;
   }
   double lo = t == LAY_DT_INT8 ? -128 : t == LAY_DT_UINT8 ? 0
-            : t == LAY_DT_INT16 ? -32768 : t == LAY_DT_UINT16 ? 0 : -2147483648.0;
+            : t == LAY_DT_INT16 ? -32768 : t == LAY_DT_UINT16 ? 0
+            : t == LAY_DT_UINT32 ? 0 : t == LAY_DT_INT64 ? -0x1p63 : -2147483648.0;
   double hi = t == LAY_DT_INT8 ? 127 : t == LAY_DT_UINT8 ? 255
-            : t == LAY_DT_INT16 ? 32767 : t == LAY_DT_UINT16 ? 65535 : 2147483647.0;
+            : t == LAY_DT_INT16 ? 32767 : t == LAY_DT_UINT16 ? 65535
+            : t == LAY_DT_UINT32 ? 4294967295.0
+            : t == LAY_DT_INT64 ? 0x1p63 - 1024 /* the last double below */
+            : 2147483647.0;
   double q = r_round(v, mode);
   if (isnan(q)) q = 0;
   (void)sat;

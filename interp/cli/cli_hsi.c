@@ -456,7 +456,8 @@ static int npy_skip(const char *name, int fd, uint64_t base, size_t tot,
                 : k >= 12 ? (size_t)h[8] | (size_t)h[9] << 8 |
                                 (size_t)h[10] << 16 | (size_t)h[11] << 24
                           : SIZE_MAX;
-    want = hl <= tot - o ? o + hl : tot; /* a truncated one fails below */
+    /* a truncated one fails in npy_data */
+    want = o <= tot && hl <= tot - o ? o + hl : tot;
   }
   if (!(buf = malloc(want ? want : 1))) {
     cli_fail("out of memory");

@@ -12,9 +12,12 @@
 #include "cli_hsi.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "cli_lay.h"
 
@@ -424,7 +427,132 @@ static int npy_data(const char *path, unsigned char *buf, size_t len,
   return 0;
 }
 
-/* Run entry j of h (loaded into ctx) from in_path to out_path. */
+/* n bytes at offset off of fd (fewer only at its end); SIZE_MAX on error. */
+static size_t pread_all(int fd, unsigned char *p, size_t n, uint64_t off) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = pread(fd, p + got, n - got, (off_t)(off + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return SIZE_MAX;
+    if (r == 0) break;
+    got += (size_t)r;
+  }
+  return got;
+}
+
+/* The .npy header of a regular file (tot bytes from offset base of fd),
+** read alone: *off its length (0 when the file is no .npy). 0, or -1
+** after printing (npy_data's messages). */
+static int npy_skip(const char *name, int fd, uint64_t base, size_t tot,
+                    lay_dtype dt, size_t *off) {
+  unsigned char h[12], *buf = NULL, *data;
+  size_t k = tot < 12 ? tot : 12, n, want = k;
+  *off = 0;
+  errno = 0;
+  if (pread_all(fd, h, k, base) != k) goto fail;
+  if (k >= 10 && !memcmp(h, "\x93NUMPY", 6)) {
+    size_t o = h[6] == 1 ? 10 : 12,
+           hl = h[6] == 1 ? (size_t)h[8] | (size_t)h[9] << 8
+                : k >= 12 ? (size_t)h[8] | (size_t)h[9] << 8 |
+                                (size_t)h[10] << 16 | (size_t)h[11] << 24
+                          : SIZE_MAX;
+    /* a truncated one fails in npy_data */
+    want = o <= tot && hl <= tot - o ? o + hl : tot;
+  }
+  if (!(buf = malloc(want ? want : 1))) {
+    cli_fail("out of memory");
+    return -1;
+  }
+  if (pread_all(fd, buf, want, base) != want) goto fail;
+  int r = npy_data(name, buf, want, dt, &data, &n);
+  if (!r) *off = (size_t)(data - buf);
+  free(buf);
+  return r < 0 ? -1 : 0;
+fail:
+  cli_fail("cannot read '%s': %s", name,
+           errno ? strerror(errno) : "it ended early");
+  free(buf);
+  return -1;
+}
+
+/* The input when it is a regular file (stdin too, from where it is):
+** *fd (to close unless stdin), *base the offset of its data's first
+** byte, *tot its bytes from there; 1 when it is no regular file (a
+** stream), 0, or -1 after printing. */
+static int open_regular(const char *in_path, int *fd, uint64_t *base,
+                        size_t *tot) {
+  *tot = cli_input_size(in_path);
+  if (*tot == SIZE_MAX - 1) return 1;
+  int use_stdin = !in_path || !strcmp(in_path, "-");
+  *fd = use_stdin ? STDIN_FILENO : open(in_path, O_RDONLY | O_CLOEXEC);
+  if (*fd < 0) {
+    cli_fail("cannot read '%s': %s", in_path, strerror(errno));
+    return -1;
+  }
+  off_t at = use_stdin ? lseek(STDIN_FILENO, 0, SEEK_CUR) : 0;
+  *base = at > 0 ? (uint64_t)at : 0;
+  return 0;
+}
+
+/* The size message: "input is N bytes; inputs[0] needs M (fp32 [1,3,8,8])". */
+static void size_err(const job *j, const lay_hsi_info *inf, size_t n,
+                     size_t need, size_t s1) {
+  char sh[200];
+  if (j->pack) shape_str(sh, sizeof sh, inf->cpu_shape, inf->rank);
+  else shape_str(sh, sizeof sh, inf->hw_shape, inf->hw_rank);
+  cli_fail("input is %s%zu bytes; %s[%d] needs %zu (%s %s%s)",
+           n == SIZE_MAX ? "more than " : "", n == SIZE_MAX ? need : n,
+           j->output ? "outputs" : "inputs", j->idx, need,
+           lay_dtype_name(j->pack ? inf->cpu_dtype : inf->hw_dtype), sh,
+           need != s1 ? " per frame" : "");
+}
+
+/* A stream (a pipe on stdin): read whole, as it cannot be mapped, nor
+** its first bytes looked at for an .npy header and then read again by
+** cli_move_frames; the frames run one after another into one buffer. */
+static int run_stream(const job *j, const lay_hsi_info *inf, lay_plan *p,
+                      const char *in_path, const char *out_path) {
+  size_t s1 = lay_plan_src_bytes(p), d1 = lay_plan_dst_bytes(p);
+  int64_t nf = j->frame >= 0 ? 1 : inf->frames;
+  size_t need = j->pack ? s1 * (size_t)inf->frames : s1 * (size_t)nf;
+  size_t outn = d1 * (size_t)nf, len, n;
+  unsigned char *src = NULL, *dst = NULL, *data;
+  lay_error err;
+  int rc = CLI_FAIL;
+  if (cli_read_all(in_path, need + 4096, &src, &len)) goto done;
+  data = src;
+  n = len;
+  if (src && npy_data(in_path ? in_path : "-", src, len,
+                      j->pack ? inf->cpu_dtype : inf->hw_dtype, &data, &n) < 0)
+    goto done;
+  if (n != need) {
+    size_err(j, inf, n, need, s1);
+    goto done;
+  }
+  if (!(dst = malloc(outn ? outn : 1))) {
+    cli_fail("out of memory");
+    goto done;
+  }
+  for (int64_t f = 0; f < nf; f++) {
+    int64_t from = j->pack && j->frame >= 0 ? j->frame : f;
+    if (lay_plan_run(p, data + (size_t)from * s1, s1, dst + (size_t)f * d1,
+                     d1, 1, &err)) {
+      entry_err(j->file, j->output, j->idx, &err);
+      goto done;
+    }
+  }
+  if (cli_write_all(out_path, dst, outn)) goto done;
+  rc = CLI_OK;
+done:
+  free(src);
+  free(dst);
+  return rc;
+}
+
+/* Run entry j of h (loaded into ctx) from in_path to out_path. A regular
+** input file goes through cli_move_frames (cli_stream.c): its .npy header
+** skipped, its size checked first, then each frame in slabs when the
+** layout admits them, else the file mapped whole; a stream, run_stream. */
 static int run_entry(const lay_hsi *h, lay_ctx *ctx, const job *j,
                      const char *in_path, const char *out_path) {
   const char *side = j->output ? "outputs" : "inputs";
@@ -445,54 +573,48 @@ static int run_entry(const lay_hsi *h, lay_ctx *ctx, const job *j,
   snprintf(ref, sizeof ref, NS ".%s", inf.def);
   lay_plan *p = NULL;
   lay_error err;
-  unsigned char *src = NULL, *dst = NULL, *data;
-  int rc = CLI_FAIL;
-  if (lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank, inf.cpu_dtype,
-                      j->pack ? LAY_PACK : LAY_UNPACK, &p, &err)) {
+  lay_dir dir = j->pack ? LAY_PACK : LAY_UNPACK;
+  if (lay_plan_create(ctx, ref, inf.cpu_shape, inf.rank, inf.cpu_dtype, dir,
+                      &p, &err)) {
     entry_err(j->file, j->output, j->idx, &err);
     return CLI_FAIL;
   }
   /* Frames: the CPU side is the whole tensor (pack with --frame K takes
   ** frame K of it); the NPU side one buffer per frame, one after another
   ** (unpack with --frame K takes frame K's buffer alone). */
-  size_t s1 = lay_plan_src_bytes(p), d1 = lay_plan_dst_bytes(p);
+  size_t s1 = lay_plan_src_bytes(p);
   int64_t nf = j->frame >= 0 ? 1 : inf.frames;
   size_t need = j->pack ? s1 * (size_t)inf.frames : s1 * (size_t)nf;
-  size_t outn = d1 * (size_t)nf, len, n;
-  if (cli_read_all(in_path, need + 4096, &src, &len)) goto done;
-  data = src;
-  n = len;
-  if (src && npy_data(in_path ? in_path : "-", src, len,
-                      j->pack ? inf.cpu_dtype : inf.hw_dtype, &data, &n) < 0)
+  int fd = -1, rc = CLI_FAIL;
+  uint64_t base = 0;
+  size_t tot, off = 0;
+  int r = open_regular(in_path, &fd, &base, &tot);
+  if (r) {
+    rc = r < 0 ? CLI_FAIL : run_stream(j, &inf, p, in_path, out_path);
     goto done;
+  }
+  /* A file far too long is not looked into (as cli_read_all would not). */
+  const char *name = in_path && strcmp(in_path, "-") ? in_path : "-";
+  if (tot != SIZE_MAX && tot <= need + 4096 &&
+      npy_skip(name, fd, base, tot, j->pack ? inf.cpu_dtype : inf.hw_dtype,
+               &off))
+    goto done;
+  size_t n = tot == SIZE_MAX ? SIZE_MAX : tot - off;
   if (n != need) {
-    char sh[200];
-    if (j->pack) shape_str(sh, sizeof sh, inf.cpu_shape, inf.rank);
-    else shape_str(sh, sizeof sh, inf.hw_shape, inf.hw_rank);
-    cli_fail("input is %s%zu bytes; %s[%d] needs %zu (%s %s%s)",
-             n == SIZE_MAX ? "more than " : "", n == SIZE_MAX ? need : n,
-             side, j->idx, need,
-             lay_dtype_name(j->pack ? inf.cpu_dtype : inf.hw_dtype), sh,
-             need != s1 ? " per frame" : "");
+    size_err(j, &inf, n, need, s1);
     goto done;
   }
-  if (!(dst = malloc(outn ? outn : 1))) {
-    cli_fail("out of memory");
-    goto done;
-  }
-  for (int64_t f = 0; f < nf; f++) {
-    int64_t from = j->pack && j->frame >= 0 ? j->frame : f;
-    if (lay_plan_run(p, data + (size_t)from * s1, s1, dst + (size_t)f * d1,
-                     d1, 1, &err)) {
-      entry_err(j->file, j->output, j->idx, &err);
-      goto done;
-    }
-  }
-  if (cli_write_all(out_path, dst, outn)) goto done;
-  rc = CLI_OK;
+  uint64_t skip = j->pack && j->frame >= 0 ? (uint64_t)j->frame * s1 : 0;
+  cli_part_args pa = {ctx, ref, inf.rank, inf.cpu_dtype, dir};
+  cli_move m = {p, inf.cpu_shape, inf.rank, cli_part_create, &pa, 1, in_path,
+                base + off + skip, out_path, NULL, 0,
+                j->pack ? "pack" : "unpack"};
+  size_t got = 0;
+  r = cli_move_frames(&m, nf, need - s1 * (size_t)nf - skip, &got);
+  if (r == -2) size_err(j, &inf, got, need, s1); /* it changed meanwhile */
+  else if (!r) rc = CLI_OK;
 done:
-  free(src);
-  free(dst);
+  if (fd >= 0 && fd != STDIN_FILENO) close(fd);
   lay_plan_free(p);
   return rc;
 }

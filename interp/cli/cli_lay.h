@@ -199,6 +199,11 @@ typedef struct cli_move {
 ** stream on stdout may have received part of it). Shows a progress line
 ** on stderr when stderr is a terminal and the input is over 256 MB. */
 int cli_move_run(const cli_move *m, size_t *got);
+/* The same, the plan run `frames` times (>= 1) over consecutive source
+** and destination buffers (AMD frames, cli_hsi.c), and the input a
+** regular file with `rest` bytes after the data, left unread. */
+int cli_move_frames(const cli_move *m, int64_t frames, uint64_t rest,
+                    size_t *got);
 /* The bytes of input `in` (NULL or "-": stdin) when they can be known
 ** before reading it: a regular file's size (stdin: what is left of it);
 ** SIZE_MAX - 1 for a stream, SIZE_MAX for more than size_t holds. */

@@ -6,7 +6,9 @@
 ** Slabs: one plan for a full slab's rows (and one for the last slab's, when
 ** the extent is not a multiple), each checked with lay_plan_slab_check;
 ** then read a slab, run, write it, in order, into cli_out (a temporary file
-** renamed over the target at the end, or stdout). Whole buffers: a regular
+** renamed over the target at the end, or stdout); with frames
+** (cli_move_frames, AMD's, cli_hsi.c) every slab of frame 0, then of
+** frame 1, ... Whole buffers: a regular
 ** input file is mapped (its pages stay the page cache's), a stream read
 ** into memory; the output is one buffer. An input that ends early or goes
 ** on too long, or a failed read or write, abandons the output: no file is
@@ -55,11 +57,11 @@ static const char *in_name(const cli_move *m) {
 /* Slab i's source in sl->src_pieces pieces of a regular file (lay.h):
 ** ns bytes into src. 0, or -1 after printing. */
 static int read_pieces(const cli_move *m, const lay_slabs *sl, int fd,
-                       int64_t i, unsigned char *src, size_t ns) {
+                       int64_t i, uint64_t fo, unsigned char *src, size_t ns) {
   size_t np = (size_t)sl->src_pieces, pl = ns / np,
          full = sl->src_bytes / np;
   for (size_t j = 0; j < np; j++) {
-    uint64_t at = m->in_off + j * sl->src_stride + (uint64_t)i * full;
+    uint64_t at = m->in_off + fo + j * sl->src_stride + (uint64_t)i * full;
     size_t r = read_at(fd, src + j * pl, pl, at);
     if (r != pl) {
       cli_fail("cannot read '%s': %s", in_name(m),
@@ -73,12 +75,13 @@ static int read_pieces(const cli_move *m, const lay_slabs *sl, int fd,
 /* Slab i's destination (nd bytes in dst) into its sl->dst_pieces pieces
 ** of the temporary file, after the head. 0, or -1 after printing. */
 static int write_pieces(const cli_move *m, const lay_slabs *sl, cli_out *o,
-                        int64_t i, const unsigned char *dst, size_t nd) {
+                        int64_t i, uint64_t fo, const unsigned char *dst,
+                        size_t nd) {
   size_t np = (size_t)sl->dst_pieces, pl = nd / np,
          full = sl->dst_bytes / np;
   char msg[512];
   for (size_t j = 0; j < np; j++) {
-    uint64_t at = m->head_len + j * sl->dst_stride + (uint64_t)i * full;
+    uint64_t at = m->head_len + fo + j * sl->dst_stride + (uint64_t)i * full;
     if (cli_out_pwrite(o, dst + j * pl, pl, at, msg, sizeof msg)) {
       cli_fail("%s", msg);
       return -1;
@@ -159,11 +162,14 @@ static lay_plan *part_plan(const cli_move *m, const lay_slabs *sl,
   return q;
 }
 
-/* The slab loop. 0, -1 (printed) or -2 (the input's size is wrong; *got
-** its bytes read, SIZE_MAX: more than the plan needs). */
+/* The slab loop, over every slab of every frame. 0, -1 (printed) or -2
+** (the input's size is wrong; *got its bytes read, SIZE_MAX: more than
+** the plan needs). */
 static int run_slabs(const cli_move *m, const lay_slabs *sl, lay_plan *full,
-                     lay_plan *last, int fd, cli_out *o, size_t *got) {
-  size_t need = lay_plan_src_bytes(m->plan);
+                     lay_plan *last, int fd, cli_out *o, int64_t nf,
+                     uint64_t rest, size_t *got) {
+  size_t s1 = lay_plan_src_bytes(m->plan), d1 = lay_plan_dst_bytes(m->plan);
+  size_t need = s1 * (size_t)nf;
   unsigned char *src = malloc(sl->src_bytes), *dst = malloc(sl->dst_bytes);
   char msg[512];
   int rc = -1;
@@ -178,11 +184,12 @@ static int run_slabs(const cli_move *m, const lay_slabs *sl, lay_plan *full,
     goto done;
   }
   size_t done = 0;
-  for (int64_t i = 0; i < sl->count; i++) {
+  for (int64_t k = 0; k < nf * sl->count; k++) {
+    int64_t f = k / sl->count, i = k % sl->count;
     const lay_plan *q = i == sl->count - 1 && last ? last : full;
     size_t ns = lay_plan_src_bytes(q), nd = lay_plan_dst_bytes(q);
     if (sl->src_pieces > 1) {
-      if (read_pieces(m, sl, fd, i, src, ns)) goto done;
+      if (read_pieces(m, sl, fd, i, (uint64_t)f * s1, src, ns)) goto done;
     }
     size_t r = sl->src_pieces > 1 ? ns : read_at(fd, src, ns, NO_OFF);
     if (r == SIZE_MAX) {
@@ -200,15 +207,17 @@ static int run_slabs(const cli_move *m, const lay_slabs *sl, lay_plan *full,
       cli_print_error(&err);
       goto done;
     }
-    if (sl->dst_pieces > 1 ? write_pieces(m, sl, o, i, dst, nd)
+    if (sl->dst_pieces > 1 ? write_pieces(m, sl, o, i, (uint64_t)f * d1, dst,
+                                          nd)
                            : cli_out_write(o, dst, nd, msg, sizeof msg)) {
       if (sl->dst_pieces <= 1) cli_fail("%s", msg);
       goto done;
     }
     progress_show(&pr, done);
   }
-  /* The end of a stream (pieces come from a file whose size was seen). */
-  rc = sl->src_pieces > 1 ? 0 : expect_end(m, fd);
+  /* The end of a stream (pieces come from a file whose size was seen, and
+  ** so does an input with `rest` bytes left unread). */
+  rc = sl->src_pieces > 1 || rest ? 0 : expect_end(m, fd);
   if (rc == -2) *got = SIZE_MAX;
 done:
   progress_end(&pr);
@@ -217,16 +226,19 @@ done:
   return rc;
 }
 
-/* Whole buffers: the input mapped or read, one run, one write. */
-static int run_whole(const cli_move *m, int fd, cli_out *o, size_t *got) {
-  size_t need = lay_plan_src_bytes(m->plan), outlen = lay_plan_dst_bytes(m->plan);
+/* Whole buffers: the input mapped or read, one run a frame, one write. */
+static int run_whole(const cli_move *m, int fd, cli_out *o, int64_t nf,
+                     uint64_t rest, size_t *got) {
+  size_t s1 = lay_plan_src_bytes(m->plan), d1 = lay_plan_dst_bytes(m->plan);
+  size_t need = s1 * (size_t)nf, outlen = d1 * (size_t)nf;
   unsigned char *in = NULL, *map = NULL, *out = NULL;
   size_t maplen = 0;
   char msg[512];
   int rc = -1;
   struct stat sb;
   if (need && !fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
-      (uint64_t)sb.st_size == m->in_off + need && m->in_off <= SIZE_MAX - need) {
+      (uint64_t)sb.st_size == m->in_off + need + rest &&
+      m->in_off <= SIZE_MAX - need) {
     maplen = (size_t)m->in_off + need;
     map = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (map == MAP_FAILED) map = NULL;
@@ -247,7 +259,7 @@ static int run_whole(const cli_move *m, int fd, cli_out *o, size_t *got) {
       rc = -2;
       goto done;
     }
-    if ((rc = expect_end(m, fd)) != 0) {
+    if (!rest && (rc = expect_end(m, fd)) != 0) {
       if (rc == -2) *got = SIZE_MAX;
       goto done;
     }
@@ -264,11 +276,13 @@ static int run_whole(const cli_move *m, int fd, cli_out *o, size_t *got) {
     goto done;
   }
   lay_error err;
-  if (lay_plan_run(m->plan, in, need, mapped ? mapped + m->head_len : out,
-                   outlen, m->threads, &err)) {
-    cli_print_error(&err);
-    goto done;
-  }
+  unsigned char *to = mapped ? mapped + m->head_len : out;
+  for (int64_t f = 0; f < nf; f++)
+    if (lay_plan_run(m->plan, in + (size_t)f * s1, s1, to + (size_t)f * d1, d1,
+                     m->threads, &err)) {
+      cli_print_error(&err);
+      goto done;
+    }
   if (!mapped && ((m->head_len && cli_out_write(o, m->head, m->head_len, msg,
                                                 sizeof msg)) ||
                   cli_out_write(o, out, outlen, msg, sizeof msg))) {
@@ -284,6 +298,11 @@ done:
 }
 
 int cli_move_run(const cli_move *m, size_t *got) {
+  return cli_move_frames(m, 1, 0, got);
+}
+
+int cli_move_frames(const cli_move *m, int64_t frames, uint64_t rest,
+                    size_t *got) {
   lay_slabs sl;
   memset(&sl, 0, sizeof sl);
   sl.dim = -1;
@@ -343,8 +362,8 @@ int cli_move_run(const cli_move *m, size_t *got) {
       fprintf(stderr, "-- streaming --\nwhole buffers: the slabs' output "
                       "is in pieces, and the output is no file\n");
   }
-  rc = slabs ? run_slabs(m, &sl, full, last, fd, o, got)
-             : run_whole(m, fd, o, got);
+  rc = slabs ? run_slabs(m, &sl, full, last, fd, o, frames, rest, got)
+             : run_whole(m, fd, o, frames, rest, got);
   if (!rc) {
     rc = cli_out_close(o, msg, sizeof msg);
     o = NULL;

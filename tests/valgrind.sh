@@ -20,13 +20,14 @@
 # (fuzz.replay_diff, api_threads_formats, interp_plan_values, ...).
 # cli_stream too: it moves ~100 MB under `ulimit -v 64 MB`, in which
 # valgrind cannot start; cli_stream_slabs runs the same code on small data.
+# hsi.stream likewise (40 MB limit); hsi.cli.lay runs the --hsi moves.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=2
 inc=
 # lay_bench's large static buffers cannot be loaded by valgrind ("mmap
 # failed in UME"); -E '' runs it anyway.
-exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded|interp_value|api_threads_formats_big|cli_stream)$'
+exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded|interp_value|api_threads_formats_big|cli_stream|hsi\.stream)$'
 while [ $# -gt 0 ]; do
   case $1 in
   -j) jobs=$2; shift 2 ;;

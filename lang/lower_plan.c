@@ -174,7 +174,7 @@ static int cond_int(lw *w, const env *en, const lg_expr *e, int64_t *v,
 
 static int eval_cond(lw *w, const env *en, const lg_expr *c, int *ok,
                      int *known) {
-  int64_t a, b;
+  int64_t a = 0, b = 0; /* an unknown operand leaves 0: *ok then unused */
   *known = 1;
   if (cond_int(w, en, c->u.op.a, &a, known)) return -1;
   if (c->u.op.op == LG_OP_IN) {

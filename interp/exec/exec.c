@@ -426,11 +426,13 @@ LI_STEP step_CONV_ILV(walk *w, uint8_t *d) {
 LI_STEP step_SPLIT2(walk *w, uint8_t *d) {
   const li_plan *p = w->p;
   const li_loop *o = &w->L[w->nl - 2];
+  const li_loop *o2 = w->nl >= 3 ? &w->L[w->nl - 3] : NULL;
   li_split_args a = {o->ss, w->in->ss, o->ds, p->d.pstride, p->d.v.shift[0],
                      p->d.v.shift[1], p->d.v.mask[0] & 0xff,
                      p->d.v.mask[1] & 0xff};
-  li_split2(w->src + w->sb * (int64_t)w->se, d, &a, o->ext, (int)w->in->ext,
-            p->simd);
+  li_split2_3(w->src + w->sb * (int64_t)w->se, d, &a, o2 ? o2->ext : 1,
+              o2 ? o2->ss : 0, o2 ? o2->ds : 0, o->ext, (int)w->in->ext,
+              p->simd);
 }
 
 LI_STEP step_DIMTAB(walk *w, uint8_t *d) {

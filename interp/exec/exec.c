@@ -402,6 +402,12 @@ LI_STEP step_CONV_ILV(walk *w, uint8_t *d) {
   const int K = (int)in->ext;
   const int direct = p->s.v.kind == LI_VR_ID && p->s.v.axis < 0 &&
                      p->d.v.axis < 0;
+  /* per channel, one channel a plane: each plane's rule per tensor */
+  li_vrule pv[16];
+  int perk = !direct && p->s.v.kind == LI_VR_ID && p->s.v.axis < 0 &&
+             o->cs == 0 && K <= 16;
+  for (int k = 0; perk && k < K; k++)
+    perk = li_vrule_channel(&p->d.v, (int32_t)(w->cb + k * in->cs), &pv[k]);
   w->pre = w->post = 0; /* written with the rows */
   if (bk == 8 && direct &&
       li_qilv8(&p->s, &p->d, w->src + w->sb * se, in->ss, K, (int)pre,
@@ -414,6 +420,8 @@ LI_STEP step_CONV_ILV(walk *w, uint8_t *d) {
       const uint8_t *sr = w->src + (w->sb + r0 + k * in->ss) * se;
       if (direct)
         li_encode(&p->d.v, sr, tmp + k * TILE, m, NULL);
+      else if (perk)
+        li_encode(&pv[k], sr, tmp + k * TILE, m, NULL);
       else
         li_conv_block(&p->s, &p->d, sr, 0, 1, tmp + k * TILE, 0, 1, 1, m,
                       w->cb + k * in->cs, 0, 0, 0, 0, w->dpat);

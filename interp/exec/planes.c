@@ -8,6 +8,10 @@
 ** plane into 16 rows of K bytes in registers. Destination rows of K bytes
 ** back to back (dso == K) are stored 16 bytes at a time. Everything else
 ** goes to kern_ilv.c li_split2, one step of the outer loop at a time.
+** li_split2_conv is the same with a value rule: each chunk of CR rows is
+** first converted (li_encode, per channel as each channel's own rule)
+** into a stack buffer of 16-bit elements, then split from there: one
+** extra pass over L1.
 */
 #include "kern.h"
 
@@ -45,10 +49,11 @@ static void split_tile_sse(const uint8_t *s, int64_t ssi, int K,
 
 /* Rows [r0, r0 + 16) of the flat row index r = j*n1 + i, stored at
 ** d + j*ds2 + i*dso. */
-static void split_rows16(const uint8_t *s, uint8_t *d, const li_split_args *a,
-                         int64_t n1, int64_t ds2, int64_t r0, int K) {
+static void split_rows16(const uint8_t *s, int64_t ssi, uint8_t *d,
+                         const li_split_args *a, int64_t n1, int64_t ds2,
+                         int64_t r0, int K) {
   __m128i lo[16], hi[16];
-  split_tile_sse(s + r0 * 2, a->ssi, K, a, lo, hi);
+  split_tile_sse(s, ssi, K, a, lo, hi);
   const int per = 16 / K; /* rows a vector */
   if (a->dso == K && n1 % per == 0) { /* whole vectors inside one group */
     int64_t j = r0 / n1, i1 = r0 % n1;
@@ -78,11 +83,11 @@ static void split_rows16(const uint8_t *s, uint8_t *d, const li_split_args *a,
 #endif
 
 /* One row of K elements (scalar). */
-static void split_row(const uint8_t *s, uint8_t *o, const li_split_args *a,
-                      int K) {
+static void split_row(const uint8_t *s, int64_t ssi, uint8_t *o,
+                      const li_split_args *a, int K) {
   for (int k = 0; k < K; k++) {
     uint16_t u;
-    memcpy(&u, s + k * a->ssi * 2, 2);
+    memcpy(&u, s + k * ssi * 2, 2);
     o[k] = (uint8_t)(((uint32_t)u >> a->h0) & a->m0);
     o[k + a->ps] = (uint8_t)(((uint32_t)u >> a->h1) & a->m1);
   }
@@ -97,12 +102,52 @@ void li_split2_3(const uint8_t *s, uint8_t *d, const li_split_args *a,
       (K == 2 || K == 4 || K == 8 || K == 16) &&
       (K != 16 || n1 < 16)) { /* K == 16, n1 >= 16: li_split2's AVX2 */
     int64_t r = 0;
-    for (; r + 16 <= N; r += 16) split_rows16(s, d, a, n1, ds2, r, K);
+    for (; r + 16 <= N; r += 16)
+      split_rows16(s + r * 2, a->ssi, d, a, n1, ds2, r, K);
     for (; r < N; r++)
-      split_row(s + r * 2, d + (r / n1) * ds2 + (r % n1) * a->dso, a, K);
+      split_row(s + r * 2, a->ssi, d + (r / n1) * ds2 + (r % n1) * a->dso, a,
+                K);
     return;
   }
 #endif
   for (int64_t j = 0; j < n2; j++)
     li_split2(s + j * ss2 * 2, d + j * ds2, a, n1, K, simd);
+}
+
+#define CR 256 /* rows a chunk of li_split2_conv */
+
+int li_split2_conv(const li_side *S, const li_side *D, const uint8_t *s,
+                   uint8_t *d, const li_split_args *a, const int64_t *o3,
+                   int64_t n1, int64_t cso, int K, int64_t cb, int64_t csi,
+                   int simd) {
+#if defined(__SSE2__)
+  const int64_t n2 = o3[0], ss2 = o3[1], ds2 = o3[2], N = n2 * n1;
+  if (simd < LI_SIMD_SSE || a->sso != 1 || (n2 > 1 && ss2 != n1) || N < 16 ||
+      cso != 0 || o3[3] != 0 || S->v.kind != LI_VR_ID || S->v.nplanes ||
+      !(K == 2 || K == 4 || K == 8 || K == 16) ||
+      li_dt_size(D->v.hw) != 2)
+    return 0;
+  li_vrule v[16];
+  for (int k = 0; k < K; k++)
+    if (!li_vrule_channel(&D->v, (int32_t)(cb + k * csi), &v[k])) return 0;
+  uint16_t buf[16 * CR];
+  const int64_t se = (int64_t)S->esz;
+  for (int64_t r0 = 0; r0 < N; r0 += CR) {
+    int64_t m = N - r0 < CR ? N - r0 : CR, r = 0;
+    for (int k = 0; k < K; k++)
+      li_encode(&v[k], s + (r0 + k * a->ssi) * se, buf + k * CR, m, NULL);
+    const uint8_t *b = (const uint8_t *)buf;
+    for (; r + 16 <= m; r += 16)
+      split_rows16(b + r * 2, CR, d, a, n1, ds2, r0 + r, K);
+    for (; r < m; r++) {
+      int64_t g = r0 + r;
+      split_row(b + r * 2, CR, d + (g / n1) * ds2 + (g % n1) * a->dso, a, K);
+    }
+  }
+  return 1;
+#else
+  (void)S; (void)D; (void)s; (void)d; (void)a; (void)o3; (void)n1;
+  (void)cso; (void)K; (void)cb; (void)csi; (void)simd;
+  return 0;
+#endif
 }

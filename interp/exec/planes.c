@@ -122,8 +122,16 @@ int li_split2_conv(const li_side *S, const li_side *D, const uint8_t *s,
                    int simd) {
 #if defined(__SSE2__)
   const int64_t n2 = o3[0], ss2 = o3[1], ds2 = o3[2], N = n2 * n1;
-  if (simd < LI_SIMD_SSE || a->sso != 1 || (n2 > 1 && ss2 != n1) || N < 16 ||
-      cso != 0 || o3[3] != 0 || S->v.kind != LI_VR_ID || S->v.nplanes ||
+  if (n2 > 1 && (ss2 != n1 || o3[3] != 0)) { /* one step at a time */
+    const int64_t one[4] = {1, 0, 0, 0}, se = (int64_t)S->esz;
+    for (int64_t j = 0; j < n2; j++)
+      if (!li_split2_conv(S, D, s + j * ss2 * se, d + j * ds2, a, one, n1, cso,
+                          K, cb + j * o3[3], csi, simd))
+        return 0; /* at j == 0: the same conditions hold for every step */
+    return 1;
+  }
+  if (simd < LI_SIMD_SSE || a->sso != 1 || N < 16 ||
+      cso != 0 || S->v.kind != LI_VR_ID || S->v.nplanes ||
       !(K == 2 || K == 4 || K == 8 || K == 16) ||
       li_dt_size(D->v.hw) != 2)
     return 0;

@@ -55,7 +55,9 @@ static void split_rows16(const uint8_t *s, int64_t ssi, uint8_t *d,
   __m128i lo[16], hi[16];
   split_tile_sse(s, ssi, K, a, lo, hi);
   const int per = 16 / K; /* rows a vector */
-  if (a->dso == K && n1 % per == 0) { /* whole vectors inside one group */
+  /* whole vectors inside one group: r0 is a multiple of per (16 * i, or
+  ** N - 16 with N = n2 * n1 a multiple of per) */
+  if (a->dso == K && n1 % per == 0) {
     int64_t j = r0 / n1, i1 = r0 % n1;
     for (int i = 0; i < K; i++) {
       uint8_t *o = d + j * ds2 + i1 * K;
@@ -104,9 +106,8 @@ void li_split2_3(const uint8_t *s, uint8_t *d, const li_split_args *a,
     int64_t r = 0;
     for (; r + 16 <= N; r += 16)
       split_rows16(s + r * 2, a->ssi, d, a, n1, ds2, r, K);
-    for (; r < N; r++)
-      split_row(s + r * 2, a->ssi, d + (r / n1) * ds2 + (r % n1) * a->dso, a,
-                K);
+    if (r < N) /* the last 16 rows, overlapping: the same bytes again */
+      split_rows16(s + (N - 16) * 2, a->ssi, d, a, n1, ds2, N - 16, K);
     return;
   }
 #endif
@@ -147,6 +148,10 @@ int li_split2_conv(const li_side *S, const li_side *D, const uint8_t *s,
     const uint8_t *b = (const uint8_t *)buf;
     for (; r + 16 <= m; r += 16)
       split_rows16(b + r * 2, CR, d, a, n1, ds2, r0 + r, K);
+    if (r < m && m >= 16) { /* the last 16 rows, overlapping */
+      split_rows16(b + (m - 16) * 2, CR, d, a, n1, ds2, r0 + m - 16, K);
+      r = m;
+    }
     for (; r < m; r++) {
       int64_t g = r0 + r;
       split_row(b + r * 2, CR, d + (g / n1) * ds2 + (g % n1) * a->dso, a, K);

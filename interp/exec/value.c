@@ -609,9 +609,9 @@ static int apply_runs(const li_vrule *r, int enc, const void *src, void *dst,
   if (!ch || r->nch <= 1 || r->axis < 0 || n < 16 ||
       (r->kind != LI_VR_QUANT && r->kind != LI_VR_DEQUANT))
     return 0;
-  int64_t runs = 1;
-  for (int64_t i = 1; i < n; i++) runs += ch[i] != ch[i - 1];
-  if (runs * 16 > n) return 0;
+  int64_t runs = 1; /* the scan stops as soon as the runs are too many */
+  for (int64_t i = 1; i < n; i++)
+    if ((runs += ch[i] != ch[i - 1]) * 16 > n) return 0;
   size_t fs = li_dt_size(enc ? r->cpu : r->hw), ts = li_dt_size(enc ? r->hw : r->cpu);
   for (int64_t i = 0, j; i < n; i = j) {
     for (j = i + 1; j < n && ch[j] == ch[i]; j++) {}

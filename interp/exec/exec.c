@@ -402,6 +402,12 @@ LI_STEP step_CONV_ILV(walk *w, uint8_t *d) {
   const int K = (int)in->ext;
   const int direct = p->s.v.kind == LI_VR_ID && p->s.v.axis < 0 &&
                      p->d.v.axis < 0;
+  /* per channel, one channel a plane: each plane's rule per tensor */
+  li_vrule pv[16];
+  int perk = !direct && p->s.v.kind == LI_VR_ID && p->s.v.axis < 0 &&
+             o->cs == 0 && K <= 16;
+  for (int k = 0; perk && k < K; k++)
+    perk = li_vrule_channel(&p->d.v, (int32_t)(w->cb + k * in->cs), &pv[k]);
   w->pre = w->post = 0; /* written with the rows */
   if (bk == 8 && direct &&
       li_qilv8(&p->s, &p->d, w->src + w->sb * se, in->ss, K, (int)pre,
@@ -414,6 +420,8 @@ LI_STEP step_CONV_ILV(walk *w, uint8_t *d) {
       const uint8_t *sr = w->src + (w->sb + r0 + k * in->ss) * se;
       if (direct)
         li_encode(&p->d.v, sr, tmp + k * TILE, m, NULL);
+      else if (perk)
+        li_encode(&pv[k], sr, tmp + k * TILE, m, NULL);
       else
         li_conv_block(&p->s, &p->d, sr, 0, 1, tmp + k * TILE, 0, 1, 1, m,
                       w->cb + k * in->cs, 0, 0, 0, 0, w->dpat);
@@ -421,16 +429,6 @@ LI_STEP step_CONV_ILV(walk *w, uint8_t *d) {
     li_ilv_u8(tmp, TILE, K, (int)pre, bk, w->dpat[0], d + r0 * bk - pre, m,
               p->simd);
   }
-}
-
-LI_STEP step_SPLIT2(walk *w, uint8_t *d) {
-  const li_plan *p = w->p;
-  const li_loop *o = &w->L[w->nl - 2];
-  li_split_args a = {o->ss, w->in->ss, o->ds, p->d.pstride, p->d.v.shift[0],
-                     p->d.v.shift[1], p->d.v.mask[0] & 0xff,
-                     p->d.v.mask[1] & 0xff};
-  li_split2(w->src + w->sb * (int64_t)w->se, d, &a, o->ext, (int)w->in->ext,
-            p->simd);
 }
 
 LI_STEP step_DIMTAB(walk *w, uint8_t *d) {
@@ -461,6 +459,28 @@ LI_STEP step_CONV(walk *w, uint8_t *d) {
                   0, in->cs, w->pre, w->post, w->dpat);
   }
   w->pre = w->post = 0;
+}
+
+/* 2-byte elements (after D's value rule, if any) split into 2 planes;
+** what li_split2_conv does not take goes through CONV's tiles. */
+LI_STEP step_SPLIT2(walk *w, uint8_t *d) {
+  const li_plan *p = w->p;
+  const li_loop *o = &w->L[w->nl - 2], *in = w->in;
+  const li_loop *o2 = w->nl >= 3 ? &w->L[w->nl - 3] : NULL;
+  li_split_args a = {o->ss, in->ss, o->ds, p->d.pstride, p->d.v.shift[0],
+                     p->d.v.shift[1], p->d.v.mask[0] & 0xff,
+                     p->d.v.mask[1] & 0xff};
+  const uint8_t *s = w->src + w->sb * (int64_t)w->se;
+  if (p->d.v.kind == LI_VR_ID) {
+    li_split2_3(s, d, &a, o2 ? o2->ext : 1, o2 ? o2->ss : 0, o2 ? o2->ds : 0,
+                o->ext, (int)in->ext, p->simd);
+    return;
+  }
+  const int64_t o3[4] = {o2 ? o2->ext : 1, o2 ? o2->ss : 0, o2 ? o2->ds : 0,
+                         o2 ? o2->cs : 0};
+  if (!li_split2_conv(&p->s, &p->d, s, d, &a, o3, o->ext, o->cs,
+                      (int)in->ext, w->cb, in->cs, p->simd))
+    step_CONV(w, d);
 }
 
 /* The box's one loop walks the table side's elements: sb == db is the

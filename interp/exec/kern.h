@@ -225,6 +225,18 @@ typedef struct li_split_args {
 } li_split_args;
 void li_split2(const uint8_t *s, uint8_t *d, const li_split_args *a,
                int64_t n, int K, int simd);
+/* li_split2 under a third loop (n2, ss2, ds2) outside its rows (planes.c). */
+void li_split2_3(const uint8_t *s, uint8_t *d, const li_split_args *a,
+                 int64_t n2, int64_t ss2, int64_t ds2, int64_t n1, int K,
+                 int simd);
+/* The same with D's value rule applied first (planes.c), over rows of one
+** channel each (cso and o3[3], the outer loops' channel strides, 0): o3
+** is the third loop's extent, source and destination strides; 0 when not
+** taken. */
+int li_split2_conv(const li_side *S, const li_side *D, const uint8_t *s,
+                   uint8_t *d, const li_split_args *a, const int64_t *o3,
+                   int64_t n1, int64_t cso, int K, int64_t cb, int64_t csi,
+                   int simd);
 /* fp32 quantized and interleaved 8 wide in one pass; 0: not taken. */
 int li_qilv8(const li_side *S, const li_side *D, const uint8_t *s,
              int64_t ssi, int K, int pre, uint8_t pad, uint8_t *d, int64_t n,

@@ -48,9 +48,9 @@
   X(FILL, "fill", 1, "a fill: strided, or a multi-byte pattern")             \
   X(PADCONV, "converted pad per channel", 1,                                 \
     "a fill with the source's pad converted per channel")                    \
-  X(SPLIT2, "split into 2 byte planes", 2,                                   \
-    "2-byte elements split into 2 byte planes, k <= 16 a row (16x16 "        \
-    "transposes)")                                                           \
+  X(SPLIT2, "split into 2 byte planes", 3,                                   \
+    "2-byte elements split into 2 byte planes, k <= 16 a row, rows over "    \
+    "2 loops (planes.c: K x 16 byte transposes in registers)")                                                           \
   X(TR, "transpose", 2,                                                     \
     "the two innermost loops, one contiguous in the source, the other in "   \
     "the destination, as one 2-D transposition (tr.c li_tr2d); elements "   \

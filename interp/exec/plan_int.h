@@ -89,6 +89,9 @@ void li_encode(const li_vrule *r, const void *src, void *dst, int64_t n,
 int li_quant_fast(const li_vrule *r);
 void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
                const int32_t *ch);
+/* *v = r's rule for the elements of channel c alone (per tensor: r
+** itself); 0 when r is a chain of per-channel steps (no such view). */
+int li_vrule_channel(const li_vrule *r, int32_t c, li_vrule *v);
 /* After a run that wrote plan p's destination dst whole: the pads whose
 ** stored value is not the side's one (li_vrule fix). */
 void li_fix_pads(const li_plan *p, void *dst);

@@ -400,8 +400,9 @@ static int pow2(double v) {
 #include <immintrin.h>
 /* The same with AVX2, 32 elements a step; returns the elements done. */
 __attribute__((target("avx2"))) static int64_t
-quant_avx2(const li_vrule *r, const uint8_t *s, uint8_t *d, int64_t n) {
-  const __m256 scv = _mm256_set1_ps((float)(r->num[0] / r->den[0])),
+quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+           int64_t n) {
+  const __m256 scv = _mm256_set1_ps(sc),
                hi = _mm256_set1_ps(0x1p30f), lo = _mm256_set1_ps(-0x1p30f);
   const __m256i zpv = _mm256_set1_epi32((int)r->zp[0]);
   const __m256i ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
@@ -439,20 +440,40 @@ int li_quant_fast(const li_vrule *r) {
          r->zp[0] == floor(r->zp[0]) && fabs(r->zp[0]) <= 65536;
 }
 
+/* The factor fast_quant multiplies by, 0 when it cannot take r: that of
+** li_quant_fast, or with arith f32/f32_div (every step in float32, as
+** quant_run_f32) any scale, k = f32(num) / f32(den) finite and not 0 (x *
+** k is then the reference's product, and inf * k saturates as there). */
+static float quant_factor(const li_vrule *r) {
+  if (li_quant_fast(r)) return (float)(r->num[0] / r->den[0]);
+  if (r->kind != LI_VR_QUANT || r->cpu != LAY_DT_FP32 || r->nch > 1 ||
+      r->arith == LG_A_EXACT || !r->saturate || r->xoff[0] != 0 ||
+      !(r->hw == LAY_DT_INT8 || r->hw == LAY_DT_UINT8 || r->hw == LAY_DT_INT16) ||
+      !(r->round == LG_R_HALF_EVEN || r->round == LG_R_TRUNC) ||
+      r->zp[0] != floor(r->zp[0]) || fabs(r->zp[0]) > 65536)
+    return 0;
+  float k = (float)r->num[0] / (float)r->den[0];
+  return isfinite(k) && k != 0 ? k : 0;
+}
+
 static int fast_quant(const li_vrule *r, const void *src, void *dst,
                       int64_t n) {
 #if defined(__SSE2__)
-  if (r->simd < LI_SIMD_SSE || !li_quant_fast(r)) return 0;
-  const float sc = (float)(r->num[0] / r->den[0]);
+  if (r->simd < LI_SIMD_SSE) return 0;
+  const float sc = quant_factor(r);
+  if (sc == 0) return 0;
   const __m128 scv = _mm_set1_ps(sc), hi = _mm_set1_ps(0x1p30f),
                lo = _mm_set1_ps(-0x1p30f);
   const __m128i zpv = _mm_set1_epi32((int)r->zp[0]);
   const uint8_t *s = src;
   uint8_t *d = dst;
-  int64_t i = 0;
+  int64_t i = 0, tail = -1, m = 0;
+  float tb[16]; /* the last n % 16 elements, converted as 16 */
+  uint8_t ob[32];
 #if defined(LI_HAVE_QUANT_AVX2)
-  if (r->simd >= LI_SIMD_AVX2) i = quant_avx2(r, s, d, n);
+  if (r->simd >= LI_SIMD_AVX2) i = quant_avx2(r, sc, s, d, n);
 #endif
+  for (;;) {
 #define QLOOP(CVT, STORE)                                                    \
   for (; i + 16 <= n; i += 16) {                                             \
     __m128i q0, q1, q2, q3;                                                  \
@@ -490,13 +511,19 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
 #undef ST8
 #undef STU8
 #undef ST16
-  if (i < n) {
-    double x[16];
-    int64_t m = n - i;
-    ld_run(LAY_DT_FP32, s + 4 * i, x, m);
-    quant_run(r, x, m, NULL);
-    st_run(r->hw, d + li_dt_size(r->hw) * (size_t)i, x, m, r->round, 1);
+  if (tail >= 0 || i == n) break;
+  tail = i; /* the rest through tb and ob, 16 elements */
+  m = n - i;
+  memset(tb, 0, sizeof tb);
+  memcpy(tb, s + 4 * i, (size_t)m * 4);
+  s = (const uint8_t *)tb;
+  d = ob;
+  i = 0;
+  n = 16;
   }
+  if (tail >= 0)
+    memcpy((uint8_t *)dst + li_dt_size(r->hw) * (size_t)tail, ob,
+           (size_t)m * li_dt_size(r->hw));
   return 1;
 #else
   (void)r; (void)src; (void)dst; (void)n;
@@ -560,10 +587,47 @@ static void apply_chain(const li_vrule *r, int enc, const void *src,
   }
 }
 
+int li_vrule_channel(const li_vrule *r, int32_t c, li_vrule *v) {
+  *v = *r;
+  if (r->nch <= 1 || r->axis < 0) return 1;
+  if (r->kind != LI_VR_QUANT && r->kind != LI_VR_DEQUANT) return 0;
+  v->nch = 1;
+  v->axis = -1;
+  v->num = r->num + c;
+  v->den = r->den + c;
+  v->zp = r->zp + c;
+  v->xoff = r->xoff + c;
+  return 1;
+}
+
+/* A per-channel rule over runs of one channel (a row of a channel, a plane
+** of CONV_ILV): each run converted by the per-tensor rule of its channel,
+** which computes what the per-channel one does for that channel and takes
+** the vector paths. 0 when the runs are too short to pay. */
+static int apply_runs(const li_vrule *r, int enc, const void *src, void *dst,
+                      int64_t n, const int32_t *ch) {
+  if (!ch || r->nch <= 1 || r->axis < 0 || n < 16 ||
+      (r->kind != LI_VR_QUANT && r->kind != LI_VR_DEQUANT))
+    return 0;
+  int64_t runs = 1; /* the scan stops as soon as the runs are too many */
+  for (int64_t i = 1; i < n; i++)
+    if ((runs += ch[i] != ch[i - 1]) * 16 > n) return 0;
+  size_t fs = li_dt_size(enc ? r->cpu : r->hw), ts = li_dt_size(enc ? r->hw : r->cpu);
+  for (int64_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && ch[j] == ch[i]; j++) {}
+    li_vrule v;
+    li_vrule_channel(r, ch[i], &v);
+    apply(&v, enc, (const uint8_t *)src + (size_t)i * fs,
+          (uint8_t *)dst + (size_t)i * ts, j - i, NULL);
+  }
+  return 1;
+}
+
 static void apply(const li_vrule *r, int enc, const void *src, void *dst,
                   int64_t n, const int32_t *ch) {
   lay_dtype from = enc ? r->cpu : r->hw, to = enc ? r->hw : r->cpu;
   size_t fs = li_dt_size(from), ts = li_dt_size(to);
+  if (apply_runs(r, enc, src, dst, n, ch)) return;
   if (r->kind == LI_VR_CHAIN) {
     apply_chain(r, enc, src, dst, n, ch);
     return;

@@ -292,12 +292,15 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       b->kern = LI_K_CONV_ILV;
       b->bk = (int)L[n - 2].ds;
     }
-    /* 2-byte elements split bit-wise into two byte planes, rows of up to
-    ** 16 contiguous destination bytes (Kneron's 1W16C8BHL) */
+    /* 2-byte elements (as they are, or after the destination's value
+    ** rule) split bit-wise into two byte planes, rows of up to 16
+    ** contiguous destination bytes (Kneron's 1W16C8BHL, its _q and _qc) */
+    const int vid = p->d.v.kind == LI_VR_ID;
     if (n >= 2 && in->ds == 1 && in->ext <= 16 && !pre && !post &&
-        p->s.v.kind == LI_VR_ID && !p->s.v.nplanes && p->s.esz == 2 &&
-        p->d.v.kind == LI_VR_ID && p->d.v.nplanes == 2 && esz == 1 &&
-        li_dt_size(p->d.v.cpu) == 2 && p->d.v.shift[0] < 16 &&
+        p->s.v.kind == LI_VR_ID && !p->s.v.nplanes &&
+        (vid ? p->s.esz == 2 : 1) && p->d.v.nplanes == 2 && esz == 1 &&
+        li_dt_size(vid ? p->d.v.cpu : p->d.v.hw) == 2 &&
+        p->d.v.shift[0] < 16 &&
         p->d.v.shift[1] < 16 && p->d.v.shift[0] >= 0 && p->d.v.shift[1] >= 0) {
       b->kern = LI_K_SPLIT2;
       b->bk = (int)in->ext;

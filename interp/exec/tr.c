@@ -21,10 +21,11 @@
 ** AVX-512BW (1-byte elements) on 64-byte registers, four tiles side by
 ** side.
 **
-** The walk: the rows of A are taken in macro blocks that fit in L1; inside
-** one, column block by column block (T rows of B, each written as a
-** sequential stream), tile by tile down the block. Edges never go element
-** by element:
+** The walk: the rows of A are taken in macro blocks of up to 256 rows
+** (one line of each fits in L1); inside one, column block by column block
+** (TR_CB bytes of each row: B's rows written whole before the next block),
+** T rows at a time down the block, tile by tile across it. Edges never go
+** element by element:
 **   - a last tile that would run past the end of A's rows or columns is
 **     shifted back to end at the last one (it rewrites a few elements with
 **     the same values: the copy is idempotent);
@@ -71,7 +72,9 @@
 #else
 #define TR_UNROLL
 #endif
-#define TR_L1 (16u << 10)   /* bytes of A one macro block may span */
+#define TR_L1 (16u << 10)   /* bytes of A lines one column step may read */
+#define TR_LINE 64u         /* bytes of a cache line */
+#define TR_CB 256u          /* bytes of each row of A one column block reads */
 
 /* ---- Micro-kernels ---------------------------------------------------------
 ** tile_E(a, lda, b, ldb, nb): the T x T tile at a (rows lda bytes apart)
@@ -403,28 +406,54 @@ static void wide4_tile(const walk *w, const uint8_t *a, uint8_t *b) {
   }
 }
 
-/* Rows r0..r1 of A (r1 - r0 >= T), every column block. */
+typedef void (*tile_at)(const walk *, const uint8_t *, uint8_t *);
+
+/* Columns c0..c1 of rows r0..r1 in tiles `step` columns wide: column
+** blocks of TR_CB bytes of each row, in each one T rows at a time, so that
+** every stream of A is read TR_CB bytes in a row and the block's rows of
+** B are written whole before the next block. */
+static void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
+                       int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                       int64_t step, tile_at f) {
+  int64_t T = w->T, cb = (int64_t)(TR_CB / w->esz) / step * step;
+  if (cb < step) cb = step;
+  for (int64_t k = c0; k < c1; k += cb) {
+    int64_t ke = k + cb < c1 ? k + cb : c1;
+    for (int64_t r = r0; r < r1; r += T) {
+      int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+      for (int64_t c = k; c < ke; c += step)
+        f(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
+          b + (size_t)c * w->ldb + (size_t)rr * w->esz);
+    }
+  }
+}
+
+static void whole_tile(const walk *w, const uint8_t *a, uint8_t *b) {
+  one_tile(w, a, b, w->T);
+}
+
+/* Rows r0..r1 of A (r1 - r0 >= T), every column: the widest tiles while
+** they fit, then T x T tiles, the last one shifted back. */
 static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
                         int64_t r0, int64_t r1, int64_t cols) {
   int64_t T = w->T, c = 0;
-  if (w->wide4) /* column blocks of 4T while they fit */
-    for (; c + 4 * T <= cols; c += 4 * T)
-      for (int64_t r = r0; r < r1; r += T) {
-        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
-        wide4_tile(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
-                   b + (size_t)c * w->ldb + (size_t)rr * w->esz);
-      }
-  if (w->wide) /* column blocks of 2T while they fit */
-    for (; c + 2 * T <= cols; c += 2 * T)
-      for (int64_t r = r0; r < r1; r += T) {
-        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
-        wide_tile(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
-                  b + (size_t)c * w->ldb + (size_t)rr * w->esz);
-      }
-  for (; c < cols; c += T) {
-    int64_t c0 = c, nc = T;
-    if (cols < T) nc = cols;
-    else if (c0 + T > cols) c0 = cols - T; /* shifted back */
+  if (w->wide4) { /* column blocks of 4T while they fit */
+    int64_t e = cols / (4 * T) * (4 * T);
+    col_blocks(w, a, b, r0, r1, c, e, 4 * T, wide4_tile);
+    c = e;
+  }
+  if (w->wide) { /* column blocks of 2T while they fit */
+    int64_t e = c + (cols - c) / (2 * T) * (2 * T);
+    col_blocks(w, a, b, r0, r1, c, e, 2 * T, wide_tile);
+    c = e;
+  }
+  if (cols >= T) {
+    int64_t e = c + (cols - c) / T * T;
+    col_blocks(w, a, b, r0, r1, c, e, T, whole_tile);
+    c = e;
+  }
+  if (c < cols) { /* the last columns: one tile shifted back, or all */
+    int64_t c0 = cols < T ? 0 : cols - T, nc = cols < T ? cols : T;
     for (int64_t r = r0; r < r1; r += T) {
       int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
       one_tile(w, a + (size_t)rr * w->lda + (size_t)c0 * w->esz,
@@ -506,11 +535,12 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
     }
     return;
   }
-  /* Macro blocks of rows spanning at most TR_L1 bytes of A, a multiple of
-  ** T rows; the last one takes the rest (at least T rows). */
-  size_t pitch = w.lda > 64 ? w.lda : 64;
-  int64_t mb = (int64_t)(TR_L1 / pitch) / T * T;
-  if (mb < T) mb = T;
+  /* Macro blocks of rows whose lines read by one column step (a line a
+  ** row) fit in TR_L1, a multiple of T rows; the last one takes the rest
+  ** (at least T rows). Not fewer: B's rows are then written whole lines at
+  ** a time (blocks of 16 rows wrote 16 of B's 64 bytes a pass, 4 passes
+  ** over B: NCHW -> NHWC int8 64 channels ~4x slower). */
+  int64_t mb = (int64_t)(TR_L1 / TR_LINE) / T * T;
   for (int64_t r = 0; r < rows; r += mb) {
     int64_t r1 = r + mb > rows || rows - (r + mb) < T ? rows : r + mb;
     macro_block(&w, a, b, r, r1, cols);

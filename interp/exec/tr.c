@@ -581,6 +581,12 @@ static inline void trg_store(const li_trg *t, size_t gb, const uint8_t *v,
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(                 \
           t->row[i] < 0 ? t->pad : s + t->row[i] * (int64_t)(16 / (N))));     \
     TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
+    if (t->ng == 1) { /* whole rows: stored from the registers */            \
+      uint8_t *q = d + t->grp[0] * (int64_t)(16 / (N));                       \
+      TR_UNROLL for (int j = 0; j < (N); j++)                                 \
+        _mm_storeu_si128((__m128i *)(void *)(q + j * dsc * (int64_t)(16 / (N))), r[j]); \
+      return;                                                                 \
+    }                                                                         \
     uint8_t v[16];                                                            \
     for (int j = 0; j < (N); j++) {                                           \
       _mm_storeu_si128((__m128i *)(void *)v, r[j]);                           \
@@ -607,6 +613,16 @@ TRG_TILE(trg_8, 64, 2, 1)
                            : _mm256_loadu_si256((const __m256i *)(const void *)( \
                                  s + t->row[i] * es));                        \
     TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);        \
+    if (t->ng == 1) { /* whole rows: stored from the registers */            \
+      uint8_t *q = d + t->grp[0] * es;                                        \
+      TR_UNROLL for (int j = 0; j < (N); j++) {                               \
+        _mm_storeu_si128((__m128i *)(void *)(q + j * dsc * es),               \
+                         _mm256_castsi256_si128(r[j]));                       \
+        _mm_storeu_si128((__m128i *)(void *)(q + ((N) + j) * dsc * es),       \
+                         _mm256_extracti128_si256(r[j], 1));                  \
+      }                                                                       \
+      return;                                                                 \
+    }                                                                         \
     uint8_t v[32];                                                            \
     for (int j = 0; j < (N); j++) {                                           \
       _mm256_storeu_si256((__m256i *)(void *)v, r[j]);                        \

@@ -415,8 +415,9 @@ typedef void (*tile_at)(const walk *, const uint8_t *, uint8_t *);
 static void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
                        int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                        int64_t step, tile_at f) {
-  int64_t T = w->T, cb = (int64_t)(TR_CB / w->esz) / step * step;
-  if (cb < step) cb = step;
+  /* TR_CB / esz elements, a multiple of every step (4T at most: 64
+  ** bytes); no division, this runs once per call. */
+  int64_t T = w->T, cb = T * (int64_t)(TR_CB / TR_BYTES);
   for (int64_t k = c0; k < c1; k += cb) {
     int64_t ke = k + cb < c1 ? k + cb : c1;
     for (int64_t r = r0; r < r1; r += T) {
@@ -438,17 +439,17 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
                         int64_t r0, int64_t r1, int64_t cols) {
   int64_t T = w->T, c = 0;
   if (w->wide4) { /* column blocks of 4T while they fit */
-    int64_t e = cols / (4 * T) * (4 * T);
+    int64_t e = cols & ~(4 * T - 1); /* T is a power of two */
     col_blocks(w, a, b, r0, r1, c, e, 4 * T, wide4_tile);
     c = e;
   }
   if (w->wide) { /* column blocks of 2T while they fit */
-    int64_t e = c + (cols - c) / (2 * T) * (2 * T);
+    int64_t e = c + ((cols - c) & ~(2 * T - 1));
     col_blocks(w, a, b, r0, r1, c, e, 2 * T, wide_tile);
     c = e;
   }
   if (cols >= T) {
-    int64_t e = c + (cols - c) / T * T;
+    int64_t e = c + ((cols - c) & ~(T - 1));
     col_blocks(w, a, b, r0, r1, c, e, T, whole_tile);
     c = e;
   }
@@ -540,7 +541,7 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   ** (at least T rows). Not fewer: B's rows are then written whole lines at
   ** a time (blocks of 16 rows wrote 16 of B's 64 bytes a pass, 4 passes
   ** over B: NCHW -> NHWC int8 64 channels ~4x slower). */
-  int64_t mb = (int64_t)(TR_L1 / TR_LINE) / T * T;
+  int64_t mb = (int64_t)(TR_L1 / TR_LINE); /* a multiple of every T */
   for (int64_t r = 0; r < rows; r += mb) {
     int64_t r1 = r + mb > rows || rows - (r + mb) < T ? rows : r + mb;
     macro_block(&w, a, b, r, r1, cols);

@@ -33,6 +33,9 @@
 **     channels, m < T), T rows are m registers loaded whole and the same
 **     network sorts them into m columns (the narrow tile); the `cols` <= m
 **     of them that exist are stored;
+**   - when A's rows are longer but only cols <= m = 2, 4 or 8 < T of
+**     their elements are read, the heads of T rows are packed back to back
+**     in a small buffer and go through the narrow tile;
 **   - when B's rows are A's m = 2, 4 or 8 < T rows back to back (ldb = m:
 **     m streams interleaved, the HCWNC pixel), m registers take T columns
 **     of the m rows, log2(m) rounds interleave them, and they are stored
@@ -495,6 +498,39 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
       uint8_t *br = b + (size_t)rr * esz;
       if (ar + (size_t)step * w.lda <= hi) {
         nf(ar, br, w.ldb, (int)cols);
+      } else {
+        for (int64_t h = 0; h < step; h += T)
+          staged(&w, ar + (size_t)h * w.lda, br + (size_t)h * esz, w.T,
+                 (int)cols);
+      }
+    }
+    return;
+  }
+  /* Longer rows of which only cols <= m < T elements are read (a pixel's
+  ** first channels): the m-element heads of T (or 2T) rows packed back to
+  ** back in L1, then the narrow tile: a quarter of the full tile's
+  ** shuffles for 4 of 16 columns. */
+  int64_t m = cols <= 2 ? 2 : cols <= 4 ? 4 : 8;
+  narrow_fn hf = simd >= LI_SIMD_SSE && rows >= T && cols < T && cols <= 8 &&
+                         lda > m ? narrow_for(esz, m, twice) : NULL;
+  if (hf) {
+    int64_t step = twice ? 2 * T : T;
+    size_t hb = (size_t)m * esz;
+    uint8_t buf[2 * TR_BYTES * 8];
+    for (int64_t r = 0; r < rows; r += step) {
+      int64_t rr = r + step > rows ? rows - step : r; /* shifted back */
+      const uint8_t *ar = a + (size_t)rr * w.lda;
+      uint8_t *br = b + (size_t)rr * esz;
+      if (ar + (size_t)(step - 1) * w.lda + hb <= hi) {
+        for (int64_t i = 0; i < step; i++) {
+          const uint8_t *x = ar + (size_t)i * w.lda;
+          switch (hb) { /* constant sizes: plain moves */
+          case 2: memcpy(buf + 2 * i, x, 2); break;
+          case 4: memcpy(buf + 4 * i, x, 4); break;
+          default: memcpy(buf + 8 * i, x, 8); break;
+          }
+        }
+        hf(buf, br, w.ldb, (int)cols);
       } else {
         for (int64_t h = 0; h < step; h += T)
           staged(&w, ar + (size_t)h * w.lda, br + (size_t)h * esz, w.T,

@@ -23,7 +23,8 @@
 **
 ** The walk: the rows of A are taken in macro blocks of up to 256 rows
 ** (one line of each fits in L1); inside one, column block by column block
-** (TR_CB bytes of each row: B's rows written whole before the next block),
+** (TR_CB bytes of each row where rows lie a page or more apart, else one
+** step: B's rows written whole before the next block),
 ** T rows at a time down the block, tile by tile across it. Edges never go
 ** element by element:
 **   - a last tile that would run past the end of A's rows or columns is
@@ -78,6 +79,7 @@
 #define TR_L1 (16u << 10)   /* bytes of A lines one column step may read */
 #define TR_LINE 64u         /* bytes of a cache line */
 #define TR_CB 256u          /* bytes of each row of A one column block reads */
+#define TR_PAGE 4096u       /* bytes of a page */
 /* col_blocks inlined with its tile kernel known (an indirect call a tile
 ** cost the 1-byte 16-column transposes, kneron.1w16c8b, ~10%) */
 #if defined(__GNUC__)
@@ -426,8 +428,21 @@ static TR_INLINE void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
                        int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                        int64_t step, tile_at f) {
   /* TR_CB / esz elements, a multiple of every step (4T at most: 64
-  ** bytes); no division, this runs once per call. */
-  int64_t T = w->T, cb = T * (int64_t)(TR_CB / TR_BYTES);
+  ** bytes; no division, this runs once per call), where A's rows lie in
+  ** pages of their own; nearer rows keep the column step outermost, one
+  ** step a block (amd.hcwnc16 unpack fp32 ~20% faster so). The two cases
+  ** are two loops, each compiled with its block known. */
+  int64_t T = w->T;
+  if (w->lda < TR_PAGE) {
+    for (int64_t c = c0; c < c1; c += step)
+      for (int64_t r = r0; r < r1; r += T) {
+        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+        f(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
+          b + (size_t)c * w->ldb + (size_t)rr * w->esz);
+      }
+    return;
+  }
+  int64_t cb = T * (int64_t)(TR_CB / TR_BYTES);
   for (int64_t k = c0; k < c1; k += cb) {
     int64_t ke = k + cb < c1 ? k + cb : c1;
     for (int64_t r = r0; r < r1; r += T) {

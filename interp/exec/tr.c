@@ -21,10 +21,12 @@
 ** AVX-512BW (1-byte elements) on 64-byte registers, four tiles side by
 ** side.
 **
-** The walk: the rows of A are taken in macro blocks that fit in L1; inside
-** one, column block by column block (T rows of B, each written as a
-** sequential stream), tile by tile down the block. Edges never go element
-** by element:
+** The walk: the rows of A are taken in macro blocks of up to 256 rows
+** (one line of each fits in L1); inside one, column block by column block
+** (TR_CB bytes of each row where rows lie a page or more apart, else one
+** step: B's rows written whole before the next block),
+** T rows at a time down the block, tile by tile across it. Edges never go
+** element by element:
 **   - a last tile that would run past the end of A's rows or columns is
 **     shifted back to end at the last one (it rewrites a few elements with
 **     the same values: the copy is idempotent);
@@ -32,6 +34,9 @@
 **     channels, m < T), T rows are m registers loaded whole and the same
 **     network sorts them into m columns (the narrow tile); the `cols` <= m
 **     of them that exist are stored;
+**   - when A's rows are longer but only cols <= m = 2, 4 or 8 < T of
+**     their elements are read, the heads of T rows are packed back to back
+**     in a small buffer and go through the narrow tile;
 **   - when B's rows are A's m = 2, 4 or 8 < T rows back to back (ldb = m:
 **     m streams interleaved, the HCWNC pixel), m registers take T columns
 **     of the m rows, log2(m) rounds interleave them, and they are stored
@@ -71,7 +76,17 @@
 #else
 #define TR_UNROLL
 #endif
-#define TR_L1 (16u << 10)   /* bytes of A one macro block may span */
+#define TR_L1 (16u << 10)   /* bytes of A lines one column step may read */
+#define TR_LINE 64u         /* bytes of a cache line */
+#define TR_CB 256u          /* bytes of each row of A one column block reads */
+#define TR_PAGE 4096u       /* bytes of a page */
+/* col_blocks inlined with its tile kernel known (an indirect call a tile
+** cost the 1-byte 16-column transposes, kneron.1w16c8b, ~10%) */
+#if defined(__GNUC__)
+#define TR_INLINE inline __attribute__((always_inline))
+#else
+#define TR_INLINE inline
+#endif
 
 /* ---- Micro-kernels ---------------------------------------------------------
 ** tile_E(a, lda, b, ldb, nb): the T x T tile at a (rows lda bytes apart)
@@ -403,28 +418,68 @@ static void wide4_tile(const walk *w, const uint8_t *a, uint8_t *b) {
   }
 }
 
-/* Rows r0..r1 of A (r1 - r0 >= T), every column block. */
+typedef void (*tile_at)(const walk *, const uint8_t *, uint8_t *);
+
+/* Columns c0..c1 of rows r0..r1 in tiles `step` columns wide: column
+** blocks of TR_CB bytes of each row, in each one T rows at a time, so that
+** every stream of A is read TR_CB bytes in a row and the block's rows of
+** B are written whole before the next block. */
+static TR_INLINE void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
+                       int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                       int64_t step, tile_at f) {
+  /* TR_CB / esz elements, a multiple of every step (4T at most: 64
+  ** bytes; no division, this runs once per call), where A's rows lie in
+  ** pages of their own; nearer rows keep the column step outermost, one
+  ** step a block (amd.hcwnc16 unpack fp32 ~20% faster so). The two cases
+  ** are two loops, each compiled with its block known. */
+  int64_t T = w->T;
+  if (w->lda < TR_PAGE) {
+    for (int64_t c = c0; c < c1; c += step)
+      for (int64_t r = r0; r < r1; r += T) {
+        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+        f(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
+          b + (size_t)c * w->ldb + (size_t)rr * w->esz);
+      }
+    return;
+  }
+  int64_t cb = T * (int64_t)(TR_CB / TR_BYTES);
+  for (int64_t k = c0; k < c1; k += cb) {
+    int64_t ke = k + cb < c1 ? k + cb : c1;
+    for (int64_t r = r0; r < r1; r += T) {
+      int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+      for (int64_t c = k; c < ke; c += step)
+        f(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
+          b + (size_t)c * w->ldb + (size_t)rr * w->esz);
+    }
+  }
+}
+
+static void whole_tile(const walk *w, const uint8_t *a, uint8_t *b) {
+  one_tile(w, a, b, w->T);
+}
+
+/* Rows r0..r1 of A (r1 - r0 >= T), every column: the widest tiles while
+** they fit, then T x T tiles, the last one shifted back. */
 static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
                         int64_t r0, int64_t r1, int64_t cols) {
   int64_t T = w->T, c = 0;
-  if (w->wide4) /* column blocks of 4T while they fit */
-    for (; c + 4 * T <= cols; c += 4 * T)
-      for (int64_t r = r0; r < r1; r += T) {
-        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
-        wide4_tile(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
-                   b + (size_t)c * w->ldb + (size_t)rr * w->esz);
-      }
-  if (w->wide) /* column blocks of 2T while they fit */
-    for (; c + 2 * T <= cols; c += 2 * T)
-      for (int64_t r = r0; r < r1; r += T) {
-        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
-        wide_tile(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
-                  b + (size_t)c * w->ldb + (size_t)rr * w->esz);
-      }
-  for (; c < cols; c += T) {
-    int64_t c0 = c, nc = T;
-    if (cols < T) nc = cols;
-    else if (c0 + T > cols) c0 = cols - T; /* shifted back */
+  if (w->wide4) { /* column blocks of 4T while they fit */
+    int64_t e = cols & ~(4 * T - 1); /* T is a power of two */
+    col_blocks(w, a, b, r0, r1, c, e, 4 * T, wide4_tile);
+    c = e;
+  }
+  if (w->wide) { /* column blocks of 2T while they fit */
+    int64_t e = c + ((cols - c) & ~(2 * T - 1));
+    col_blocks(w, a, b, r0, r1, c, e, 2 * T, wide_tile);
+    c = e;
+  }
+  if (cols >= T) {
+    int64_t e = c + ((cols - c) & ~(T - 1));
+    col_blocks(w, a, b, r0, r1, c, e, T, whole_tile);
+    c = e;
+  }
+  if (c < cols) { /* the last columns: one tile shifted back, or all */
+    int64_t c0 = cols < T ? 0 : cols - T, nc = cols < T ? cols : T;
     for (int64_t r = r0; r < r1; r += T) {
       int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
       one_tile(w, a + (size_t)rr * w->lda + (size_t)c0 * w->esz,
@@ -473,6 +528,39 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
     }
     return;
   }
+  /* Longer rows of which only cols <= m < T elements are read (a pixel's
+  ** first channels): the m-element heads of T (or 2T) rows packed back to
+  ** back in L1, then the narrow tile: a quarter of the full tile's
+  ** shuffles for 4 of 16 columns. */
+  int64_t m = cols <= 2 ? 2 : cols <= 4 ? 4 : 8;
+  narrow_fn hf = simd >= LI_SIMD_SSE && rows >= T && cols < T && cols <= 8 &&
+                         lda > m ? narrow_for(esz, m, twice) : NULL;
+  if (hf) {
+    int64_t step = twice ? 2 * T : T;
+    size_t hb = (size_t)m * esz;
+    uint8_t buf[2 * TR_BYTES * 8];
+    for (int64_t r = 0; r < rows; r += step) {
+      int64_t rr = r + step > rows ? rows - step : r; /* shifted back */
+      const uint8_t *ar = a + (size_t)rr * w.lda;
+      uint8_t *br = b + (size_t)rr * esz;
+      if (ar + (size_t)(step - 1) * w.lda + hb <= hi) {
+        for (int64_t i = 0; i < step; i++) {
+          const uint8_t *x = ar + (size_t)i * w.lda;
+          switch (hb) { /* constant sizes: plain moves */
+          case 2: memcpy(buf + 2 * i, x, 2); break;
+          case 4: memcpy(buf + 4 * i, x, 4); break;
+          default: memcpy(buf + 8 * i, x, 8); break;
+          }
+        }
+        hf(buf, br, w.ldb, (int)cols);
+      } else {
+        for (int64_t h = 0; h < step; h += T)
+          staged(&w, ar + (size_t)h * w.lda, br + (size_t)h * esz, w.T,
+                 (int)cols);
+      }
+    }
+    return;
+  }
   /* B's rows of rows < T elements back to back: interleaved streams. */
   ndst_fn df = simd >= LI_SIMD_SSE && cols >= T && ldb == rows
                    ? ndst_for(esz, rows) : NULL;
@@ -506,11 +594,12 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
     }
     return;
   }
-  /* Macro blocks of rows spanning at most TR_L1 bytes of A, a multiple of
-  ** T rows; the last one takes the rest (at least T rows). */
-  size_t pitch = w.lda > 64 ? w.lda : 64;
-  int64_t mb = (int64_t)(TR_L1 / pitch) / T * T;
-  if (mb < T) mb = T;
+  /* Macro blocks of rows whose lines read by one column step (a line a
+  ** row) fit in TR_L1, a multiple of T rows; the last one takes the rest
+  ** (at least T rows). Not fewer: B's rows are then written whole lines at
+  ** a time (blocks of 16 rows wrote 16 of B's 64 bytes a pass, 4 passes
+  ** over B: NCHW -> NHWC int8 64 channels ~4x slower). */
+  int64_t mb = (int64_t)(TR_L1 / TR_LINE); /* a multiple of every T */
   for (int64_t r = 0; r < rows; r += mb) {
     int64_t r1 = r + mb > rows || rows - (r + mb) < T ? rows : r + mb;
     macro_block(&w, a, b, r, r1, cols);
@@ -551,6 +640,12 @@ static inline void trg_store(const li_trg *t, size_t gb, const uint8_t *v,
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(                 \
           t->row[i] < 0 ? t->pad : s + t->row[i] * (int64_t)(16 / (N))));     \
     TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
+    if (t->ng == 1) { /* whole rows: stored from the registers */            \
+      uint8_t *q = d + t->grp[0] * (int64_t)(16 / (N));                       \
+      TR_UNROLL for (int j = 0; j < (N); j++)                                 \
+        _mm_storeu_si128((__m128i *)(void *)(q + j * dsc * (int64_t)(16 / (N))), r[j]); \
+      return;                                                                 \
+    }                                                                         \
     uint8_t v[16];                                                            \
     for (int j = 0; j < (N); j++) {                                           \
       _mm_storeu_si128((__m128i *)(void *)v, r[j]);                           \
@@ -577,6 +672,16 @@ TRG_TILE(trg_8, 64, 2, 1)
                            : _mm256_loadu_si256((const __m256i *)(const void *)( \
                                  s + t->row[i] * es));                        \
     TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);        \
+    if (t->ng == 1) { /* whole rows: stored from the registers */            \
+      uint8_t *q = d + t->grp[0] * es;                                        \
+      TR_UNROLL for (int j = 0; j < (N); j++) {                               \
+        _mm_storeu_si128((__m128i *)(void *)(q + j * dsc * es),               \
+                         _mm256_castsi256_si128(r[j]));                       \
+        _mm_storeu_si128((__m128i *)(void *)(q + ((N) + j) * dsc * es),       \
+                         _mm256_extracti128_si256(r[j], 1));                  \
+      }                                                                       \
+      return;                                                                 \
+    }                                                                         \
     uint8_t v[32];                                                            \
     for (int j = 0; j < (N); j++) {                                           \
       _mm256_storeu_si256((__m256i *)(void *)v, r[j]);                        \

@@ -1359,7 +1359,8 @@ static void t_kernels_groups(void) {
              (long long)gt[i][3]);
     if (gt[i][1] % 4) check_layout(nm, &ir, gt[i], LAY_DT_INT8);
     else kernel_case(nm, &ir, gt[i], LAY_DT_INT8, "gather tile", NULL);
-    check_layout(nm, &ir, gt[i], LAY_DT_INT16);
+    check_layout(nm, &ir, gt[i], LAY_DT_INT16); /* 2- and 4-byte elements */
+    check_layout(nm, &ir, gt[i], LAY_DT_INT32);
   }
   /* interleaved rows: NCHW -> HCWNC x with x * esz < 16 and W >= 16 / esz
   ** (1-byte elements take the interleave kernel instead) */

@@ -91,6 +91,19 @@ int main(void) {
           fails += one_case(esz, simd, m, c + 40, c + 41, m);
           cases += 3;
         }
+  /* Macro blocks of 256 rows (the last one short or long) and column
+  ** blocks of 256 bytes (several, then the narrower tiles and the shifted
+  ** last one), pitched or not, at every level. */
+  static const int64_t blk[][2] = {{300, 600}, {17, 1013}, {529, 77},
+                                   {256, 263}, {272, 16}};
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++)
+    for (size_t esz = 1; esz <= 8; esz *= 2)
+      for (int i = 0; i < (int)(sizeof blk / sizeof *blk); i++) {
+        int64_t r = blk[i][0], c = blk[i][1];
+        fails += one_case(esz, simd, r, c, c, r);
+        fails += one_case(esz, simd, r, c, c + 3, r + 5);
+        cases += 2;
+      }
   /* Large, L1-blocked walks with the last macro block short. */
   for (size_t esz = 1; esz <= 8; esz *= 2) {
     fails += one_case(esz, li_simd_level(), 3000, 3, 4, 3000);

@@ -11,9 +11,15 @@
 # printed. Further arguments go to lay_sweep (--only SUBSTRING,
 # --target-ms MS).
 #   sh tests/bench/run.sh --sweep
+# With --cli it times the whole `lay` process on 1080p frames against
+# `dd bs=8M` of the same input file (cli_dd.py; further arguments: the
+# number of runs).
+#   sh tests/bench/run.sh --cli
 set -eu
 SWEEP=0
+CLI=0
 if [ "${1:-}" = "--sweep" ]; then SWEEP=1; shift; fi
+if [ "${1:-}" = "--cli" ]; then CLI=1; shift; fi
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build-bench}
 if ! dpkg-query -W -f='${Status}' libdnnl-dev 2>/dev/null | grep -q 'ok installed'; then
@@ -24,6 +30,11 @@ fi
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD.configure.log" 2>&1 \
   || { cat "$BUILD.configure.log" >&2; echo "lay_bench: configure failed" >&2; exit 1; }
 rm -f "$BUILD.configure.log"
+if [ $CLI = 1 ]; then
+  cmake --build "$BUILD" -j 2 --target lay >"$BUILD/bench-build.log" 2>&1 \
+    || { cat "$BUILD/bench-build.log" >&2; echo "cli_dd: build failed in $BUILD" >&2; exit 1; }
+  exec python3 tests/bench/cli_dd.py "$BUILD/lay" "$@"
+fi
 if [ $SWEEP = 1 ]; then
   cmake --build "$BUILD" -j 2 --target lay_sweep >"$BUILD/bench-build.log" 2>&1 \
     || { cat "$BUILD/bench-build.log" >&2; echo "lay_sweep: build failed in $BUILD" >&2; exit 1; }

@@ -11,7 +11,8 @@ typedef struct sw_case {
   char name[160];    /* unique, printed and matched with numpy's results */
   const char *group; /* "stdlib", "convert", "user", "large" */
   const char *shape_kind; /* "real", "odd" (no extent a multiple of a block),
-                             "batch" (first dim > 1), "large" */
+                             "batch" (first dim > 1), "large", "narrow"
+                             (channel counts no block is made for) */
   char fmt[1024];    /* the format (pack, unpack) or convert's target */
   const char *from;  /* convert's source layout; NULL otherwise */
   lay_dir dir;       /* LAY_PACK, LAY_UNPACK or LAY_CONVERT */

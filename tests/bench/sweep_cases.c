@@ -178,6 +178,26 @@ static const struct {
     {0, "sweep.tile", LAY_PACK, 2, {2048, 2048}, LAY_DT_INT16},
 };
 
+/* Channel counts no block is made for: 3-channel images between planes and
+** pixels, and 3 or 5 channels into 16-channel blocks (the rest of the
+** block padded). */
+static const struct {
+  const char *group, *from, *fmt;
+  lay_dir dir;
+  int rank;
+  int64_t shape[4];
+  lay_dtype dt;
+} k_narrow[] = {
+    {"convert", "core.nchw", "core.nhwc", LAY_CONVERT, 4, {1, 3, 224, 224}, LAY_DT_UINT8},
+    {"convert", "core.nhwc", "core.nchw", LAY_CONVERT, 4, {1, 224, 224, 3}, LAY_DT_UINT8},
+    {"convert", "core.nchw", "core.nhwc", LAY_CONVERT, 4, {1, 3, 224, 224}, LAY_DT_FP32},
+    {"convert", "core.nhwc", "core.nchw", LAY_CONVERT, 4, {2, 64, 64, 5}, LAY_DT_INT16},
+    {"stdlib", 0, "amd.hcwnc16", LAY_PACK, 4, {2, 5, 64, 64}, LAY_DT_UINT8},
+    {"stdlib", 0, "amd.hcwnc16", LAY_UNPACK, 4, {2, 5, 64, 64}, LAY_DT_UINT8},
+    {"stdlib", 0, "onednn.nChw16c", LAY_PACK, 4, {1, 3, 224, 224}, LAY_DT_FP32},
+    {"large", "core.nchw", "core.nhwc", LAY_CONVERT, 4, {2, 3, 1080, 1920}, LAY_DT_UINT8},
+};
+
 static const char *dt_name(lay_dtype t) { return lay_dtype_name(t); }
 
 /* The CPU type of a typed format: int16 for the byte-plane ones without a
@@ -265,5 +285,9 @@ int sw_cases(sw_case *cs, int cap) {
   for (size_t i = 0; i < sizeof k_large / sizeof *k_large; i++)
     n = add(cs, n, cap, "large", "large", k_large[i].fmt, k_large[i].fmt, k_large[i].from,
             k_large[i].dir, k_large[i].rank, k_large[i].shape, k_large[i].dt);
+  for (size_t i = 0; i < sizeof k_narrow / sizeof *k_narrow; i++)
+    n = add(cs, n, cap, k_narrow[i].group, "narrow", k_narrow[i].fmt, k_narrow[i].fmt,
+            k_narrow[i].from, k_narrow[i].dir, k_narrow[i].rank, k_narrow[i].shape,
+            k_narrow[i].dt);
   return n;
 }

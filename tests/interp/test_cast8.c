@@ -358,6 +358,15 @@ static const struct {
     {0, 1, 0, 0, "layout p3 (n, c, h, w) : fp32 -> [n, c/16, h, w, c%16] cast(to = fp8e5m2, saturate = 0)\n"},
 };
 
+/* fp8 on the CPU side (the tile path's fp8 loads and stores): fp8 -> int8
+** packs as int8 stores a double (round to nearest even, saturate, NaN 0),
+** unpacks as the int8 value encoded; dequantize(scale = 0.25) of int8 to
+** fp8 packs q / 4 encoded, unpacks the code's value * 4 as int8 stores it. */
+static const char *const k_plans2[] = {
+    "layout p4 (n, c, h, w) : fp8e4m3 -> [n, c/16, h, w, c%16] cast(to = int8)\n",
+    "layout p5 (n, c, h, w) : int8 -> [n, h, w, c] dequantize(scale = 0.25, zero_point = 0, to = fp8e5m2)\n",
+};
+
 static int64_t plan_offset(int order, const int64_t *sh, int64_t n, int64_t c,
                            int64_t h, int64_t w) {
   int64_t C = sh[1], H = sh[2], W = sh[3];
@@ -428,6 +437,77 @@ static void plan_case(lay_ctx *ctx, int k, const int64_t *sh) {
   free(out);
 }
 
+static double sat_i8(double v) {
+  if (v != v) return 0;
+  v = nearbyint(v); /* the default mode: to even */
+  return v < -128 ? -128 : v > 127 ? 127 : v;
+}
+
+/* k_plans2[k] on shape sh: pack and unpack against the references above. */
+static void plan_case2(lay_ctx *ctx, int k, const int64_t *sh) {
+  int64_t N = sh[0], C = sh[1], H = sh[2], W = sh[3];
+  size_t nin = (size_t)(N * C * H * W), es = 1;
+  size_t nout = k == 0 ? (size_t)(N * ((C + 15) / 16) * 16 * H * W) : nin;
+  uint8_t *in = malloc(nin * es), *back = malloc(nin * es);
+  uint8_t *ref = calloc(nout, 1), *out = malloc(nout);
+  lay_dtype cpu = k == 0 ? LAY_DT_FP8E4M3 : LAY_DT_INT8;
+  for (size_t i = 0; i < nin; i++) in[i] = (uint8_t)next();
+  char name[16];
+  snprintf(name, sizeof name, "p%d", k + 4);
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t h = 0; h < H; h++)
+        for (int64_t w = 0; w < W; w++) {
+          size_t i = (size_t)(((n * C + c) * H + h) * W + w);
+          if (k == 0) {
+            double v = li_fp8_decode(LAY_DT_FP8E4M3, in[i]);
+            ref[plan_offset(0, sh, n, c, h, w)] = (uint8_t)(int8_t)sat_i8(v);
+          } else {
+            ref[plan_offset(1, sh, n, c, h, w)] = li_fp8_encode(
+                LAY_DT_FP8E5M2, (double)(int8_t)in[i] / 4, LG_R_HALF_EVEN, 1);
+          }
+        }
+  lay_plan *pk = NULL, *up = NULL;
+  lay_error err;
+  if (lay_plan_create(ctx, name, sh, 4, cpu, LAY_PACK, &pk, &err) != LAY_OK ||
+      lay_plan_create(ctx, name, sh, 4, cpu, LAY_UNPACK, &up, &err) != LAY_OK) {
+    CHECK(0, "plan %s: %s", name, err.message);
+  } else {
+    memset(out, 0xa5, nout);
+    CHECK(lay_plan_dst_bytes(pk) == nout, "%s: %zu bytes", name, lay_plan_dst_bytes(pk));
+    CHECK(lay_plan_run(pk, in, nin * es, out, nout, 1, &err) == LAY_OK, "run %s", name);
+    for (size_t i = 0; i < nout; i++)
+      CHECK(out[i] == ref[i], "%s pack byte %zu: 0x%02x, want 0x%02x", name, i,
+            out[i], ref[i]);
+    memset(back, 0xa5, nin * es);
+    CHECK(lay_plan_run(up, ref, nout, back, nin * es, 1, &err) == LAY_OK, "unpack %s", name);
+    for (int64_t n = 0; n < N; n++)
+      for (int64_t c = 0; c < C; c++)
+        for (int64_t h = 0; h < H; h++)
+          for (int64_t w = 0; w < W; w++) {
+            size_t i = (size_t)(((n * C + c) * H + h) * W + w);
+            uint8_t code = ref[plan_offset(k == 0 ? 0 : 1, sh, n, c, h, w)];
+            if (k == 0) {
+              uint8_t want = li_fp8_encode(LAY_DT_FP8E4M3, (double)(int8_t)code,
+                                           LG_R_HALF_EVEN, 1);
+              CHECK(back[i] == want, "%s unpack %d: 0x%02x, want 0x%02x", name,
+                    (int8_t)code, back[i], want);
+            } else {
+              double v = li_fp8_decode(LAY_DT_FP8E5M2, code) * 4;
+              int8_t want = (int8_t)sat_i8(v);
+              CHECK((int8_t)back[i] == want, "%s unpack 0x%02x: %d, want %d",
+                    name, code, (int8_t)back[i], want);
+            }
+          }
+  }
+  lay_plan_free(pk);
+  lay_plan_free(up);
+  free(in);
+  free(back);
+  free(ref);
+  free(out);
+}
+
 static int plan_main(void) {
   lay_ctx *ctx = NULL;
   lay_error err;
@@ -441,10 +521,18 @@ static int plan_main(void) {
       printf("FAIL load %s: %s\n", k_plans[k].src, err.message);
       return 1;
     }
+  for (int k = 0; k < 2; k++)
+    if (lay_ctx_load_string(ctx, "test_cast8", k_plans2[k], strlen(k_plans2[k]),
+                            &err) != LAY_OK) {
+      printf("FAIL load %s: %s\n", k_plans2[k], err.message);
+      return 1;
+    }
   static const int64_t shapes[][4] = {{1, 37, 5, 7}, {2, 16, 3, 3}, {1, 3, 1, 1},
                                       {1, 64, 9, 11}, {3, 21, 13, 1}};
   for (int k = 0; k < (int)(sizeof k_plans / sizeof k_plans[0]); k++)
     for (int s = 0; s < 5; s++) plan_case(ctx, k, shapes[s]);
+  for (int k = 0; k < 2; k++)
+    for (int s = 0; s < 5; s++) plan_case2(ctx, k, shapes[s]);
   lay_ctx_free(ctx);
   printf("test_cast8 plan (LAY_SIMD level %d): %ld checks, %ld failures\n",
          li_simd_level(), checks, failures);

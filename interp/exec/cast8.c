@@ -20,8 +20,8 @@
 ** time in double; the bulk functions below (li_fp8_to_f32 and friends)
 ** give the same bytes over runs: decoding through a table of the 256
 ** codes' fp32 bits (a constant expression of the code), encoding by
-** integer arithmetic on the source's bits, vectorized with SSE2 and AVX2
-** (cast8_k.h) at the plan's SIMD level.
+** integer arithmetic on the source's bits; both vectorized (cast8_k.h) at
+** the plan's SIMD level: encoding with SSE2 and AVX2, decoding with AVX2.
 */
 #include <math.h>
 #include <string.h>
@@ -324,38 +324,25 @@ enc_avx2(const fp8fmt *f, const uint8_t *s, uint8_t *d, int64_t n, int round,
   return i;
 }
 
-/* Decoding: 16 codes a step. */
-static int64_t dec_sse(const fp8fmt *f, const uint8_t *s, uint8_t *d,
-                       int64_t n) {
-  sse_cst c;
-  const __m128i z = _mm_setzero_si128();
-  int64_t i = 0;
-  sse_setup(&c, f, LG_R_HALF_EVEN, 1);
-  for (; i + 16 <= n; i += 16) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-    __m128i lo = _mm_unpacklo_epi8(v, z), hi = _mm_unpackhi_epi8(v, z);
-    __m128i w[4] = {_mm_unpacklo_epi16(lo, z), _mm_unpackhi_epi16(lo, z),
-                    _mm_unpacklo_epi16(hi, z), _mm_unpackhi_epi16(hi, z)};
-    for (int k = 0; k < 4; k++)
-      _mm_storeu_si128((__m128i *)(void *)(d + 4 * i + 16 * k),
-                       f->mbits == 3 ? sse_dec(w[k], &c, 20) : sse_dec(w[k], &c, 21));
-  }
-  return i;
-}
+/* Decoding with AVX2, 16 codes a step, one loop per format (SSE2's
+** version of the kernel, 4 lanes, took 0.42 ns an element where the table
+** takes 0.29: SSE2 decodes through the table). */
+#define DEC_AVX2(SH, E5)                                                   \
+  for (; i + 16 <= n; i += 16)                                             \
+    for (int k = 0; k < 2; k++) {                                          \
+      __m256i w = _mm256_cvtepu8_epi32(                                    \
+          _mm_loadl_epi64((const __m128i *)(const void *)(s + i + 8 * k))); \
+      _mm256_storeu_si256((__m256i *)(void *)(d + 4 * i + 32 * k),         \
+                          avx2_dec(w, &c, SH, E5));                        \
+    }
 
 __attribute__((target("avx2"))) static int64_t
 dec_avx2(const fp8fmt *f, const uint8_t *s, uint8_t *d, int64_t n) {
   avx2_cst c;
   int64_t i = 0;
   avx2_setup(&c, f, LG_R_HALF_EVEN, 1);
-  for (; i + 16 <= n; i += 16) {
-    for (int k = 0; k < 2; k++) {
-      __m256i w = _mm256_cvtepu8_epi32(
-          _mm_loadl_epi64((const __m128i *)(const void *)(s + i + 8 * k)));
-      _mm256_storeu_si256((__m256i *)(void *)(d + 4 * i + 32 * k),
-                          f->mbits == 3 ? avx2_dec(w, &c, 20) : avx2_dec(w, &c, 21));
-    }
-  }
+  if (f->mbits == 3) DEC_AVX2(20, 0)
+  else DEC_AVX2(21, 1)
   return i;
 }
 #endif
@@ -365,9 +352,7 @@ void li_fp8_to_f32(lay_dtype t, const uint8_t *src, void *dst, int64_t n,
   uint8_t *d = dst;
   int64_t i = 0;
 #if defined(LI_C8_SIMD)
-  const fp8fmt *f = fmt_of(t);
-  if (simd >= LI_SIMD_AVX2) i = dec_avx2(f, src, d, n);
-  else if (simd >= LI_SIMD_SSE) i = dec_sse(f, src, d, n);
+  if (simd >= LI_SIMD_AVX2) i = dec_avx2(fmt_of(t), src, d, n);
 #else
   (void)simd;
 #endif

@@ -1,7 +1,7 @@
 /*
 ** cast8_k.h: the vector kernels of cast8.c's bulk fp8 conversions, written
 ** once over a set of operation macros and included twice, for SSE2 (4
-** lanes) and AVX2 (8 lanes). The includer defines K(name), K_ATTR, VI,
+** lanes) and AVX2 (8 lanes; cast8.c decodes only with this one). The includer defines K(name), K_ATTR, VI,
 ** VF and the operations (AND OR ADD SUB SRL SLL CMPEQ CMPGT BLEND SET1,
 ** float MULF SUBF CMPGEF, conversions CVTN (nearest even: the MXCSR's
 ** default mode, as value.c's fast_quant) CVTT CVTF, casts CASTF CASTI).
@@ -70,11 +70,12 @@ static inline K_INL K_ATTR VI K(enc)(VI u, const K(cst) *c, const int mode,
 /* fp8 codes v (in 32-bit lanes) to fp32 bits, as (float)li_fp8_decode:
 ** normal codes rebiased; exponent 0 as 2^emin * (1 + m / 2^mbits) -
 ** 2^emin (exact, no subnormal operand); NaN the positive quiet NaN. */
-static inline K_INL K_ATTR VI K(dec)(VI v, const K(cst) *c, const int sh) {
+static inline K_INL K_ATTR VI K(dec)(VI v, const K(cst) *c, const int sh,
+                                     const int e5) {
   VI l = AND(v, c->low7), em = SLL(l, sh);
   VI sub = CASTI(SUBF(CASTF(ADD(em, c->minn)), c->minf));
   VI r = BLEND(CMPGT(c->e0, l), sub, ADD(em, c->nrb));
-  r = BLEND(CMPEQ(l, c->infcode), c->inf, r);
+  if (e5) r = BLEND(CMPEQ(l, c->infcode), c->inf, r); /* E4M3 has none */
   r = OR(r, SLL(AND(v, c->sgnm), 24));
   return BLEND(CMPGT(l, c->nanlo), c->qnan, r);
 }

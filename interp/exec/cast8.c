@@ -265,21 +265,27 @@ void li_fp8_of_f64(lay_dtype t, const double *src, uint8_t *dst, int64_t n,
 #define CASTI _mm256_castps_si256
 #include "cast8_k.h"
 
-/* The encoding loops, one copy per format (its shift) and rounding. */
+/* The encoding loops, one copy per format (its shift) and rounding: 16
+** (SSE2) or 32 (AVX2) codes a step, their signs packed as the codes are
+** (all ones or zero, from the sign bits) and or'ed in as 0x80. */
+#define LD4(I) _mm_loadu_si128((const __m128i *)(const void *)(s + 4 * i + 16 * (I)))
 #define ENC_SSE(SH, MODE)                                                  \
   for (; i + 16 <= n; i += 16) {                                           \
-    const uint8_t *p = s + 4 * i;                                          \
-    __m128i q0 = sse_enc(_mm_loadu_si128((const __m128i *)(const void *)p), &c, MODE, SH); \
-    __m128i q1 = sse_enc(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), &c, MODE, SH); \
-    __m128i q2 = sse_enc(_mm_loadu_si128((const __m128i *)(const void *)(p + 32)), &c, MODE, SH); \
-    __m128i q3 = sse_enc(_mm_loadu_si128((const __m128i *)(const void *)(p + 48)), &c, MODE, SH); \
+    __m128i u0 = LD4(0), u1 = LD4(1), u2 = LD4(2), u3 = LD4(3);            \
+    __m128i sg = _mm_packs_epi16(                                          \
+        _mm_packs_epi32(_mm_srai_epi32(u0, 31), _mm_srai_epi32(u1, 31)),   \
+        _mm_packs_epi32(_mm_srai_epi32(u2, 31), _mm_srai_epi32(u3, 31)));  \
+    __m128i q = _mm_packus_epi16(                                          \
+        _mm_packs_epi32(sse_enc(u0, &c, MODE, SH), sse_enc(u1, &c, MODE, SH)), \
+        _mm_packs_epi32(sse_enc(u2, &c, MODE, SH), sse_enc(u3, &c, MODE, SH))); \
     _mm_storeu_si128((__m128i *)(void *)(d + i),                           \
-                     _mm_packus_epi16(_mm_packs_epi32(q0, q1), _mm_packs_epi32(q2, q3))); \
+                     _mm_or_si128(q, _mm_and_si128(sg, b80)));             \
   }
 
 static int64_t enc_sse(const fp8fmt *f, const uint8_t *s, uint8_t *d,
                        int64_t n, int round, int saturate) {
   sse_cst c;
+  const __m128i b80 = _mm_set1_epi8((char)0x80);
   int64_t i = 0;
   sse_setup(&c, f, round, saturate);
   if (f->mbits == 3) {
@@ -294,15 +300,18 @@ static int64_t enc_sse(const fp8fmt *f, const uint8_t *s, uint8_t *d,
   return i;
 }
 
+#define LD8(I) _mm256_loadu_si256((const __m256i *)(const void *)(s + 4 * i + 32 * (I)))
 #define ENC_AVX2(SH, MODE)                                                 \
   for (; i + 32 <= n; i += 32) {                                           \
-    const uint8_t *p = s + 4 * i;                                          \
-    __m256i q0 = avx2_enc(_mm256_loadu_si256((const __m256i *)(const void *)p), &c, MODE, SH); \
-    __m256i q1 = avx2_enc(_mm256_loadu_si256((const __m256i *)(const void *)(p + 32)), &c, MODE, SH); \
-    __m256i q2 = avx2_enc(_mm256_loadu_si256((const __m256i *)(const void *)(p + 64)), &c, MODE, SH); \
-    __m256i q3 = avx2_enc(_mm256_loadu_si256((const __m256i *)(const void *)(p + 96)), &c, MODE, SH); \
-    __m256i b = _mm256_packus_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3)); \
-    _mm256_storeu_si256((__m256i *)(void *)(d + i), _mm256_permutevar8x32_epi32(b, ord)); \
+    __m256i u0 = LD8(0), u1 = LD8(1), u2 = LD8(2), u3 = LD8(3);            \
+    __m256i sg = _mm256_packs_epi16(                                       \
+        _mm256_packs_epi32(_mm256_srai_epi32(u0, 31), _mm256_srai_epi32(u1, 31)), \
+        _mm256_packs_epi32(_mm256_srai_epi32(u2, 31), _mm256_srai_epi32(u3, 31))); \
+    __m256i q = _mm256_packus_epi16(                                       \
+        _mm256_packs_epi32(avx2_enc(u0, &c, MODE, SH), avx2_enc(u1, &c, MODE, SH)), \
+        _mm256_packs_epi32(avx2_enc(u2, &c, MODE, SH), avx2_enc(u3, &c, MODE, SH))); \
+    q = _mm256_or_si256(q, _mm256_and_si256(sg, b80));                    \
+    _mm256_storeu_si256((__m256i *)(void *)(d + i), _mm256_permutevar8x32_epi32(q, ord)); \
   }
 
 __attribute__((target("avx2"))) static int64_t
@@ -310,6 +319,7 @@ enc_avx2(const fp8fmt *f, const uint8_t *s, uint8_t *d, int64_t n, int round,
          int saturate) {
   avx2_cst c;
   const __m256i ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  const __m256i b80 = _mm256_set1_epi8((char)0x80);
   int64_t i = 0;
   avx2_setup(&c, f, round, saturate);
   if (f->mbits == 3) {

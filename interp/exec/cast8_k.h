@@ -13,6 +13,7 @@ typedef struct {
   VI absm, sgnm, rb, one, maxc, ovf, infc, nanc, inf, minn, e0, infcode,
       nanlo, qnan, low7, nrb;
   VF scale, half, minf;
+  int ninf; /* infinities do not give the finite values' overflow code */
 } K(cst);
 
 static inline K_INL K_ATTR void K(setup)(K(cst) *c, const fp8fmt *f,
@@ -27,6 +28,7 @@ static inline K_INL K_ATTR void K(setup)(K(cst) *c, const fp8fmt *f,
   c->maxc = SET1(f->maxc);
   c->ovf = SET1(round == LG_R_TRUNC || saturate ? f->maxc : ovc);
   c->infc = SET1(saturate ? f->maxc : ovc);
+  c->ninf = !saturate && round == LG_R_TRUNC;
   c->nanc = SET1(f->nanc);
   c->inf = SET1(0x7f800000);
   c->minn = SET1((128 - f->bias) << 23); /* 2^emin */
@@ -42,13 +44,13 @@ static inline K_INL K_ATTR void K(setup)(K(cst) *c, const fp8fmt *f,
   c->minf = CASTF(c->minn);
 }
 
-/* fp32 bits u to fp8 codes (in 32-bit lanes), as li_fp8_encode of the
-** fp32 value: the normal range rounds the rebiased bits at bit sh; below
+/* fp32 bits u to fp8 codes without their sign (in 32-bit lanes), as
+** li_fp8_encode of the fp32 value: the normal range rounds the rebiased bits at bit sh; below
 ** 2^emin the value in quanta (a * 2^(bias - 1 + mbits), exact) is
 ** rounded to an integer. */
 static inline K_INL K_ATTR VI K(enc)(VI u, const K(cst) *c, const int mode,
                                      const int sh) {
-  VI a = AND(u, c->absm), s = AND(SRL(u, 24), c->sgnm);
+  VI a = AND(u, c->absm);
   VI r = ADD(a, c->rb);
   if (mode == LG_R_HALF_EVEN) r = ADD(r, AND(SRL(a, sh), c->one));
   VI qn = SRL(r, sh), qs;
@@ -61,10 +63,9 @@ static inline K_INL K_ATTR VI K(enc)(VI u, const K(cst) *c, const int mode,
       qs = SUB(qs, CASTI(CMPGEF(SUBF(x, CVTF(qs)), c->half)));
   }
   VI q = BLEND(CMPGT(c->minn, a), qs, qn);
-  q = BLEND(CMPGT(q, c->maxc), c->ovf, q);
-  q = BLEND(CMPEQ(a, c->inf), c->infc, q);
-  q = BLEND(CMPGT(a, c->inf), c->nanc, q);
-  return OR(q, s);
+  q = BLEND(CMPGT(q, c->maxc), c->ovf, q); /* infinities too */
+  if (c->ninf) q = BLEND(CMPEQ(a, c->inf), c->infc, q); /* or their own */
+  return BLEND(CMPGT(a, c->inf), c->nanc, q);
 }
 
 /* fp8 codes v (in 32-bit lanes) to fp32 bits, as (float)li_fp8_decode:

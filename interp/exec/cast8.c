@@ -30,6 +30,7 @@
 #include "dtypes.h"
 #include "ir.h"
 #include "plan_int.h"
+#include "value_simd.h"
 
 /* The facts of one fp8 format (dtypes.h holds the same max and emin). */
 typedef struct {
@@ -404,6 +405,22 @@ int li_fp8_cast(lay_dtype from, lay_dtype to, int round, int saturate,
     li_fp8_to_f32(from, src, dst, n, simd);
     return 1;
   }
+  if (f8from && (to == LAY_DT_FP16 || to == LAY_DT_BF16)) {
+    /* fp8's values are exact in fp16 and bf16 (any rounding), its NaN
+    ** the fp32 NaN's: through an fp32 tile */
+    float x[256];
+    for (int64_t i = 0; i < n; i += 256) {
+      int64_t m = n - i < 256 ? n - i : 256;
+      uint8_t *o = (uint8_t *)dst + 2 * i;
+      li_fp8_to_f32(from, (const uint8_t *)src + i, x, m, simd);
+      if (li_vs_cast(LAY_DT_FP32, to, x, o, m, simd)) continue;
+      for (int64_t j = 0; j < m; j++) {
+        uint16_t h = to == LAY_DT_FP16 ? li_f32_to_f16(x[j]) : li_f32_to_bf16(x[j]);
+        memcpy(o + 2 * j, &h, 2);
+      }
+    }
+    return 1;
+  }
   if (!f8to) return 0;
   if (from == LAY_DT_FP32) {
     li_fp8_of_f32(to, src, dst, n, round, saturate, simd);
@@ -422,11 +439,12 @@ int li_fp8_cast(lay_dtype from, lay_dtype to, int round, int saturate,
     const uint8_t *p = s + (size_t)i * fs;
     if (f8from) {
       li_fp8_to_f32(from, p, x, m, simd);
-    } else {
+    } else if (!((from == LAY_DT_FP16 || from == LAY_DT_BF16) &&
+                 li_vs_cast(from, LAY_DT_FP32, p, x, m, simd))) {
       for (int64_t j = 0; j < m; j++) {
         int16_t h;
         uint16_t w;
-        switch (from) {
+        switch (from) { /* fp16, bf16: li_vs_cast when there is no SIMD */
         case LAY_DT_FP16: memcpy(&w, p + 2 * j, 2); x[j] = li_f16_to_f32(w); break;
         case LAY_DT_BF16: memcpy(&w, p + 2 * j, 2); x[j] = li_bf16_to_f32(w); break;
         case LAY_DT_INT8: x[j] = (int8_t)p[j]; break;

@@ -32,9 +32,10 @@ void li_fp8_of_f32(lay_dtype t, const void *src, uint8_t *dst, int64_t n,
                    int round, int saturate, int simd);
 void li_fp8_of_f64(lay_dtype t, const double *src, uint8_t *dst, int64_t n,
                    int round, int saturate);
-/* A cast rule's run from -> to without doubles, when one side is fp8 and
-** the other fp32, or the destination fp8 and the source fp8, fp16, bf16
-** or a 8/16-bit integer (values fp32 holds exactly): 1, else 0 (not done). */
+/* A cast rule's run from -> to without doubles, when the source is fp8
+** and the destination fp32, fp16 or bf16, or the destination fp8 and the
+** source fp32, fp8, fp16, bf16 or a 8/16-bit integer (values fp32 holds
+** exactly): 1, else 0 (not done). */
 int li_fp8_cast(lay_dtype from, lay_dtype to, int round, int saturate,
                 const void *src, void *dst, int64_t n, int simd);
 

@@ -20,7 +20,8 @@
 ** codes and its neighbours +-1 ulp, subnormals, the largest values,
 ** overflow, infinities, NaNs (quiet, signalling, both signs), -0 and
 ** random bit patterns, each rounding mode, both saturation modes, at odd
-** lengths and offsets (the vector loops' tails). And plans (`plan`
+** lengths and offsets (the vector loops' tails); the casts between fp8 and
+** the other types against value.c's element-wise li_ld / li_st. And plans (`plan`
 ** argument, run by CTest at each LAY_SIMD): pack and unpack of fp8
 ** layouts through lay_plan_run against the per-element definition.
 */
@@ -327,6 +328,29 @@ static void check_cast(int simd) {
     }
 }
 
+/* fp8 -> fp16 / bf16 casts against li_st of the decoded value (value.c's
+** element-wise definition), every code, each rounding. */
+static void check_cast_half(int simd) {
+  uint8_t codes[515];
+  uint8_t out[2 * 515], want[2];
+  for (int i = 0; i < 515; i++) codes[i] = (uint8_t)(i * 3);
+  for (int e5 = 0; e5 < 2; e5++)
+    for (int h = 0; h < 2; h++)
+      for (int rm = 0; rm < 3; rm++) {
+        lay_dtype t = e5 ? LAY_DT_FP8E5M2 : LAY_DT_FP8E4M3;
+        lay_dtype to = h ? LAY_DT_BF16 : LAY_DT_FP16;
+        CHECK(li_fp8_cast(t, to, rmode[rm], 1, codes, out, 515, simd),
+              "fp8 -> 16 bits not taken");
+        for (int i = 0; i < 515; i++) {
+          li_st(to, want, li_fp8_decode(t, codes[i]), rmode[rm], 1);
+          CHECK(memcmp(out + 2 * i, want, 2) == 0,
+                "simd %d 0x%02x -> %s %s: 0x%02x%02x, want 0x%02x%02x", simd,
+                codes[i], h ? "bf16" : "fp16", rname[rm], out[2 * i + 1],
+                out[2 * i], want[1], want[0]);
+        }
+      }
+}
+
 static int plan_main(void);
 
 int main(int argc, char **argv) {
@@ -338,6 +362,7 @@ int main(int argc, char **argv) {
   for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++) {
     check_bulk(simd, in, n);
     check_cast(simd);
+    check_cast_half(simd);
   }
   free(in);
   check_f64();

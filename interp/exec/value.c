@@ -233,9 +233,10 @@ static void ld_run(lay_dtype t, const void *src, double *x, int64_t n) {
   LD(LAY_DT_INT64, int64_t, (double)v)
   LD(LAY_DT_INT4, int8_t, v)
   LD(LAY_DT_UINT4, uint8_t, v)
-  LD(LAY_DT_FP8E4M3, uint8_t, li_fp8_decode(LAY_DT_FP8E4M3, v))
-  LD(LAY_DT_FP8E5M2, uint8_t, li_fp8_decode(LAY_DT_FP8E5M2, v))
 #undef LD
+  case LAY_DT_FP8E4M3: case LAY_DT_FP8E5M2: /* cast8.c's table */
+    li_fp8_to_f64(t, src, x, n);
+    return;
   default: for (i = 0; i < n; i++) x[i] = 0; return;
   }
 }
@@ -270,6 +271,9 @@ static void st_run(lay_dtype t, void *dst, const double *x, int64_t n,
     }
     return;
   }
+  case LAY_DT_FP8E4M3: case LAY_DT_FP8E5M2:
+    li_fp8_of_f64(t, x, d, n, round, saturate);
+    return;
   default:
     for (i = 0; i < n; i++) li_st(t, d + li_dt_size(t) * (size_t)i, x[i], round, saturate);
     return;
@@ -539,16 +543,25 @@ static int apply_simd(const li_vrule *r, int enc, lay_dtype from,
   double x[TILE + 4], lo = 0, hi = 0;
   int quant = (r->kind == LI_VR_QUANT) == enc;
   size_t fs = li_dt_size(from), ts = li_dt_size(to);
+  int f8f = from == LAY_DT_FP8E4M3 || from == LAY_DT_FP8E5M2;
+  int f8t = to == LAY_DT_FP8E4M3 || to == LAY_DT_FP8E5M2;
   if (r->simd < LI_SIMD_SSE || fs == 0 || ts == 0) return 0;
-  /* value_simd.c's stages take fp32 .. uint32 (not int64, int4, fp8) */
-  if (from > LAY_DT_UINT32 || to > LAY_DT_UINT32) return 0;
+  /* value_simd.c's stages take fp32 .. uint32 (not int64, int4); fp8 is
+  ** loaded and stored by cast8.c's runs */
+  if ((from > LAY_DT_UINT32 && !f8f) || (to > LAY_DT_UINT32 && !f8t)) return 0;
   /* f32_div dequantizes by a float32 division: the scalar path */
   if (r->arith == LG_A_F32_DIV && !quant && r->kind != LI_VR_CAST) return 0;
-  if (to != LAY_DT_FP32 && !(r->saturate && !li_dt_is_float(to))) return 0;
+  if (to != LAY_DT_FP32 && !f8t && !(r->saturate && !li_dt_is_float(to)))
+    return 0;
   if (!li_dt_is_float(to)) int_range(to, &lo, &hi);
   for (int64_t i = 0; i < n; i += TILE) {
     int64_t m = n - i < TILE ? n - i : TILE;
-    li_vs_ld(from, (const uint8_t *)src + (size_t)i * fs, x, m, r->simd);
+    if (f8f) {
+      li_fp8_to_f64(from, (const uint8_t *)src + i, x, m);
+      for (int64_t j = m; j < LI_VS_UP(m); j++) x[j] = 0;
+    } else {
+      li_vs_ld(from, (const uint8_t *)src + (size_t)i * fs, x, m, r->simd);
+    }
     if (r->kind == LI_VR_CAST) {
       /* plain conversion */
     } else if (quant) {
@@ -556,8 +569,11 @@ static int apply_simd(const li_vrule *r, int enc, lay_dtype from,
     } else {
       li_vs_dequant(r, x, m, ch ? ch + i : NULL);
     }
-    li_vs_st(to, (uint8_t *)dst + (size_t)i * ts, x, m, r->round,
-             r->saturate, lo, hi, r->simd);
+    if (f8t)
+      li_fp8_of_f64(to, x, (uint8_t *)dst + i, m, r->round, r->saturate);
+    else
+      li_vs_st(to, (uint8_t *)dst + (size_t)i * ts, x, m, r->round,
+               r->saturate, lo, hi, r->simd);
   }
   return 1;
 }
@@ -639,6 +655,9 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
   if (r->kind == LI_VR_CAST &&
       ((r->round != LG_R_TRUNC && li_vs_cast(from, to, src, dst, n, r->simd)) ||
        fast_cast(from, to, r->round, src, dst, n)))
+    return;
+  if (r->kind == LI_VR_CAST &&
+      li_fp8_cast(from, to, r->round, r->saturate, src, dst, n, r->simd))
     return;
   if (r->kind == LI_VR_QUANT && enc && fast_quant(r, src, dst, n)) return;
   if (apply_simd(r, enc, from, to, src, dst, n, ch)) return;

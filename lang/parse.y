@@ -80,6 +80,9 @@ layout(A) ::= NAME(N) EQ expr(E).           { A = lg_b_layout_alias(p, N, E); }
 lhead(A) ::= NAME(N) plist(D) opttype(T).   { A = lg_b_layout(p, N, NULL, D, T); }
 lhead(A) ::= NAME(N) plist(P) plist(D) opttype(T).
                                             { A = lg_b_layout(p, N, P, D, T); }
+/* The keyword `pack` names a layout too (MLIR's `mlir.pack`). */
+lhead(A) ::= PACK(N) plist(P) plist(D) opttype(T).
+                                            { A = lg_b_layout(p, N, P, D, T); }
 
 /* A parenthesized list of names or `name = default` (checked by lg_b_layout). */
 %type plist {lg_list *}

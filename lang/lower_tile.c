@@ -178,18 +178,19 @@ int lg_tile_need(lw *w, const lg_def *def, const lg_list *args,
   const char *dims[LG_MAX_RANK];
   int rank = 0;
   for (int i = 0; i < L->dims.n && rank < LG_MAX_RANK; i++)
-    if (strcmp(L->dims.v[i]->u.str.s, "...")) dims[rank++] = L->dims.v[i]->u.str.s;
+    if (strcmp(L->dims.v[i]->u.str.s, "..."))
+      dims[rank++] = L->dims.v[i]->u.str.s;
   env en = {sr, ps, np, np, -1, dims, rank};
   tlist pos, sz, perm;
   int unk;
   if (tile_lists(w, &en, call, -1, &pos, &sz, &perm, &unk)) return -1;
   if (unk) return 0;
-  int n = perm.n > 1 ? perm.n : 1;
+  /* past LG_MAX_RANK, one more is enough for "more than 8 dimensions" */
+  int64_t n = perm.n > 1 ? perm.n : 1;
   for (int i = 0; i < pos.n; i++)
-    if (pos.v[i] + 1 > n) n = (int)(pos.v[i] + 1 > LG_MAX_RANK + 1
-                                        ? LG_MAX_RANK + 1
-                                        : pos.v[i] + 1);
-  *need = n;
+    if (pos.v[i] >= n) n = pos.v[i] > LG_MAX_RANK ? LG_MAX_RANK + 1
+                                                  : pos.v[i] + 1;
+  *need = n > LG_MAX_RANK ? LG_MAX_RANK + 1 : (int)n;
   return 0;
 }
 

@@ -81,9 +81,10 @@ struct lg_expr {
 /* One item of a memory order: expr [@ stride] [align a]. */
 typedef struct lg_item {
   lg_expr *e;      /* the index expression */
-  lg_expr *stride; /* explicit stride in elements, or NULL */
+  lg_expr *stride; /* explicit stride in elements (or bytes), or NULL */
   lg_expr *align;  /* stride alignment in elements, or NULL */
   int align_bytes; /* `align A bytes`: A counts bytes of the stored type */
+  int stride_bytes; /* `@ S bytes`: S counts bytes of the stored type */
 } lg_item;
 
 /* A clause after a memory order. */

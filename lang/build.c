@@ -334,6 +334,21 @@ lg_item *lg_b_item_align_unit(lg_parse *p, lg_item *it, lg_token kw,
   return it;
 }
 
+lg_item *lg_b_item_stride_unit(lg_parse *p, lg_item *it, lg_token at,
+                               lg_expr *s, lg_token unit) {
+  if (p->status) return NULL;
+  if (unit.len != 5 || memcmp(p->src + unit.off, "bytes", 5)) {
+    int n = unit.len > 40 ? 40 : (int)unit.len;
+    lg_b_error(p, LAY_E_SYNTAX, unit.off,
+               "unexpected '%.*s' (the unit of a stride is 'bytes')", n,
+               p->src + unit.off);
+    return NULL;
+  }
+  it = lg_b_item_stride(p, it, at, s);
+  if (it) it->stride_bytes = 1;
+  return it;
+}
+
 lg_expr *lg_b_in(lg_parse *p, lg_expr *x, lg_token kw, lg_token open,
                  lg_list *items, lg_token close) {
   if (p->status || !x || !items) return NULL;

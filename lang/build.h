@@ -127,6 +127,9 @@ lg_item *lg_b_item_align(lg_parse *p, lg_item *it, lg_token kw, lg_expr *a);
 /* `align A bytes`: the unit must be the word bytes. */
 lg_item *lg_b_item_align_unit(lg_parse *p, lg_item *it, lg_token kw,
                               lg_expr *a, lg_token unit);
+/* `@ S bytes`: the unit must be the word bytes. */
+lg_item *lg_b_item_stride_unit(lg_parse *p, lg_item *it, lg_token at,
+                               lg_expr *s, lg_token unit);
 /* `x in (a, b, ...)` of a require clause: the word must be `in`. */
 lg_expr *lg_b_in(lg_parse *p, lg_expr *x, lg_token kw, lg_token open,
                  lg_list *items, lg_token close);

@@ -170,6 +170,13 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
                         const env *caller, uint32_t call_pos, lg_ir *ir) {
   const lg_layout *L = def->layout;
   srcref sr = lg_def_src(def);
+  int tile = lg_is_tile(L);
+  w->tile_rank = 0;
+  if (tile && !w->shape_rank) { /* what `...` stands for without a shape */
+    if (lg_tile_need(w, def, args, caller, call_pos, &w->tile_rank))
+      return -1;
+    if (w->tile_rank < 0) return 0; /* lists not known: checked later */
+  }
   if (lg_expand_ellipsis(w, &sr, def->layout, &L)) return -1;
   if (lg_set_dims(w, &sr, ir, &L->dims)) return -1;
   param ps[LW_MAX_PARAMS];
@@ -197,6 +204,10 @@ static int lower_layout(lw *w, const lg_def *def, const lg_list *args,
       return lg_fail(w, &sr, L->order_pos, LAY_E_LAYOUT,
                      "plane '%s' is missing from the memory order", plane);
     return lg_lower_chunked(w, &sr, L->chunked, ir);
+  }
+  if (tile) {
+    if (lg_expand_tile(w, &en, L, &L)) return -1;
+    if (!L) return 0; /* lists not known: checked when instantiated */
   }
   int rc = lg_lower_order(w, &en, L, ir, plane);
   if (rc < 0) return -1;

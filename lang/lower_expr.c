@@ -4,6 +4,7 @@
 ** parameters and the dimensions of a layout (see lower_int.h).
 */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lower_int.h"
@@ -65,6 +66,26 @@ int lg_unknown_name(lw *w, const env *en, const lg_expr *e,
                  v->name, lg_hint_name(w, en, v->name, 1, NULL));
 }
 
+/* A list where a number is expected: at the argument that gave it when a
+** parameter holds it. */
+static int list_misuse(lw *w, const env *en, const lg_expr *e,
+                       const val *v) {
+  char buf[120];
+  size_t k = 0;
+  k += (size_t)snprintf(buf, sizeof buf, "[");
+  for (int i = 0; i < v->n && k < sizeof buf - 8; i++)
+    k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%g", i ? ", " : "",
+                          v->list[i]);
+  snprintf(buf + k, sizeof buf - k, "%s]", k >= sizeof buf - 8 ? "..." : "");
+  if (v->arg)
+    return lg_fail(w, &v->arg_sr, v->arg->pos, LAY_E_ARG,
+                   "argument '%s': a number is expected here, not the list "
+                   "%s", v->param, buf);
+  return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
+                 "'%s' is the list %s, a number is expected here",
+                 lg_etext(w, &en->sr, e), buf);
+}
+
 static int int_op(lw *w, const env *en, const lg_expr *e, lg_op op,
                   int64_t a, int64_t b, int64_t *r) {
   int bad = 0;
@@ -119,6 +140,9 @@ static int as_ie(lw *w, const env *en, const lg_expr *e, const val *v,
   case V_IE: *out = v->ie; return 0;
   case V_UNK: return 0;
   case V_NAME: return lg_unknown_name(w, en, e, v);
+  case V_LIST:
+    if (e->kind != LG_X_LIST) return list_misuse(w, en, e, v);
+    /* fall through */
   default:
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'%s' must be an integer",
                    lg_etext(w, &en->sr, e));
@@ -136,6 +160,10 @@ static int eval_binary(lw *w, const env *en, const lg_expr *e, val *out) {
     out->k = V_UNK;
     return 0;
   }
+  if (a.k == V_LIST && e->u.op.a->kind != LG_X_LIST)
+    return list_misuse(w, en, e->u.op.a, &a);
+  if (b.k == V_LIST && e->u.op.b->kind != LG_X_LIST)
+    return list_misuse(w, en, e->u.op.b, &b);
   if (a.k == V_LIST || b.k == V_LIST)
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
                    "a list cannot be used with '%s'", op_names[op]);
@@ -214,6 +242,8 @@ static int eval_list(lw *w, const env *en, const lg_expr *e, val *out) {
     } else if (v.k == V_NUM) {
       out->list[i] = v.f;
       allint = 0;
+    } else if (v.k == V_LIST && e->u.list.v[i]->kind != LG_X_LIST) {
+      return list_misuse(w, en, e->u.list.v[i], &v);
     } else {
       return lg_fail(w, &en->sr, e->u.list.v[i]->pos, LAY_E_ARG,
                      "a list holds numbers");
@@ -247,6 +277,8 @@ static int eval_unary(lw *w, const env *en, const lg_expr *e, val *out) {
     lg_iexpr *z = lg_ie_const(w->a, 0);
     out->ie = lg_ie_bin(w->a, LG_IE_SUB, z, a.ie);
     if (!out->ie) return lg_nomem(w);
+  } else if (e->u.op.a->kind != LG_X_LIST) {
+    return list_misuse(w, en, e->u.op.a, &a);
   } else {
     return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "a list cannot be negated");
   }
@@ -353,6 +385,8 @@ int lg_eval_int(lw *w, const env *en, const lg_expr *e, int64_t *out,
                    "'%s' depends on a dimension's size: it is known only "
                    "when a plan is made for a shape",
                    lg_etext(w, &en->sr, e));
+  if (v.k == V_LIST && e->kind != LG_X_LIST)
+    return list_misuse(w, en, e, &v);
   return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'%s' must be an integer",
                  lg_etext(w, &en->sr, e));
 }
@@ -467,7 +501,7 @@ int lg_bind(lw *w, const lg_def *def, const lg_layout *L,
     int su = w->shape_used;
     if (lg_eval(w, caller, ve, &ps[i].v)) return -1;
     ps[i].shaped = w->shape_used != su;
-    if (ps[i].v.k == V_NAME && !ps[i].v.arg) {
+    if (!ps[i].v.arg) { /* errors about the value go to the argument */
       ps[i].v.arg = ve;
       ps[i].v.arg_sr = caller->sr;
       ps[i].v.param = ps[i].name;

@@ -9,6 +9,7 @@
 **   lower_value.c     value rules: quantize/dequantize/fixed/affine/cast,
 **                     where-planes, pad_value
 **   lower_order.c     memory-order items, digit chains, chunked<>
+**   lower_tile.c      the order item tile(...): lists, expansion
 **   lower_check.c     bijectivity over a ladder of shapes; the gather
 **                     table of a swizzled layout at the plan's shape
 **   lower_index.c     the index ops of transforms (pad, slice, transpose,
@@ -115,6 +116,8 @@ typedef struct lw {
   int esize_used;          /* esize was looked up */
   int ell_extra;           /* leading dimensions `...` stands for */
   int ell_used;            /* a layout with `...` was lowered */
+  int tile_rank;           /* without a shape: the dimensions a tile(...)
+                           ** names, the least `...` then stands for */
   int esize_trial;         /* esize is one the static check tries */
   int req_false;           /* a requirement on esize failed (esize_trial) */
   int shape_used;          /* counts the sizes taken from the shape */
@@ -278,6 +281,20 @@ const char *lg_digit_label(lw *w, const char *dim, int64_t div, int64_t mod);
 int lg_lower_order(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
                    const char *plane);
 int lg_lower_chunked(lw *w, const srcref *sr, const lg_expr *c, lg_ir *ir);
+
+/* ---- lower_tile.c: the order item tile(POSITIONS, SIZES [, PERM]) ------- */
+
+int lg_is_tile(const lg_layout *L); /* L's order is a tile(...) item */
+/* Without a shape: the fewest dimensions the lists of def's tile(...)
+** name (binding the arguments as lower_layout does); -1 when the lists
+** are not known (partial mode). */
+int lg_tile_need(lw *w, const lg_def *def, const lg_list *args,
+                 const env *caller, uint32_t call_pos, int *need);
+/* L with its tile(...) item replaced by the items it stands for, the
+** lists checked against en's dimensions; *out NULL when the lists are not
+** known (partial mode: the order is checked when it is instantiated). */
+int lg_expand_tile(lw *w, const env *en, const lg_layout *L,
+                   const lg_layout **out);
 
 /* ---- lower_check.c: bijectivity ------------------------------------------ */
 

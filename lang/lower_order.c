@@ -479,12 +479,37 @@ static int digit_axis(lw *w, const env *en, const item *it, lg_ir_axis *ax,
   return 0;
 }
 
-/* An item's explicit stride (`@ s`) and alignment (`align k`). */
+/* `@ S bytes`: the stride S in stored elements, S / esize. A constant S
+** must be a multiple of esize; one that depends on the sizes is divided
+** when the plan's shape makes it a constant (checked then). */
+static int bytes_to_elems(lw *w, const env *en, const lg_expr *e,
+                          lg_iexpr **ie, int shaped) {
+  int64_t c;
+  if (!lg_ie_is_const(*ie, &c)) {
+    *ie = lg_ie_bin(w->a, LG_IE_DIV, *ie, lg_ie_const(w->a, w->esize));
+    return *ie ? 0 : lg_nomem(w);
+  }
+  if (c % w->esize)
+    return lg_fail(w, &en->sr, e->pos, LAY_E_LAYOUT,
+                   "stride %lld bytes is not a multiple of the element size "
+                   "(esize = %d)%s", (long long)c, w->esize,
+                   shaped ? lg_shape_note(w) : "");
+  *ie = lg_ie_const(w->a, c / w->esize);
+  return *ie ? 0 : lg_nomem(w);
+}
+
+/* An item's explicit stride (`@ s`, `@ s bytes`) and alignment (`align k`,
+** `align k bytes`). */
 static int stride_align(lw *w, const env *en, const lg_item *li,
                         lg_ir_axis *ax) {
   if (li->stride) {
+    int su = w->shape_used;
     if (lg_eval_ie(w, en, li->stride, &ax->stride)) return -1;
     if (check_nonneg(w, en, li->stride, ax->stride, "a stride")) return -1;
+    if (li->stride_bytes && ax->stride && bytes_to_elems(w, en, li->stride,
+                                                         &ax->stride,
+                                                         w->shape_used != su))
+      return -1;
   }
   if (li->align) {
     int64_t c;

@@ -92,6 +92,7 @@ int lg_expand_ellipsis(lw *w, const srcref *sr, const lg_layout *L,
       return lg_fail(w, sr, L->dims.v[i]->pos, LAY_E_LAYOUT,
                      "'...' must be the first dimension");
   int has = nd > 0 && is_ell(L->dims.v[0]);
+  int tile = lg_is_tile(L); /* tile(...) orders all dimensions itself */
   for (int i = 0; i < L->n_items; i++)
     if (is_ell(L->items[i].e) && (i > 0 || !has))
       return lg_fail(w, sr, L->items[i].e->pos, LAY_E_LAYOUT,
@@ -100,15 +101,18 @@ int lg_expand_ellipsis(lw *w, const srcref *sr, const lg_layout *L,
                            : "'...' in the memory order needs '...' as the "
                              "first dimension");
   if (!has) return 0;
-  if (!L->items || !is_ell(L->items[0].e))
+  if (!tile && (!L->items || !is_ell(L->items[0].e)))
     return lg_fail(w, sr, L->order_pos, LAY_E_LAYOUT,
                    "the memory order must start with '...', as the "
                    "dimensions do");
-  if (L->items[0].stride || L->items[0].align)
+  if (!tile && (L->items[0].stride || L->items[0].align))
     return lg_fail(w, sr, L->items[0].e->pos, LAY_E_LAYOUT,
                    "'...' takes no stride or align");
   int named = nd - 1;
   int extra = w->shape_rank ? w->shape_rank - named : w->ell_extra;
+  if (tile && !w->shape_rank && w->tile_rank - named > extra)
+    extra = w->tile_rank - named;
+  if (tile && !w->shape_rank && named + extra == 0) extra = 1;
   if (extra < 0)
     return lg_fail(w, sr, L->dims.v[0]->pos, LAY_E_SHAPE,
                    "shape has %d dimensions, the layout needs at least %d "
@@ -124,6 +128,15 @@ int lg_expand_ellipsis(lw *w, const srcref *sr, const lg_layout *L,
       lg_walloc(w, sizeof *iv * (size_t)(L->n_items - 1 + extra + 1));
   if (!C || !dv || !iv) return -1;
   *C = *L;
+  if (tile) { /* the dimensions only: tile(...) stays the order */
+    for (int k = 0; k < extra; k++)
+      if (!(dv[k] = dim_name(w, L->dims.v[0], k))) return -1;
+    for (int j = 0; j < named; j++) dv[extra + j] = L->dims.v[1 + j];
+    C->dims.v = dv;
+    C->dims.n = C->dims.cap = named + extra;
+    *out = C;
+    return 0;
+  }
   for (int k = 0; k < extra; k++) {
     dv[k] = dim_name(w, L->dims.v[0], k);
     lg_expr *ie = dim_name(w, L->items[0].e, k);

@@ -528,6 +528,12 @@ int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
         return lg_fail(w, &en->sr, c->pos, LAY_E_ARG,
                        "pad_value is given twice");
       *pad_clause = c;
+      val pv; /* a list from a template's argument: at the argument */
+      if (lg_eval(w, en, c->value, &pv)) return -1;
+      if (pv.k == V_LIST && pv.arg)
+        return lg_fail(w, &pv.arg_sr, pv.arg->pos, LAY_E_ARG,
+                       "argument '%s': pad_value must be one number, not a "
+                       "list", pv.param);
       if (lg_get_nums(w, en, c->value, &x)) return -1;
       if (x.n)
         return lg_fail(w, &en->sr, c->value->pos, LAY_E_ARG,

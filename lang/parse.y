@@ -80,6 +80,9 @@ layout(A) ::= NAME(N) EQ expr(E).           { A = lg_b_layout_alias(p, N, E); }
 lhead(A) ::= NAME(N) plist(D) opttype(T).   { A = lg_b_layout(p, N, NULL, D, T); }
 lhead(A) ::= NAME(N) plist(P) plist(D) opttype(T).
                                             { A = lg_b_layout(p, N, P, D, T); }
+/* The keyword `pack` names a layout too (MLIR's `mlir.pack`). */
+lhead(A) ::= PACK(N) plist(P) plist(D) opttype(T).
+                                            { A = lg_b_layout(p, N, P, D, T); }
 
 /* A parenthesized list of names or `name = default` (checked by lg_b_layout). */
 %type plist {lg_list *}
@@ -91,7 +94,7 @@ plist(A) ::= LP args(L) RP.                 { A = L; }
 opttype(A) ::= .                            { A = NULL; }
 opttype(A) ::= COLON NAME(N).               { A = lg_b_type(p, N); }
 
-/* The memory order: ITEM [@ STRIDE] [align A], outermost first. */
+/* The memory order: ITEM [@ STRIDE [bytes]] [align A [bytes]], outermost first. */
 %type items {lg_items *}
 items(A) ::= item(I).                       { A = lg_b_items_add(p, NULL, I); }
 items(A) ::= items(L) COMMA item(I).        { A = lg_b_items_add(p, L, I); }
@@ -99,6 +102,8 @@ items(A) ::= items(L) COMMA item(I).        { A = lg_b_items_add(p, L, I); }
 %type item {lg_item *}
 item(A) ::= expr(E).                        { A = lg_b_item(p, E); }
 item(A) ::= item(I) ATSIGN(T) expr(E).      { A = lg_b_item_stride(p, I, T, E); }
+item(A) ::= item(I) ATSIGN(T) expr(E) NAME(U).
+                                            { A = lg_b_item_stride_unit(p, I, T, E, U); }
 item(A) ::= item(I) ALIGN(T) expr(E).       { A = lg_b_item_align(p, I, T, E); }
 item(A) ::= item(I) ALIGN(T) expr(E) NAME(U).
                                             { A = lg_b_item_align_unit(p, I, T, E, U); }

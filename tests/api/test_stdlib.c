@@ -468,6 +468,13 @@ static const fmt fmts[] = {
     {DG("mlir", "mlir.pack_kcrs_sr(4, 2)", "k,c,r,s", D_PACK_KCRS_4X2)},
     {DG("mlir", "mlir.pack_cba_b(2)", "a,b,c", D_PACK_CBA_2)},
     {DG("mlir", "mlir.pack_ba(4, 2, pad=0)", "a,b,c,d", D_PACK_BA_4X2)},
+    /* The general template, on the same lists as each template above. */
+    {DG("mlir", "mlir.pack([0, 1], [8, 32])", "d0,d1", D_PACK_NC_8X32)},
+    {DG("mlir", "mlir.pack([0, 1], [2, 3], [1, 0])", "d0,d1", D_PACK_KC_2X3)},
+    {DG("mlir", "mlir.pack([3, 2], [4, 2])", "d0,d1,d2,d3", D_PACK_KCRS_4X2)},
+    {DG("mlir", "mlir.pack([1], [2], [2, 1, 0])", "d0,d1,d2", D_PACK_CBA_2)},
+    {DG("mlir", "mlir.pack([1, 0], [4, 2], [], 0)", "d0,d1,d2,d3",
+        D_PACK_BA_4X2)},
 };
 #define NFMTS (int)(sizeof fmts / sizeof fmts[0])
 

@@ -64,10 +64,10 @@ static void fill_random(uint8_t *p, size_t n, uint64_t seed) {
 /* Arguments tried, in order, on a name that does not plan without them
 ** (the stdlib's parameterized formats: AMD's x, quantize and bf16, Kneron's
 ** fixed point, TIDL's scales; the tile sizes of the xla, mlir and rknn
-** templates). */
+** templates; the lists of mlir.pack). */
 static const char *const ARGS[] = {"(3)", "(8, 0.25, 3)", "(0.5, 3)", "(4)",
                                    "(8, 32)", "(2, 4)", "(32, 8)",
-                                   "(32, 32)"};
+                                   "(32, 32)", "([1, 0], [8, 32])"};
 
 /* The shapes tried for a name, by rank (the first that plans is used). */
 static const int64_t SMALL[5][5] = {

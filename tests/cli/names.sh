@@ -27,6 +27,7 @@ ref_of() {
   mlir.pack_kcrs_sr) echo "mlir.pack_kcrs_sr(8,32)" ;;
   mlir.pack_cba_b) echo "mlir.pack_cba_b(2,pad=3)" ;;
   mlir.pack_ba) echo "mlir.pack_ba(32,8)" ;;
+  mlir.pack) echo "mlir.pack([1,3],[4,8],[3,1,0,2],3)" ;;
   *) echo "$1" ;;
   esac
 }

@@ -354,10 +354,12 @@ static void put_layout(out *o, const lg_layout *l) {
       if (l->items[i].stride) {
         out_str(o, " @ ");
         put_expr(o, l->items[i].stride);
+        if (l->items[i].stride_bytes) out_str(o, " bytes");
       }
       if (l->items[i].align) {
         out_str(o, " align ");
         put_expr(o, l->items[i].align);
+        if (l->items[i].align_bytes) out_str(o, " bytes");
       }
     }
     out_str(o, "]");

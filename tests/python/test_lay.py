@@ -20,7 +20,7 @@ ARGS = {
     "xla.tiled": "(8, 128)", "xla.tiled_minor": "(4)", "xla.tiled_nd": "(2, 4)",
     "xla.tiled3": "(2, 4)", "mlir.pack_nc": "(8, 32)", "mlir.pack_kc": "(8, 32)",
     "mlir.pack_kcrs_sr": "(8, 32)", "mlir.pack_cba_b": "(2, pad=3)",
-    "mlir.pack_ba": "(32, 8)",
+    "mlir.pack_ba": "(32, 8)", "mlir.pack": "([1, 3], [4, 8], [3, 1, 0, 2], 3)",
 }
 RANK = {"core.flat1": (37,), "core.flat2": (5, 37), "core.flat3": (3, 5, 7),
         "core.flat5": (2, 5, 3, 7, 4), "core.ab": (5, 37), "amd.ab": (5, 37),

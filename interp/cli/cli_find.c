@@ -327,9 +327,10 @@ int cli_cmd_describe(const cli_args *a) {
   }
   printf("cpu side:   %s %s%s\n", dims, type,
          d.dtype == LAY_DT_NONE ? " (--dtype; int8 when not given)" : "");
-  if (!d.is_transform) {
-    if (!memory_order(ctx, ref, d.rank, order, sizeof order))
-      printf("memory:     %s, outermost first\n", order);
+  int planned = d.is_transform; /* a layout's example is planned first */
+  if (!d.is_transform && !memory_order(ctx, ref, d.rank, order, sizeof order)) {
+    printf("memory:     %s, outermost first\n", order);
+    planned = 1;
   }
   if (!d.nparams) printf("parameters: none\n");
   for (int k = 0; k < d.nparams; k++)
@@ -337,8 +338,11 @@ int cli_cmd_describe(const cli_args *a) {
            d.defaults[k][0] ? " = " : " (required)",
            d.defaults[k]);
   int q = strchr(ref, '(') != NULL;
-  printf("example:    lay show %s%s%s --shape %s\n", q ? "'" : "", ref,
-         q ? "'" : "", example_shape(d.rank));
+  if (planned)
+    printf("example:    lay show %s%s%s --shape %s\n", q ? "'" : "", ref,
+           q ? "'" : "", example_shape(d.rank));
+  else /* 1 for each parameter does not make a plan (lists, constraints) */
+    printf("example:    none with 1 for each parameter: see the comment above\n");
   lay_ctx_free(ctx);
   return fflush(stdout) ? CLI_FAIL : CLI_OK;
 }

@@ -56,6 +56,12 @@ example:    lay show '"'"'amd.hcwnc_q(x=1, scale=1)'"'"' --shape 1,3,4,4' "descr
 # The example it prints runs.
 run show 'amd.hcwnc_q(x=1, scale=1)' --shape 1,3,4,4
 expect_rc 0 "describe's example runs"
+# A layout whose parameters take lists plans with no 1s: no example that
+# fails is printed.
+run describe mlir.pack
+expect_rc 0 "describe mlir.pack"
+grep -q "^example:    none with 1 for each parameter: see the comment above$" "$T/out" ||
+  fail "describe mlir.pack: $(grep example: "$T/out")"
 
 # Wrong spellings: the AMD report's upper case, no namespace, a typo.
 for w in HCWNC4 hcwnc4 amd.hcwcn4; do

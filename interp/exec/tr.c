@@ -813,3 +813,85 @@ void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
 #endif
   trg_c(t, esz, s, d, dsc, cols);
 }
+
+/* ---- Column tables -----------------------------------------------------------
+** li_trc_run: the transposition whose A columns are T elements contiguous
+** in the source but spread over two destination loops (AMD HCWNC4's 4
+** channels of 4 images, the batch loop that would otherwise cut every tile
+** to 4 columns): B row j (column j of A) starts at d + t->grp[j]; A's rows
+** are `rows` apart by lda elements, B's rows contiguous. Full T x T tiles
+** down the rows, the last one shifted back; under AVX2 two of them at once
+** (rows r and r + T in the two lanes), each B row stored 32 bytes whole. */
+#if defined(TR_SSE2)
+#define TRC_TILE(NAME, W, N, ROUNDS)                                          \
+  TR_CLONES static void NAME(const uint8_t *a, size_t lda,                    \
+                             uint8_t *const *bp, size_t off) {                \
+    __m128i r[N];                                                             \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                   \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
+    TR_UNROLL for (int j = 0; j < (N); j++)                                   \
+      _mm_storeu_si128((__m128i *)(void *)(bp[j] + off), r[j]);               \
+  }
+TRC_TILE(trc_1, 8, 16, 4)
+TRC_TILE(trc_2, 16, 8, 3)
+TRC_TILE(trc_4, 32, 4, 2)
+TRC_TILE(trc_8, 64, 2, 1)
+
+typedef void (*trc_fn)(const uint8_t *, size_t, uint8_t *const *, size_t);
+
+#if defined(TR_AVX2)
+#define TRC_TWO(NAME, W, N, ROUNDS)                                           \
+  __attribute__((target("avx2"))) static void NAME(                           \
+      const uint8_t *a, size_t lda, uint8_t *const *bp, size_t off) {         \
+    __m256i r[N];                                                             \
+    const uint8_t *a2 = a + (size_t)(N) * lda;                                \
+    TR_UNROLL for (int i = 0; i < (N); i++) {                                 \
+      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
+      __m128i hi_ = _mm_loadu_si128((const __m128i *)(const void *)(a2 + (size_t)i * lda)); \
+      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);    \
+    }                                                                         \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);        \
+    TR_UNROLL for (int j = 0; j < (N); j++)                                   \
+      _mm256_storeu_si256((__m256i *)(void *)(bp[j] + off), r[j]);            \
+  }
+TRC_TWO(trc2_1, 8, 16, 4)
+TRC_TWO(trc2_2, 16, 8, 3)
+TRC_TWO(trc2_4, 32, 4, 2)
+TRC_TWO(trc2_8, 64, 2, 1)
+#endif
+#endif
+
+void li_trc_run(const li_trg *t, size_t esz, int simd, const uint8_t *a,
+                int64_t lda, int64_t rows, uint8_t *d) {
+  const int64_t T = (int64_t)(TR_BYTES / esz);
+  const size_t la = (size_t)lda * esz;
+  uint8_t *bp[16];
+  for (int64_t j = 0; j < T; j++) bp[j] = d + t->grp[j] * (int64_t)esz;
+#if defined(TR_SSE2)
+  if (simd >= LI_SIMD_SSE && rows >= T) {
+    int64_t r = 0;
+#if defined(TR_AVX2)
+    if (simd >= LI_SIMD_AVX2 && rows >= 2 * T) {
+      trc_fn f2 = esz == 1 ? trc2_1 : esz == 2 ? trc2_2 : esz == 4 ? trc2_4 : trc2_8;
+      for (; r < rows; r += 2 * T) {
+        int64_t rr = r + 2 * T > rows ? rows - 2 * T : r; /* shifted back */
+        f2(a + (size_t)rr * la, la, bp, (size_t)rr * esz);
+      }
+      return;
+    }
+#endif
+    trc_fn f = esz == 1 ? trc_1 : esz == 2 ? trc_2 : esz == 4 ? trc_4 : trc_8;
+    for (; r < rows; r += T) {
+      int64_t rr = r + T > rows ? rows - T : r; /* shifted back */
+      f(a + (size_t)rr * la, la, bp, (size_t)rr * esz);
+    }
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  for (int64_t j = 0; j < T; j++)
+    for (int64_t i = 0; i < rows; i++)
+      memcpy(bp[j] + (size_t)i * esz, a + (size_t)i * la + (size_t)j * esz, esz);
+}

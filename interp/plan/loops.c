@@ -302,7 +302,10 @@ static void block_rows(li_loop *L, int n) {
   int k = n - 2;
   for (int i = 1; i < n - 2; i++)
     if (!L[i].tab && L[i].ext > L[k].ext) k = i;
-  if (k == n - 2 || L[n - 2].tab) return;
+  /* at least twice the rows, else the rows there are stay (nearer in the
+  ** destination: qnn.flat -> qnn.crouton keeps 7 rows 32 bytes apart
+  ** rather than 8 rows 256 apart) */
+  if (k == n - 2 || L[n - 2].tab || L[k].ext < 2 * L[n - 2].ext) return;
   li_loop t = L[k];
   for (int i = k; i < n - 2; i++) L[i] = L[i + 1];
   L[n - 2] = t;

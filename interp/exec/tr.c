@@ -41,6 +41,9 @@
 **     m streams interleaved, the HCWNC pixel), m registers take T columns
 **     of the m rows, log2(m) rounds interleave them, and they are stored
 **     back to back (the narrow destination);
+**   - where A has T to 2T - 1 columns (no wide tiles: 16 channel planes),
+**     AVX2 takes 2T rows a tile (tall tiles): each B row stored 32 bytes
+**     whole, half the stores to rows that lie far apart;
 **   - otherwise, when A has fewer than T columns (3 channels against 16
 **     pixels), each tile still loads T elements per row, and stores only
 **     the `cols` rows of B that exist;
@@ -162,6 +165,31 @@ TR_WIDE(wide_1, 8, 16, 4)
 TR_WIDE(wide_2, 16, 8, 3)
 TR_WIDE(wide_4, 32, 4, 2)
 TR_WIDE(wide_8, 64, 2, 1)
+
+/* The tall tile (AVX2): 2T rows of T elements, rows i and T + i in the
+** two lanes of one register, so that each B row comes out as 2T elements
+** of one register, stored 32 bytes whole: where A has fewer than 2T
+** columns (no wide tiles) B's rows get half the stores (kneron.1w16c8b
+** unpack: 16 channel planes, 16 columns). */
+#define TR_TALL(NAME, W, N, ROUNDS)                                          \
+  __attribute__((target("avx2"))) static void NAME(                          \
+      const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
+    __m256i r[N];                                                            \
+    const uint8_t *a2 = a + (size_t)(N) * lda;                               \
+    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
+      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
+      __m128i hi_ = _mm_loadu_si128((const __m128i *)(const void *)(a2 + (size_t)i * lda)); \
+      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);   \
+    }                                                                        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);       \
+    TR_UNROLL for (int j = 0; j < (N); j++)                                  \
+      _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb), r[j]);   \
+  }
+
+TR_TALL(tall_1, 8, 16, 4)
+TR_TALL(tall_2, 16, 8, 3)
+TR_TALL(tall_4, 32, 4, 2)
+TR_TALL(tall_8, 64, 2, 1)
 
 /* The widest tile (AVX-512BW): T rows of 4T elements, one 64-byte
 ** register a row, its four 16-byte lanes four tiles side by side
@@ -360,6 +388,8 @@ typedef struct walk {
                           tiles (AVX2), NULL when absent */
   void (*wide4)(const uint8_t *, size_t, uint8_t *, size_t); /* T x 4T
                           tiles (AVX-512BW), NULL when absent */
+  void (*tall)(const uint8_t *, size_t, uint8_t *, size_t); /* 2T x T
+                          tiles (AVX2), NULL when absent */
   const uint8_t *lo, *hi; /* loads stay inside [lo, hi) */
   size_t lda, ldb;     /* row pitches in bytes */
 } walk;
@@ -473,7 +503,20 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
     col_blocks(w, a, b, r0, r1, c, e, 2 * T, wide_tile);
     c = e;
   }
-  if (cols >= T) {
+  if (w->tall && cols - c >= T && cols - c < 2 * T && r1 - r0 >= 2 * T) {
+    /* fewer than 2T columns left: T of them (the second set shifted back
+    ** onto the first) down the rows, 2T rows a tile */
+    for (int64_t k = c; k < cols; k += T) {
+      int64_t kk = k + T > cols ? cols - T : k;
+      for (int64_t r = r0; r < r1; r += 2 * T) {
+        int64_t rr = r + 2 * T > r1 ? r1 - 2 * T : r; /* shifted back */
+        w->tall(a + (size_t)rr * w->lda + (size_t)kk * w->esz, w->lda,
+                b + (size_t)kk * w->ldb + (size_t)rr * w->esz, w->ldb);
+      }
+    }
+    c = cols;
+  }
+  if (cols - c >= T) {
     int64_t e = c + ((cols - c) & ~(T - 1));
     col_blocks(w, a, b, r0, r1, c, e, T, whole_tile);
     c = e;
@@ -492,7 +535,7 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0) return;
-  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, lo, hi,
+  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, lo, hi,
             (size_t)lda * esz, (size_t)ldb * esz};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
@@ -501,6 +544,8 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   if (simd >= LI_SIMD_AVX2)
     w.wide = esz == 1 ? wide_1 : esz == 2 ? wide_2 : esz == 4 ? wide_4 : wide_8;
   if (simd >= LI_SIMD_AVX512 && esz == 1) w.wide4 = wide4_1;
+  if (simd >= LI_SIMD_AVX2)
+    w.tall = esz == 1 ? tall_1 : esz == 2 ? tall_2 : esz == 4 ? tall_4 : tall_8;
 #endif
 #else
   (void)simd;

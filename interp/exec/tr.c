@@ -227,6 +227,30 @@ TR_TALL(tall_8, 64, 2, 1)
 /* 1-byte elements only: wider elements need fewer rounds, and their
 ** T x 4T tiles measured no faster than T x 2T (some slower). */
 TR_WIDE4(wide4_1, 8, 16, 4)
+
+/* The tall tile four high (AVX-512BW): 4T rows, rows i, T + i, 2T + i and
+** 3T + i in the four lanes of one register; each B row stored 64 bytes
+** whole, a cache line. */
+#define TR_TALL4(NAME, W, N, ROUNDS)                                         \
+  __attribute__((target("avx512f,avx512bw"))) static void NAME(              \
+      const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
+    __m512i r[N];                                                            \
+    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
+      __m512i v_ = _mm512_castsi128_si512(                                   \
+          _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda))); \
+      v_ = _mm512_inserti32x4(v_, _mm_loadu_si128((const __m128i *)(const void *)( \
+               a + (size_t)((N) + i) * lda)), 1);                            \
+      v_ = _mm512_inserti32x4(v_, _mm_loadu_si128((const __m128i *)(const void *)( \
+               a + (size_t)(2 * (N) + i) * lda)), 2);                        \
+      v_ = _mm512_inserti32x4(v_, _mm_loadu_si128((const __m128i *)(const void *)( \
+               a + (size_t)(3 * (N) + i) * lda)), 3);                        \
+      r[i] = v_;                                                             \
+    }                                                                        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND512(W, r, N);       \
+    TR_UNROLL for (int j = 0; j < (N); j++)                                  \
+      _mm512_storeu_si512((void *)(b + (size_t)j * ldb), r[j]);              \
+  }
+TR_TALL4(tall4_1, 8, 16, 4)
 #endif
 
 typedef void (*wide_fn)(const uint8_t *, size_t, uint8_t *, size_t);
@@ -390,6 +414,8 @@ typedef struct walk {
                           tiles (AVX-512BW), NULL when absent */
   void (*tall)(const uint8_t *, size_t, uint8_t *, size_t); /* 2T x T
                           tiles (AVX2), NULL when absent */
+  void (*tall4)(const uint8_t *, size_t, uint8_t *, size_t); /* 4T x T
+                          tiles (AVX-512BW), NULL when absent */
   const uint8_t *lo, *hi; /* loads stay inside [lo, hi) */
   size_t lda, ldb;     /* row pitches in bytes */
 } walk;
@@ -507,8 +533,12 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
     /* fewer than 2T columns left: T of them (the second set shifted back
     ** onto the first) down the rows, 2T rows a tile */
     for (int64_t k = c; k < cols; k += T) {
-      int64_t kk = k + T > cols ? cols - T : k;
-      for (int64_t r = r0; r < r1; r += 2 * T) {
+      int64_t kk = k + T > cols ? cols - T : k, r = r0;
+      if (w->tall4) /* 4T rows a tile while they fit */
+        for (; r + 4 * T <= r1; r += 4 * T)
+          w->tall4(a + (size_t)r * w->lda + (size_t)kk * w->esz, w->lda,
+                   b + (size_t)kk * w->ldb + (size_t)r * w->esz, w->ldb);
+      for (; r < r1; r += 2 * T) {
         int64_t rr = r + 2 * T > r1 ? r1 - 2 * T : r; /* shifted back */
         w->tall(a + (size_t)rr * w->lda + (size_t)kk * w->esz, w->lda,
                 b + (size_t)kk * w->ldb + (size_t)rr * w->esz, w->ldb);
@@ -535,7 +565,7 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0) return;
-  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, lo, hi,
+  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, lo, hi,
             (size_t)lda * esz, (size_t)ldb * esz};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
@@ -543,7 +573,7 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
 #if defined(TR_AVX2)
   if (simd >= LI_SIMD_AVX2)
     w.wide = esz == 1 ? wide_1 : esz == 2 ? wide_2 : esz == 4 ? wide_4 : wide_8;
-  if (simd >= LI_SIMD_AVX512 && esz == 1) w.wide4 = wide4_1;
+  if (simd >= LI_SIMD_AVX512 && esz == 1) w.wide4 = wide4_1, w.tall4 = tall4_1;
   if (simd >= LI_SIMD_AVX2)
     w.tall = esz == 1 ? tall_1 : esz == 2 ? tall_2 : esz == 4 ? tall_4 : tall_8;
 #endif

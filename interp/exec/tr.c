@@ -525,8 +525,9 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
   /* B's rows TR_FAR bytes apart or more: tall tiles over every column (B
   ** rows stored 32 or 64 bytes whole) rather than wide ones (16 bytes a B
   ** row): NHWC -> NCHW int8 [1,256,256,128] ~2600 -> ~1200 us, [1,56,56,64]
-  ** ~15% faster; 512 and 2048 measured alike */
-  const int far = w->tall && w->ldb >= TR_FAR && r1 - r0 >= 2 * T;
+  ** ~10% faster; 512 and 2048 measured alike. 1- and 2-byte elements only:
+  ** fp32's [1,56,56,64] went 35 -> 41 us so */
+  const int far = w->tall && w->esz <= 2 && w->ldb >= TR_FAR && r1 - r0 >= 2 * T;
   if (w->wide4 && !far) { /* column blocks of 4T while they fit */
     int64_t e = cols & ~(4 * T - 1); /* T is a power of two */
     col_blocks(w, a, b, r0, r1, c, e, 4 * T, wide4_tile);
@@ -581,9 +582,11 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
 #if defined(TR_AVX2)
   if (simd >= LI_SIMD_AVX2)
     w.wide = esz == 1 ? wide_1 : esz == 2 ? wide_2 : esz == 4 ? wide_4 : wide_8;
-  if (simd >= LI_SIMD_AVX512 && esz == 1) w.wide4 = wide4_1, w.tall4 = tall4_1;
-  if (simd >= LI_SIMD_AVX2)
+  if (simd >= LI_SIMD_AVX512 && esz == 1) w.wide4 = wide4_1;
+  if (simd >= LI_SIMD_AVX2 && rows >= 2 * (int64_t)w.T) { /* tall tiles fit */
     w.tall = esz == 1 ? tall_1 : esz == 2 ? tall_2 : esz == 4 ? tall_4 : tall_8;
+    if (simd >= LI_SIMD_AVX512 && esz == 1) w.tall4 = tall4_1;
+  }
 #endif
 #else
   (void)simd;

@@ -948,14 +948,83 @@ TRC_TWO(trc2_8, 64, 2, 1)
 #endif
 #endif
 
+/* The narrow column table: A's rows are M < T elements back to back (lda
+** = M); T rows are M registers, and the narrow tile's rounds leave
+** register j holding column j, stored at bp[j] (AVX2: 2T rows, the two
+** lanes, as TR_NARROW2). */
+#if defined(TR_SSE2)
+#define TRCN(NAME, W, M, ROUNDS)                                              \
+  TR_CLONES static void NAME(const uint8_t *a, uint8_t *const *bp,            \
+                             size_t off) {                                    \
+    __m128i r[M];                                                             \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                   \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i));    \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);           \
+    TR_UNROLL for (int j = 0; j < (M); j++)                                   \
+      _mm_storeu_si128((__m128i *)(void *)(bp[j] + off), r[j]);               \
+  }
+#define X(N, E, M, W, RM, RT) TRCN(trcn_##N, W, M, RT)
+TR_NARROW_SHAPES(X)
+#undef X
+typedef void (*trcn_fn)(const uint8_t *, uint8_t *const *, size_t);
+#if defined(TR_AVX2)
+#define TRCN2(NAME, W, M, ROUNDS)                                             \
+  __attribute__((target("avx2"))) static void NAME(                           \
+      const uint8_t *a, uint8_t *const *bp, size_t off) {                     \
+    __m256i r[M];                                                             \
+    TR_UNROLL for (int i = 0; i < (M); i++) {                                 \
+      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i)); \
+      __m128i hi_ = _mm_loadu_si128(                                          \
+          (const __m128i *)(const void *)(a + 16 * ((M) + i)));               \
+      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);    \
+    }                                                                         \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);        \
+    TR_UNROLL for (int j = 0; j < (M); j++)                                   \
+      _mm256_storeu_si256((__m256i *)(void *)(bp[j] + off), r[j]);            \
+  }
+#define X(N, E, M, W, RM, RT) TRCN2(trcn2_##N, W, M, RT)
+TR_NARROW_SHAPES(X)
+#undef X
+#endif
+
+/* The narrow column-table kernel for rows of m elements of esz bytes
+** (twice: 2T rows a call), or NULL. */
+static trcn_fn trcn_for(size_t esz, int64_t m, int twice) {
+#if defined(TR_AVX2)
+  if (twice) {
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return trcn2_##N;
+    TR_SHAPE_SWITCH(esz, m)
+#undef X
+  }
+#else
+  (void)twice;
+#endif
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return trcn_##N;
+  TR_SHAPE_SWITCH(esz, m)
+#undef X
+}
+#endif
+
 void li_trc_run(const li_trg *t, size_t esz, int simd, const uint8_t *a,
                 int64_t lda, int64_t rows, uint8_t *d) {
-  const int64_t T = (int64_t)(TR_BYTES / esz);
+  const int64_t T = (int64_t)(TR_BYTES / esz), nc = t->ng;
   const size_t la = (size_t)lda * esz;
   uint8_t *bp[16];
-  for (int64_t j = 0; j < T; j++) bp[j] = d + t->grp[j] * (int64_t)esz;
+  for (int64_t j = 0; j < nc; j++) bp[j] = d + t->grp[j] * (int64_t)esz;
 #if defined(TR_SSE2)
-  if (simd >= LI_SIMD_SSE && rows >= T) {
+  if (nc < T) { /* rows of nc elements back to back: the narrow form */
+    int twice = simd >= LI_SIMD_AVX2 && rows >= 2 * T;
+    trcn_fn f = simd >= LI_SIMD_SSE && rows >= T && lda == nc
+                    ? trcn_for(esz, nc, twice) : NULL;
+    if (f) {
+      int64_t step = twice ? 2 * T : T;
+      for (int64_t r = 0; r < rows; r += step) {
+        int64_t rr = r + step > rows ? rows - step : r; /* shifted back */
+        f(a + (size_t)rr * la, bp, (size_t)rr * esz);
+      }
+      return;
+    }
+  } else if (simd >= LI_SIMD_SSE && rows >= T) {
     int64_t r = 0;
 #if defined(TR_AVX2)
     if (simd >= LI_SIMD_AVX2 && rows >= 2 * T) {
@@ -977,7 +1046,7 @@ void li_trc_run(const li_trg *t, size_t esz, int simd, const uint8_t *a,
 #else
   (void)simd;
 #endif
-  for (int64_t j = 0; j < T; j++)
+  for (int64_t j = 0; j < nc; j++)
     for (int64_t i = 0; i < rows; i++)
       memcpy(bp[j] + (size_t)i * esz, a + (size_t)i * la + (size_t)j * esz, esz);
 }

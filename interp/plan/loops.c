@@ -238,19 +238,28 @@ static int take_cols(li_plan *p, li_box *b, li_loop *L, int *n, size_t esz) {
       break;
     }
   if (j < 0 || L[j].ext >= T || T % L[j].ext) return 0;
-  const int64_t q = T / L[j].ext; /* k's elements a tile takes */
+  /* the narrow form: j and k make whole rows of A, M = 2, 4 or 8 < T
+  ** elements back to back (crouton2x2's 2x2 pixel groups, rows of 4
+  ** channels apart) */
+  const int64_t M = in->ss;
+  int64_t q = T / L[j].ext; /* k's elements a tile takes */
+  if (M < T && M * (int64_t)esz < 16 && (M == 2 || M == 4 || M == 8) &&
+      M % L[j].ext == 0)
+    q = M / L[j].ext;
   for (int i = m - 2; i >= 0; i--)
-    if (i != j && !L[i].tab && L[i].ss == L[j].ext && L[i].ext % q == 0) {
+    if (i != j && !L[i].tab && L[i].ss == L[j].ext && L[i].ext % q == 0 &&
+        (q * L[j].ext == T || L[i].ext == q)) {
       k = i;
       break;
     }
   if (k < 0) return 0;
+  const int64_t nc = q * L[j].ext; /* the table's columns */
   li_trg t;
   memset(&t, 0, sizeof t);
-  for (int64_t c = 0; c < T; c++)
+  for (int64_t c = 0; c < nc; c++)
     t.grp[c] = (c % L[j].ext) * L[j].ds + (c / L[j].ext) * L[k].ds;
   t.g = 1;
-  t.ng = (int)T;
+  t.ng = (int)nc;
   li_trg *nt2 = realloc(p->trg, sizeof *nt2 * (size_t)(p->ntrg + 1));
   if (!nt2) return 0;
   p->trg = nt2;

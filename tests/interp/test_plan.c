@@ -1320,7 +1320,8 @@ static void t_kernels_groups(void) {
   }
   /* interleaved rows from a table (the narrow gather tile): crouton2x2's
   ** 2x2 pixel groups (4 rows), 2x4 (8 rows) and 1x2 (2 rows, one loop: the
-  ** narrow destination), with pads (channels or pixels short of a block) */
+  ** narrow destination), with pads (channels or pixels short of a block);
+  ** unpacked, the 2x2 and 2x4 groups are the narrow column table */
   static const int C2X2[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,4, 3,32, 1,2, 2,2};
   static const int C2X4[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,2, 3,32, 1,2, 2,4};
   static const int C1X2[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,4, 3,32, 2,2};
@@ -1341,7 +1342,7 @@ static void t_kernels_groups(void) {
             cr[c].rows == 2)
           check_layout(nm, &ir, cs[i], ty[t]);
         else
-          kernel_case(nm, &ir, cs[i], ty[t], want, NULL);
+          kernel_case(nm, &ir, cs[i], ty[t], want, "column table");
         lg_ir plainb;
         static const int nhwc[] = {0, 1, 2, 3};
         plain(&plainb, "b,h,w,d", nhwc, 4);

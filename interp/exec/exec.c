@@ -214,6 +214,13 @@ LI_STEP step_TRG(walk *w, uint8_t *d) {
              w->src + w->sb * (int64_t)w->se, in->ext, d, in->ds);
 }
 
+/* A column table's tiles down the innermost loop (A's rows). */
+LI_STEP step_TRC(walk *w, uint8_t *d) {
+  const li_loop *in = w->in;
+  li_trc_run(&w->p->trg[w->b->bk], w->de, w->p->simd,
+             w->src + w->sb * (int64_t)w->se, in->ss, in->ext, d);
+}
+
 /* Rows with their pads, one row at a time. */
 LI_STEP rows_padded(const walk *w, const uint8_t *s, int64_t sso, uint8_t *dd,
                     int64_t dso, int64_t n, int64_t pre, int64_t post) {
@@ -653,7 +660,7 @@ static int64_t box_bytes(const li_plan *p, const li_box *b, int64_t *units) {
   const li_loop *L = &p->loops[b->l0];
   int64_t n = 1;
   for (int i = 1; i < b->nl; i++) n *= L[i].ext;
-  if (b->kern == LI_K_TRG) /* a step moves a column of 16 bytes' rows */
+  if (b->kern == LI_K_TRG || b->kern == LI_K_TRC) /* a step: 16 bytes' rows */
     n *= 16 / (int64_t)p->d.esz;
   int64_t rows = b->nl > 1 ? n / L[b->nl - 1].ext : 1;
   int64_t w = n * ((b->fill ? 0 : (int64_t)p->s.esz) + (int64_t)p->d.esz) +

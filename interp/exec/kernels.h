@@ -59,6 +59,10 @@
     "a transposition whose destination side is a table of T source rows "    \
     "(pads among them) and groups of destination offsets (li_trg); 2, 4 "   \
     "or 8 rows interleaved when the run writes them back to back")           \
+  X(TRC, "transpose by a column table", 1,                                 \
+    "a transposition whose T source-contiguous columns span two "          \
+    "destination loops (HCWNC4's channels of several images): B's rows "   \
+    "from a table (li_trg grp), the innermost loop A's rows (tr.c)")        \
   X(DIMTAB, "element copy through offset pairs", 1,                          \
     "the innermost loop is a table loop: one element per (source, "          \
     "destination) offset pair")

@@ -297,6 +297,11 @@ int li_pool_cpus(void);
 ** destination d, dsc the destination stride of a column (elements). */
 void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
                 int64_t cols, uint8_t *d, int64_t dsc);
+/* tr.c: the column table t (T = 16 / esz columns, contiguous in the
+** source; B row j at d + t->grp[j] elements) over `rows` rows of A, lda
+** elements apart from a (kernel TRC). */
+void li_trc_run(const li_trg *t, size_t esz, int simd, const uint8_t *a,
+                int64_t lda, int64_t rows, uint8_t *d);
 /* tr.c: B = A^T for elements of esz (1, 2, 4 or 8) bytes. A is rows x
 ** cols with row i at a + i*lda elements, B is cols x rows with row j at
 ** b + j*ldb. Loads stay inside [lo, hi) (the source buffer); only B's

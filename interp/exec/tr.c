@@ -41,6 +41,11 @@
 **     m streams interleaved, the HCWNC pixel), m registers take T columns
 **     of the m rows, log2(m) rounds interleave them, and they are stored
 **     back to back (the narrow destination);
+**   - where A has T to 2T - 1 columns (no wide tiles: 16 channel planes),
+**     or B's rows lie TR_FAR bytes apart or more, AVX2 takes 2T rows a
+**     tile (tall tiles; AVX-512BW 4T for 1-byte elements): each B row
+**     stored 32 (64) bytes whole, half (a quarter) the stores to rows
+**     that lie far apart;
 **   - otherwise, when A has fewer than T columns (3 channels against 16
 **     pixels), each tile still loads T elements per row, and stores only
 **     the `cols` rows of B that exist;
@@ -80,6 +85,7 @@
 #define TR_LINE 64u         /* bytes of a cache line */
 #define TR_CB 256u          /* bytes of each row of A one column block reads */
 #define TR_PAGE 4096u       /* bytes of a page */
+#define TR_FAR 1024u        /* B rows this far apart take tall tiles */
 /* col_blocks inlined with its tile kernel known (an indirect call a tile
 ** cost the 1-byte 16-column transposes, kneron.1w16c8b, ~10%) */
 #if defined(__GNUC__)
@@ -163,6 +169,31 @@ TR_WIDE(wide_2, 16, 8, 3)
 TR_WIDE(wide_4, 32, 4, 2)
 TR_WIDE(wide_8, 64, 2, 1)
 
+/* The tall tile (AVX2): 2T rows of T elements, rows i and T + i in the
+** two lanes of one register, so that each B row comes out as 2T elements
+** of one register, stored 32 bytes whole: where A has fewer than 2T
+** columns (no wide tiles) B's rows get half the stores (kneron.1w16c8b
+** unpack: 16 channel planes, 16 columns). */
+#define TR_TALL(NAME, W, N, ROUNDS)                                          \
+  __attribute__((target("avx2"))) static void NAME(                          \
+      const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
+    __m256i r[N];                                                            \
+    const uint8_t *a2 = a + (size_t)(N) * lda;                               \
+    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
+      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
+      __m128i hi_ = _mm_loadu_si128((const __m128i *)(const void *)(a2 + (size_t)i * lda)); \
+      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);   \
+    }                                                                        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);       \
+    TR_UNROLL for (int j = 0; j < (N); j++)                                  \
+      _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb), r[j]);   \
+  }
+
+TR_TALL(tall_1, 8, 16, 4)
+TR_TALL(tall_2, 16, 8, 3)
+TR_TALL(tall_4, 32, 4, 2)
+TR_TALL(tall_8, 64, 2, 1)
+
 /* The widest tile (AVX-512BW): T rows of 4T elements, one 64-byte
 ** register a row, its four 16-byte lanes four tiles side by side
 ** (register j: B rows j, T + j, 2T + j, 3T + j). Half the shuffles of the
@@ -199,6 +230,30 @@ TR_WIDE(wide_8, 64, 2, 1)
 /* 1-byte elements only: wider elements need fewer rounds, and their
 ** T x 4T tiles measured no faster than T x 2T (some slower). */
 TR_WIDE4(wide4_1, 8, 16, 4)
+
+/* The tall tile four high (AVX-512BW): 4T rows, rows i, T + i, 2T + i and
+** 3T + i in the four lanes of one register; each B row stored 64 bytes
+** whole, a cache line. */
+#define TR_TALL4(NAME, W, N, ROUNDS)                                         \
+  __attribute__((target("avx512f,avx512bw"))) static void NAME(              \
+      const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
+    __m512i r[N];                                                            \
+    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
+      __m512i v_ = _mm512_castsi128_si512(                                   \
+          _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda))); \
+      v_ = _mm512_inserti32x4(v_, _mm_loadu_si128((const __m128i *)(const void *)( \
+               a + (size_t)((N) + i) * lda)), 1);                            \
+      v_ = _mm512_inserti32x4(v_, _mm_loadu_si128((const __m128i *)(const void *)( \
+               a + (size_t)(2 * (N) + i) * lda)), 2);                        \
+      v_ = _mm512_inserti32x4(v_, _mm_loadu_si128((const __m128i *)(const void *)( \
+               a + (size_t)(3 * (N) + i) * lda)), 3);                        \
+      r[i] = v_;                                                             \
+    }                                                                        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND512(W, r, N);       \
+    TR_UNROLL for (int j = 0; j < (N); j++)                                  \
+      _mm512_storeu_si512((void *)(b + (size_t)j * ldb), r[j]);              \
+  }
+TR_TALL4(tall4_1, 8, 16, 4)
 #endif
 
 typedef void (*wide_fn)(const uint8_t *, size_t, uint8_t *, size_t);
@@ -360,6 +415,10 @@ typedef struct walk {
                           tiles (AVX2), NULL when absent */
   void (*wide4)(const uint8_t *, size_t, uint8_t *, size_t); /* T x 4T
                           tiles (AVX-512BW), NULL when absent */
+  void (*tall)(const uint8_t *, size_t, uint8_t *, size_t); /* 2T x T
+                          tiles (AVX2), NULL when absent */
+  void (*tall4)(const uint8_t *, size_t, uint8_t *, size_t); /* 4T x T
+                          tiles (AVX-512BW), NULL when absent */
   const uint8_t *lo, *hi; /* loads stay inside [lo, hi) */
   size_t lda, ldb;     /* row pitches in bytes */
 } walk;
@@ -463,17 +522,40 @@ static void whole_tile(const walk *w, const uint8_t *a, uint8_t *b) {
 static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
                         int64_t r0, int64_t r1, int64_t cols) {
   int64_t T = w->T, c = 0;
-  if (w->wide4) { /* column blocks of 4T while they fit */
+  /* B's rows TR_FAR bytes apart or more: tall tiles over every column (B
+  ** rows stored 32 or 64 bytes whole) rather than wide ones (16 bytes a B
+  ** row): NHWC -> NCHW int8 [1,256,256,128] ~2600 -> ~1200 us, [1,56,56,64]
+  ** ~10% faster; 512 and 2048 measured alike. 1- and 2-byte elements only:
+  ** fp32's [1,56,56,64] went 35 -> 41 us so */
+  const int far = w->tall && w->esz <= 2 && w->ldb >= TR_FAR && r1 - r0 >= 2 * T;
+  if (w->wide4 && !far) { /* column blocks of 4T while they fit */
     int64_t e = cols & ~(4 * T - 1); /* T is a power of two */
     col_blocks(w, a, b, r0, r1, c, e, 4 * T, wide4_tile);
     c = e;
   }
-  if (w->wide) { /* column blocks of 2T while they fit */
+  if (w->wide && !far) { /* column blocks of 2T while they fit */
     int64_t e = c + ((cols - c) & ~(2 * T - 1));
     col_blocks(w, a, b, r0, r1, c, e, 2 * T, wide_tile);
     c = e;
   }
-  if (cols >= T) {
+  if (w->tall && cols - c >= T && (far || cols - c < 2 * T) && r1 - r0 >= 2 * T) {
+    /* fewer than 2T columns left: T of them (the second set shifted back
+    ** onto the first) down the rows, 2T rows a tile */
+    for (int64_t k = c; k < cols; k += T) {
+      int64_t kk = k + T > cols ? cols - T : k, r = r0;
+      if (w->tall4) /* 4T rows a tile while they fit */
+        for (; r + 4 * T <= r1; r += 4 * T)
+          w->tall4(a + (size_t)r * w->lda + (size_t)kk * w->esz, w->lda,
+                   b + (size_t)kk * w->ldb + (size_t)r * w->esz, w->ldb);
+      for (; r < r1; r += 2 * T) {
+        int64_t rr = r + 2 * T > r1 ? r1 - 2 * T : r; /* shifted back */
+        w->tall(a + (size_t)rr * w->lda + (size_t)kk * w->esz, w->lda,
+                b + (size_t)kk * w->ldb + (size_t)rr * w->esz, w->ldb);
+      }
+    }
+    c = cols;
+  }
+  if (cols - c >= T) {
     int64_t e = c + ((cols - c) & ~(T - 1));
     col_blocks(w, a, b, r0, r1, c, e, T, whole_tile);
     c = e;
@@ -492,7 +574,7 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0) return;
-  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, lo, hi,
+  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, lo, hi,
             (size_t)lda * esz, (size_t)ldb * esz};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
@@ -501,6 +583,10 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   if (simd >= LI_SIMD_AVX2)
     w.wide = esz == 1 ? wide_1 : esz == 2 ? wide_2 : esz == 4 ? wide_4 : wide_8;
   if (simd >= LI_SIMD_AVX512 && esz == 1) w.wide4 = wide4_1;
+  if (simd >= LI_SIMD_AVX2 && rows >= 2 * (int64_t)w.T) { /* tall tiles fit */
+    w.tall = esz == 1 ? tall_1 : esz == 2 ? tall_2 : esz == 4 ? tall_4 : tall_8;
+    if (simd >= LI_SIMD_AVX512 && esz == 1) w.tall4 = tall4_1;
+  }
 #endif
 #else
   (void)simd;
@@ -812,4 +898,155 @@ void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
   (void)simd;
 #endif
   trg_c(t, esz, s, d, dsc, cols);
+}
+
+/* ---- Column tables -----------------------------------------------------------
+** li_trc_run: the transposition whose A columns are T elements contiguous
+** in the source but spread over two destination loops (AMD HCWNC4's 4
+** channels of 4 images, the batch loop that would otherwise cut every tile
+** to 4 columns): B row j (column j of A) starts at d + t->grp[j]; A's rows
+** are `rows` apart by lda elements, B's rows contiguous. Full T x T tiles
+** down the rows, the last one shifted back; under AVX2 two of them at once
+** (rows r and r + T in the two lanes), each B row stored 32 bytes whole. */
+#if defined(TR_SSE2)
+#define TRC_TILE(NAME, W, N, ROUNDS)                                          \
+  TR_CLONES static void NAME(const uint8_t *a, size_t lda,                    \
+                             uint8_t *const *bp, size_t off) {                \
+    __m128i r[N];                                                             \
+    TR_UNROLL for (int i = 0; i < (N); i++)                                   \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
+    TR_UNROLL for (int j = 0; j < (N); j++)                                   \
+      _mm_storeu_si128((__m128i *)(void *)(bp[j] + off), r[j]);               \
+  }
+TRC_TILE(trc_1, 8, 16, 4)
+TRC_TILE(trc_2, 16, 8, 3)
+TRC_TILE(trc_4, 32, 4, 2)
+TRC_TILE(trc_8, 64, 2, 1)
+
+typedef void (*trc_fn)(const uint8_t *, size_t, uint8_t *const *, size_t);
+
+#if defined(TR_AVX2)
+#define TRC_TWO(NAME, W, N, ROUNDS)                                           \
+  __attribute__((target("avx2"))) static void NAME(                           \
+      const uint8_t *a, size_t lda, uint8_t *const *bp, size_t off) {         \
+    __m256i r[N];                                                             \
+    const uint8_t *a2 = a + (size_t)(N) * lda;                                \
+    TR_UNROLL for (int i = 0; i < (N); i++) {                                 \
+      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
+      __m128i hi_ = _mm_loadu_si128((const __m128i *)(const void *)(a2 + (size_t)i * lda)); \
+      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);    \
+    }                                                                         \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);        \
+    TR_UNROLL for (int j = 0; j < (N); j++)                                   \
+      _mm256_storeu_si256((__m256i *)(void *)(bp[j] + off), r[j]);            \
+  }
+TRC_TWO(trc2_1, 8, 16, 4)
+TRC_TWO(trc2_2, 16, 8, 3)
+TRC_TWO(trc2_4, 32, 4, 2)
+TRC_TWO(trc2_8, 64, 2, 1)
+#endif
+#endif
+
+/* The narrow column table: A's rows are M < T elements back to back (lda
+** = M); T rows are M registers, and the narrow tile's rounds leave
+** register j holding column j, stored at bp[j] (AVX2: 2T rows, the two
+** lanes, as TR_NARROW2). */
+#if defined(TR_SSE2)
+#define TRCN(NAME, W, M, ROUNDS)                                              \
+  TR_CLONES static void NAME(const uint8_t *a, uint8_t *const *bp,            \
+                             size_t off) {                                    \
+    __m128i r[M];                                                             \
+    TR_UNROLL for (int i = 0; i < (M); i++)                                   \
+      r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i));    \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);           \
+    TR_UNROLL for (int j = 0; j < (M); j++)                                   \
+      _mm_storeu_si128((__m128i *)(void *)(bp[j] + off), r[j]);               \
+  }
+#define X(N, E, M, W, RM, RT) TRCN(trcn_##N, W, M, RT)
+TR_NARROW_SHAPES(X)
+#undef X
+typedef void (*trcn_fn)(const uint8_t *, uint8_t *const *, size_t);
+#if defined(TR_AVX2)
+#define TRCN2(NAME, W, M, ROUNDS)                                             \
+  __attribute__((target("avx2"))) static void NAME(                           \
+      const uint8_t *a, uint8_t *const *bp, size_t off) {                     \
+    __m256i r[M];                                                             \
+    TR_UNROLL for (int i = 0; i < (M); i++) {                                 \
+      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i)); \
+      __m128i hi_ = _mm_loadu_si128(                                          \
+          (const __m128i *)(const void *)(a + 16 * ((M) + i)));               \
+      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);    \
+    }                                                                         \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);        \
+    TR_UNROLL for (int j = 0; j < (M); j++)                                   \
+      _mm256_storeu_si256((__m256i *)(void *)(bp[j] + off), r[j]);            \
+  }
+#define X(N, E, M, W, RM, RT) TRCN2(trcn2_##N, W, M, RT)
+TR_NARROW_SHAPES(X)
+#undef X
+#endif
+
+/* The narrow column-table kernel for rows of m elements of esz bytes
+** (twice: 2T rows a call), or NULL. */
+static trcn_fn trcn_for(size_t esz, int64_t m, int twice) {
+#if defined(TR_AVX2)
+  if (twice) {
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return trcn2_##N;
+    TR_SHAPE_SWITCH(esz, m)
+#undef X
+  }
+#else
+  (void)twice;
+#endif
+#define X(N, E, M, W, RM, RT) case E << 4 | M: return trcn_##N;
+  TR_SHAPE_SWITCH(esz, m)
+#undef X
+}
+#endif
+
+void li_trc_run(const li_trg *t, size_t esz, int simd, const uint8_t *a,
+                int64_t lda, int64_t rows, uint8_t *d) {
+  const int64_t T = (int64_t)(TR_BYTES / esz), nc = t->ng;
+  const size_t la = (size_t)lda * esz;
+  uint8_t *bp[16];
+  for (int64_t j = 0; j < nc; j++) bp[j] = d + t->grp[j] * (int64_t)esz;
+#if defined(TR_SSE2)
+  if (nc < T) { /* rows of nc elements back to back: the narrow form */
+    int twice = simd >= LI_SIMD_AVX2 && rows >= 2 * T;
+    trcn_fn f = simd >= LI_SIMD_SSE && rows >= T && lda == nc
+                    ? trcn_for(esz, nc, twice) : NULL;
+    if (f) {
+      int64_t step = twice ? 2 * T : T;
+      for (int64_t r = 0; r < rows; r += step) {
+        int64_t rr = r + step > rows ? rows - step : r; /* shifted back */
+        f(a + (size_t)rr * la, bp, (size_t)rr * esz);
+      }
+      return;
+    }
+  } else if (simd >= LI_SIMD_SSE && rows >= T) {
+    int64_t r = 0;
+#if defined(TR_AVX2)
+    if (simd >= LI_SIMD_AVX2 && rows >= 2 * T) {
+      trc_fn f2 = esz == 1 ? trc2_1 : esz == 2 ? trc2_2 : esz == 4 ? trc2_4 : trc2_8;
+      for (; r < rows; r += 2 * T) {
+        int64_t rr = r + 2 * T > rows ? rows - 2 * T : r; /* shifted back */
+        f2(a + (size_t)rr * la, la, bp, (size_t)rr * esz);
+      }
+      return;
+    }
+#endif
+    trc_fn f = esz == 1 ? trc_1 : esz == 2 ? trc_2 : esz == 4 ? trc_4 : trc_8;
+    for (; r < rows; r += T) {
+      int64_t rr = r + T > rows ? rows - T : r; /* shifted back */
+      f(a + (size_t)rr * la, la, bp, (size_t)rr * esz);
+    }
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  for (int64_t j = 0; j < nc; j++)
+    for (int64_t i = 0; i < rows; i++)
+      memcpy(bp[j] + (size_t)i * esz, a + (size_t)i * la + (size_t)j * esz, esz);
 }

@@ -215,6 +215,75 @@ static int take_gather_p(li_plan *p, li_box *b, li_loop *L, int *n,
   return 1;
 }
 
+/* The column table (kernel TRC, exec/tr.c li_trc_run): the box's
+** destination runs along its innermost loop (A's rows, at least T of
+** them) and its source along a loop j of fewer than T elements, which
+** runs on in the source along another loop k (k's source stride j's
+** extent) but not in the destination (HCWNC4 with a batch: 4 channels of
+** each of 4 images). T = 16 / element size columns of j and k make one
+** tile's columns; their destination offsets go to a table; j leaves the
+** box and k keeps its outer part. Returns 1 when taken. */
+static int take_cols(li_plan *p, li_box *b, li_loop *L, int *n, size_t esz) {
+  int m = *n;
+  const li_loop *in = &L[m - 1];
+  const int64_t T = (int64_t)(16 / esz);
+  if (m < 3 || (esz != 1 && esz != 2 && esz != 4 && esz != 8) || b->pre ||
+      b->post || in->tab || in->ds != 1 || in->ss == 1 || in->ext < T ||
+      p->d.v.nplanes || p->s.v.nplanes || p->ntrg >= LI_MAX_TRG)
+    return 0;
+  int j = -1, k = -1;
+  for (int i = m - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0 || L[j].ext >= T || T % L[j].ext) return 0;
+  /* the narrow form: j and k make whole rows of A, M = 2, 4 or 8 < T
+  ** elements back to back (crouton2x2's 2x2 pixel groups, rows of 4
+  ** channels apart) */
+  const int64_t M = in->ss;
+  int64_t q = T / L[j].ext; /* k's elements a tile takes */
+  if (M < T && M * (int64_t)esz < 16 && (M == 2 || M == 4 || M == 8) &&
+      M % L[j].ext == 0)
+    q = M / L[j].ext;
+  for (int i = m - 2; i >= 0; i--)
+    if (i != j && !L[i].tab && L[i].ss == L[j].ext && L[i].ext % q == 0 &&
+        (q * L[j].ext == T || L[i].ext == q)) {
+      k = i;
+      break;
+    }
+  if (k < 0) return 0;
+  const int64_t nc = q * L[j].ext; /* the table's columns */
+  li_trg t;
+  memset(&t, 0, sizeof t);
+  for (int64_t c = 0; c < nc; c++)
+    t.grp[c] = (c % L[j].ext) * L[j].ds + (c / L[j].ext) * L[k].ds;
+  t.g = 1;
+  t.ng = (int)nc;
+  li_trg *nt2 = realloc(p->trg, sizeof *nt2 * (size_t)(p->ntrg + 1));
+  if (!nt2) return 0;
+  p->trg = nt2;
+  p->trg[p->ntrg] = t;
+  b->bk = p->ntrg++;
+  li_loop keep[LI_MAX_LOOPS];
+  int nk = 0;
+  for (int i = 0; i < m; i++) {
+    if (i == j || (i == k && L[k].ext == q)) continue;
+    keep[nk] = L[i];
+    if (i == k) { /* its outer part stays */
+      keep[nk].ext /= q;
+      keep[nk].ss *= q;
+      keep[nk].ds *= q;
+      keep[nk].cs *= q;
+    }
+    nk++;
+  }
+  memcpy(L, keep, sizeof *L * (size_t)nk);
+  *n = nk;
+  b->kern = LI_K_TRC;
+  return 1;
+}
+
 /* The gather tile; first its narrow form where the source's run j writes
 ** P = 2, 4 or 8 (< T) elements a column back to back (j's destination
 ** stride P): P table rows interleaved by tr.c's narrow destination
@@ -231,6 +300,43 @@ static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
       break;
     }
   return take_gather_p(p, b, L, n, esz, (int)(16 / esz));
+}
+
+/* A block's rows: of the loops between the outermost and the block's
+** own, the longest becomes the block's row loop (L[n - 2]), so that one
+** step moves as many elements as it can (crouton2x2's leftover channels:
+** 5 rows of a 2x2 pixel group a step, not 2). The others keep their
+** order. */
+static void block_rows(li_loop *L, int n) {
+  int k = n - 2;
+  for (int i = 1; i < n - 2; i++)
+    if (!L[i].tab && L[i].ext > L[k].ext) k = i;
+  /* at least twice the rows, else the rows there are stay (nearer in the
+  ** destination: qnn.flat -> qnn.crouton keeps 7 rows 32 bytes apart
+  ** rather than 8 rows 256 apart) */
+  if (k == n - 2 || L[n - 2].tab || L[k].ext < 2 * L[n - 2].ext) return;
+  li_loop t = L[k];
+  for (int i = k; i < n - 2; i++) L[i] = L[i + 1];
+  L[n - 2] = t;
+}
+
+/* A fill whose innermost run is a few bytes (the holes of crouton2x2's
+** odd widths: 2 bytes every 4) writes along its longest loop instead, one
+** strided fill a step: 12 steps of 128 bytes, not 768 memsets of 2.
+** Returns 1 when the loops were reordered (the longest moved innermost,
+** the others keep their order). */
+static int fill_long_inner(li_loop *L, int n, size_t esz) {
+  const li_loop *in = &L[n - 1];
+  if (n < 2 || in->tab || in->ds != 1 || in->ext * (int64_t)esz > 8) return 0;
+  int k = -1;
+  for (int i = 0; i < n - 1; i++)
+    if (!L[i].tab && L[i].ext > in->ext && (k < 0 || L[i].ext > L[k].ext))
+      k = i;
+  if (k < 0) return 0;
+  li_loop t = L[k];
+  for (int i = k; i < n - 1; i++) L[i] = L[i + 1];
+  L[n - 1] = t;
+  return 1;
 }
 
 void li_order_loops(li_loop *L, int n) {
@@ -275,6 +381,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
   if (in->tab) { /* offset pairs: copies, or (fill) the pattern at each */
     b->kern = LI_K_DIMTAB;
   } else if (fill) {
+    if (pat != 1 && fill_long_inner(L, n, esz)) in = &L[n - 1];
     int same = 1;
     for (size_t k = 1; k < esz; k++)
       if (p->pats[pat][k] != p->pats[pat][0]) same = 0;
@@ -360,8 +467,14 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     } else if (pre + in->ext + post < 16 / (int64_t)esz &&
                take_gather(p, b, L, &n, esz)) {
       b->nl = n;
-    } else if (take_transpose(b, L, n, esz)) {
-      /* the loops reordered in place */
+    } else if (take_cols(p, b, L, &n, esz)) {
+      b->nl = n;
+    } else if (in->ext >= 16 / (int64_t)esz && take_transpose(b, L, n, esz)) {
+      /* the loops reordered in place; a block of fewer rows than a tile
+      ** stays a block: the transposition would stage each of its tiles
+      ** (crouton2's 5 leftover channels of 2 pixels, ~10x slower) */
+    } else {
+      block_rows(L, n);
     }
   } else if (in->ss == 1 && in->ds == 1) {
     b->kern = LI_K_MEMCPY;
@@ -369,6 +482,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     /* the loops reordered in place */
   } else if (!pre && !post && in->ext < 16 / (int64_t)esz &&
              take_gather(p, b, L, &n, esz)) {
+    b->nl = n;
+  } else if (take_cols(p, b, L, &n, esz)) {
     b->nl = n;
   } else if (take_transpose(b, L, n, esz)) {
     /* the loops reordered in place */

@@ -1320,7 +1320,8 @@ static void t_kernels_groups(void) {
   }
   /* interleaved rows from a table (the narrow gather tile): crouton2x2's
   ** 2x2 pixel groups (4 rows), 2x4 (8 rows) and 1x2 (2 rows, one loop: the
-  ** narrow destination), with pads (channels or pixels short of a block) */
+  ** narrow destination), with pads (channels or pixels short of a block);
+  ** unpacked, the 2x2 and 2x4 groups are the narrow column table */
   static const int C2X2[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,4, 3,32, 1,2, 2,2};
   static const int C2X4[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,2, 3,32, 1,2, 2,4};
   static const int C1X2[] = {0,0, 1,0, 2,0, 3,0, 1,4, 2,4, 3,32, 2,2};
@@ -1341,7 +1342,7 @@ static void t_kernels_groups(void) {
             cr[c].rows == 2)
           check_layout(nm, &ir, cs[i], ty[t]);
         else
-          kernel_case(nm, &ir, cs[i], ty[t], want, NULL);
+          kernel_case(nm, &ir, cs[i], ty[t], want, "column table");
         lg_ir plainb;
         static const int nhwc[] = {0, 1, 2, 3};
         plain(&plainb, "b,h,w,d", nhwc, 4);
@@ -1362,6 +1363,34 @@ static void t_kernels_groups(void) {
     check_layout(nm, &ir, gt[i], LAY_DT_INT16); /* 2- and 4-byte elements */
     check_layout(nm, &ir, gt[i], LAY_DT_INT32);
   }
+  /* the column table: HCWNC4 unpacked with a batch, a tile's T columns
+  ** the 4 channels of T / 4 images (contiguous in the source, two loops
+  ** in the destination); widths of one tile, a shifted last one, 2T
+  ** (AVX2) and past it; batches that keep an outer part of n; channels
+  ** short of a block; widths under a tile (not taken, still checked) */
+  static const int64_t ct[][4] = {{4, 8, 3, 16}, {4, 8, 2, 17}, {4, 8, 2, 47},
+                                  {8, 12, 2, 40}, {4, 13, 2, 33}, {2, 8, 3, 9},
+                                  {6, 8, 2, 20}, {4, 4, 1, 5}};
+  static const lay_dtype ctt[] = {LAY_DT_INT8, LAY_DT_INT16, LAY_DT_FP32};
+  for (size_t i = 0; i < sizeof ct / sizeof *ct; i++)
+    for (size_t t = 0; t < sizeof ctt / sizeof *ctt; t++) {
+      int64_t T = 16 / (int64_t)li_dt_size(ctt[t]);
+      hcwnc(&ir, 4);
+      snprintf(nm, sizeof nm, "kernels column table hcwnc4 %s %lldx%lldx%lldx%lld",
+               li_dt_name(ctt[t]), (long long)ct[i][0], (long long)ct[i][1],
+               (long long)ct[i][2], (long long)ct[i][3]);
+      check_layout(nm, &ir, ct[i], ctt[t]);
+      li_plan *up = NULL;
+      lay_error err;
+      li_plan_build(&ir, ct[i], 4, ctt[t], LAY_UNPACK, &up, &err);
+      char *du = up ? li_plan_describe(up) : NULL;
+      int want = T > 4 && ct[i][0] % (T / 4) == 0 && ct[i][3] >= T;
+      CHECK(du && (!strstr(du, "column table")) == !want,
+            "%s: the unpack should%s take the column table:\n%s", nm,
+            want ? "" : " not", du ? du : "");
+      free(du);
+      li_plan_free(up);
+    }
   /* interleaved rows: NCHW -> HCWNC x with x * esz < 16 and W >= 16 / esz
   ** (1-byte elements take the interleave kernel instead) */
   static const int64_t wide[][4] = {{1, 8, 3, 19}, {1, 16, 2, 33}, {1, 8, 1, 16}};

@@ -7,6 +7,8 @@
 ** allocated to its last byte (the loads must stay inside it: run under
 ** ASan by tests/run.sh) and guard bytes around every row of B (nothing
 ** outside B's elements may be written). Each case at every SIMD level.
+** Also li_trc_run (the column table: B's rows at table offsets; its
+** narrow form, rows of 2, 4 or 8 columns back to back).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,40 @@ static int one_case(size_t esz, int simd, int64_t rows, int64_t cols,
             esz, simd, (long long)rows, (long long)cols, (long long)lda,
             (long long)ldb, k, b[k], want[k]);
   }
+  free(a);
+  free(b);
+  free(want);
+  return bad;
+}
+
+/* li_trc_run (the column table) against its definition: A is rows x T
+** (T = 16 / esz) with row i at a + i * lda, B row j at b + grp[j]: here
+** column j = (j % m) and image j / m of an HCWNC-like layout, rows
+** `rows` elements long, the images `img` apart; the source allocated to
+** its last byte, guard bytes everywhere else in B. 0 when it matches. */
+static int trc_case(size_t esz, int simd, int64_t rows, int64_t lda,
+                    int64_t m, int64_t nc) {
+  int64_t T = nc, img = m * (rows + 3) + 2;
+  size_t abytes = (size_t)((rows - 1) * lda + T) * esz;
+  size_t bbytes = (size_t)(T / m * img + 8) * esz;
+  uint8_t *a = malloc(abytes), *b = malloc(bbytes), *want = malloc(bbytes);
+  if (!a || !b || !want) return 1;
+  li_trg t;
+  memset(&t, 0, sizeof t);
+  t.g = 1;
+  t.ng = (int)nc;
+  for (int64_t j = 0; j < T; j++) t.grp[j] = (j % m) * (rows + 3) + (j / m) * img;
+  for (size_t i = 0; i < abytes; i++) a[i] = (uint8_t)next();
+  memset(b, 0x5A, bbytes);
+  memset(want, 0x5A, bbytes);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < T; j++)
+      memcpy(want + (size_t)(t.grp[j] + i) * esz, a + (size_t)(i * lda + j) * esz, esz);
+  li_trc_run(&t, esz, simd, a, lda, rows, b);
+  int bad = memcmp(b, want, bbytes) != 0;
+  if (bad)
+    fprintf(stderr, "FAIL column table esz %zu simd %d rows %lld lda %lld m %lld nc %lld\n",
+            esz, simd, (long long)rows, (long long)lda, (long long)m, (long long)nc);
   free(a);
   free(b);
   free(want);
@@ -111,6 +147,24 @@ int main(void) {
     fails += one_case(esz, li_simd_level(), 64, 3137, 3137, 70);
     cases += 3;
   }
+  /* The column table: rows around T and 2T (AVX2 pairs, the shifted last
+  ** ones), A's rows exactly T or pitched, 1, 2 or 4 columns an image. */
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++)
+    for (size_t esz = 1; esz <= 8; esz *= 2)
+      for (int64_t m = 1; m <= 4 && m <= (int64_t)(16 / esz); m *= 2)
+        for (int i = 0; i < ns; i++) {
+          int64_t T = (int64_t)(16 / esz);
+          fails += trc_case(esz, simd, sizes[i], T, m, T);
+          fails += trc_case(esz, simd, sizes[i], T + 5, m, T);
+          cases += 2;
+          /* the narrow form: rows of M = 2, 4, 8 < T columns back to
+          ** back (M = m: one image; 2m: two) */
+          for (int64_t M = 2; M <= 8 && M < T; M *= 2)
+            if (M % m == 0) {
+              fails += trc_case(esz, simd, sizes[i], M, m, M);
+              cases++;
+            }
+        }
   printf("%d passed, %d failed\n", cases - fails, fails);
   return fails != 0;
 }

@@ -730,6 +730,60 @@ static void run_chunk(void *arg, int k) {
   }
 }
 
+/* ---- Pads that ride with their data ---------------------------------------- */
+/* A fill box whose outer loop is a data box's (the same extent and
+** destination stride, its base within one step of the data box's) writes
+** the holes between that box's rows: channel pads inside a c%8 block, the
+** tail of a 64-byte row. Run after the data box, it walks the whole
+** destination again; run beside it, LI_RIDE_BYTES of destination at a
+** time (the data box's steps, then the fills' same steps), its lines are
+** still in L1. The boxes are disjoint, so the order changes no byte; a
+** plan whose boxes overlap (an unpack through a partial gather table)
+** runs its boxes in order. On several threads the chunks run the boxes
+** in order (the tests compare the two). */
+#define LI_RIDE_BYTES (16 << 10)
+#define LI_RIDE_MAX 8 /* fill boxes riding one data box */
+
+static int rides_on(const li_plan *p, const li_box *f, const li_box *b) {
+  const li_loop *lf = &p->loops[f->l0], *lb = &p->loops[b->l0];
+  int64_t gap = f->db - b->db;
+  return f->fill && !b->fill && !whole(f) && !whole(b) && !lf->tab &&
+         !lb->tab && lf->ext == lb->ext && lf->ds == lb->ds && lb->ds > 0 &&
+         gap > -lb->ds && gap < lb->ds;
+}
+
+static void run_riding(const li_plan *p, const uint8_t *src, uint8_t *dst) {
+  unsigned char done[256] = {0};
+  if (p->nbox > 256 || (p->s.table && p->d.is_cpu)) {
+    for (int i = 0; i < p->nbox; i++)
+      li_exec_box(p, &p->box[i], src, dst, 0, p->loops[p->box[i].l0].ext);
+    return;
+  }
+  const int64_t de = (int64_t)p->d.esz;
+  for (int i = 0; i < p->nbox; i++) {
+    if (done[i]) continue;
+    const li_box *b = &p->box[i];
+    const li_loop *l = &p->loops[b->l0];
+    int rider[LI_RIDE_MAX], nr = 0;
+    int64_t step = LI_RIDE_BYTES / (l->ds * de > 0 ? l->ds * de : 1);
+    if (!b->fill && step < l->ext)
+      for (int j = i + 1; j < p->nbox && nr < LI_RIDE_MAX; j++)
+        if (!done[j] && rides_on(p, &p->box[j], b)) rider[nr++] = j;
+    if (!nr) {
+      li_exec_box(p, b, src, dst, 0, l->ext);
+      continue;
+    }
+    if (step < 1) step = 1;
+    for (int64_t a = 0; a < l->ext; a += step) {
+      int64_t z = a + step < l->ext ? a + step : l->ext;
+      li_exec_box(p, b, src, dst, a, z);
+      for (int r = 0; r < nr; r++)
+        li_exec_box(p, &p->box[rider[r]], src, dst, a, z);
+    }
+    for (int r = 0; r < nr; r++) done[rider[r]] = 1;
+  }
+}
+
 /* The split decision, measured (the sweep, quiet machine, 2 vCPUs, wall
 ** time of lay_plan_run(..., 2) against (..., 1)): what decides whether a
 ** second thread pays is the run's time, not its bytes. Runs of 22-40 us
@@ -766,6 +820,10 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
     if (all / min < nt) nt = (int)(all / min);
   }
   if (nt <= 1) { /* the calling thread, the pool untouched */
+    if (p->nbox > 1) {
+      run_riding(p, src, dst);
+      return LAY_OK;
+    }
     for (int i = 0; i < p->nbox; i++)
       li_exec_box(p, &p->box[i], src, dst, 0, p->loops[p->box[i].l0].ext);
     return LAY_OK;

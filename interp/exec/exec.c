@@ -606,6 +606,13 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
     memset_runs(p, b, dst, from, to);
     return;
   }
+  if (b->nl == 1 && b->kern == LI_K_MEMCPY && !b->pre && !b->post) {
+    const li_loop *l = &p->loops[b->l0]; /* one run: no walk */
+    memcpy(dst + (b->db + from * l->ds) * (int64_t)p->d.esz,
+           src + (b->sb + from * l->ss) * (int64_t)p->s.esz,
+           (size_t)((to - from) * (int64_t)p->d.esz));
+    return;
+  }
   walk_start(&w, p, b, src, dst, from, to, L, idx, off);
   do {
     uint8_t *d = dst + w.db * (int64_t)w.de;
@@ -827,7 +834,7 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
     if (all / min < nt) nt = (int)(all / min);
   }
   if (nt <= 1) { /* the calling thread, the pool untouched */
-    if (p->nbox > 1) {
+    if (p->nbox > 1 && p->dbytes > LI_RIDE_BYTES) { /* else one step */
       run_riding(p, src, dst);
       return LAY_OK;
     }

@@ -8,7 +8,9 @@
 ** (interleaves, splits) and conv.c (the value path); the short copies
 ** and fills in kern.h. Row pads (the fused padding of the innermost
 ** hardware axis) are written by the kernels with their rows, or after the
-** step. On several threads the boxes' outer loops are cut into chunks of
+** step; on one thread, a fill box that shares a data box's outer loop
+** runs beside it, a few KB of destination at a time (run_riding). On
+** several threads the boxes' outer loops are cut into chunks of
 ** about the same bytes that the calling thread and the pool's workers
 ** (pool.c) claim one by one; boxes are disjoint, so the bytes do not
 ** depend on the cuts.

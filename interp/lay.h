@@ -193,20 +193,22 @@ LAY_API int lay_plan_hw_shape(const lay_plan *plan, int64_t *shape,
 ** threads <= 1 runs on the calling thread and starts no thread. More
 ** lends the run up to threads - 1 workers of a pool that liblay starts
 ** once per process, the first time a run asks for them, and grows to the
-** most any run has asked for (at most 63); the workers sleep between runs
-** and are joined at exit (or when liblay is unloaded). Several threads may
+** most any run has asked for (at most 63); the workers spin for 50 us
+** after a run (so that runs that follow each other find them awake), then
+** sleep until the next run; they are joined at exit (or when liblay is
+** unloaded). Several threads may
 ** run the same plan or different plans at once, each with its own count;
 ** the pool is not usable in a child after fork(). A run is split only
-** where it pays: on at most one thread per 1 MB it moves (bytes read +
-** written), so a smaller run stays on the calling thread. Handing work to
-** a sleeping worker costs the caller 2-4 us (a futex wake, measured), and
-** the worker starts only after the scheduler wakes it, a delay in which
-** one thread moves hundreds of KB from cache (an estimate: the machine it
-** was tuned on was loaded), so below 1 MB a second thread saves nothing. The parts are
+** where it pays: on at most one thread per 4 MB it moves (bytes read +
+** written, weighted by the kernels' cost: a transpose, gather tile or
+** value rule counts 3 times a copy). Handing work to the pool costs a
+** run about 20 us of wall time (a futex wake, and a sleeping virtual CPU
+** woken: measured, exec.c li_plan_run), so a run shorter than about
+** 100 us gains nothing from a second thread. The parts are
 ** contiguous stretches of the plan's loops of about equal bytes, claimed
 ** by the caller and the workers as they come; a worker that is late
 ** leaves its share to the others. The environment variable
-** LAY_SPLIT_MIN (bytes, read once) replaces the 1 MB. A run takes no
+** LAY_SPLIT_MIN (bytes, read once) replaces the 4 MB. A run takes no
 ** more threads than the CPUs the process may run on (its affinity mask,
 ** or the environment variable LAY_CPUS, read once): more would wait for a
 ** core while the others wait for their part. */

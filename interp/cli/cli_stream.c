@@ -312,7 +312,10 @@ int cli_move_frames(const cli_move *m, int64_t frames, uint64_t rest,
   const char *no = getenv("LAY_NO_STREAM");
   int off = no && *no && strcmp(no, "0");
   const char *sb = getenv("LAY_SLAB_BYTES");
-  size_t budget = SLAB_BYTES * (size_t)(m->threads > 1 ? m->threads : 1);
+  /* on several threads, slabs the run splits (lay.h lay_plan_run: a
+  ** thread per 4 MB a copy moves) */
+  size_t budget = m->threads > 1 ? 4 * SLAB_BYTES * (size_t)m->threads
+                                 : SLAB_BYTES;
   if (sb && *sb) budget = (size_t)strtoull(sb, NULL, 10);
   int slabs = m->part && !off &&
               !lay_plan_slabs(m->plan, budget, &sl, &err) && sl.count > 1;

@@ -8,7 +8,9 @@
 ** (interleaves, splits) and conv.c (the value path); the short copies
 ** and fills in kern.h. Row pads (the fused padding of the innermost
 ** hardware axis) are written by the kernels with their rows, or after the
-** step. On several threads the boxes' outer loops are cut into chunks of
+** step; on one thread, a fill box that shares a data box's outer loop
+** runs beside it, a few KB of destination at a time (run_riding). On
+** several threads the boxes' outer loops are cut into chunks of
 ** about the same bytes that the calling thread and the pool's workers
 ** (pool.c) claim one by one; boxes are disjoint, so the bytes do not
 ** depend on the cuts.
@@ -613,6 +615,13 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
     memset_runs(p, b, dst, from, to);
     return;
   }
+  if (b->nl == 1 && b->kern == LI_K_MEMCPY && !b->pre && !b->post) {
+    const li_loop *l = &p->loops[b->l0]; /* one run: no walk */
+    memcpy(dst + (b->db + from * l->ds) * (int64_t)p->d.esz,
+           src + (b->sb + from * l->ss) * (int64_t)p->s.esz,
+           (size_t)((to - from) * (int64_t)p->d.esz));
+    return;
+  }
   walk_start(&w, p, b, src, dst, from, to, L, idx, off);
   do {
     uint8_t *d = dst + w.db * (int64_t)w.de;
@@ -654,8 +663,24 @@ typedef struct chunks {
 /* Whether box b can only run whole (see above). */
 static int whole(const li_box *b) { return b->nl == 1 && (b->pre || b->post); }
 
+/* How much slower per byte than a copy box b's kernel runs, in the one
+** estimate the split decision and the cuts use. Measured (the sweep, one
+** thread, quiet machine, 1-2 MB buffers in L3): row and block copies move
+** 2 MB (read + written) in 22-32 us, transposes, gather tiles and value
+** rules 3.2 MB in 60-300 us: at least 3x slower. */
+static int64_t box_weight(const li_plan *p, const li_box *b) {
+  switch (b->kern) {
+  case LI_K_MEMCPY: case LI_K_ROWS: case LI_K_BLOCK: case LI_K_MEMSET:
+  case LI_K_FILL:
+    return p->slow ? 3 : 1;
+  default:
+    return 3;
+  }
+}
+
 /* The bytes box b moves per iteration of its outer loop (a whole box: in
-** all), and in *units the iterations a cut may fall between (1: whole). */
+** all), weighted by box_weight, and in *units the iterations a cut may
+** fall between (1: whole). */
 static int64_t box_bytes(const li_plan *p, const li_box *b, int64_t *units) {
   const li_loop *L = &p->loops[b->l0];
   int64_t n = 1;
@@ -671,6 +696,7 @@ static int64_t box_bytes(const li_plan *p, const li_box *b, int64_t *units) {
         (b->pre + b->post) * (int64_t)p->d.esz;
     *units = 1;
   }
+  w *= box_weight(p, b);
   return w > 0 ? w : 1;
 }
 
@@ -720,6 +746,77 @@ static void run_chunk(void *arg, int k) {
   }
 }
 
+/* ---- Pads that ride with their data ---------------------------------------- */
+/* A fill box whose outer loop is a data box's (the same extent and
+** destination stride, its base within one step of the data box's) writes
+** the holes between that box's rows: channel pads inside a c%8 block, the
+** tail of a 64-byte row. Run after the data box, it walks the whole
+** destination again; run beside it, LI_RIDE_BYTES of destination at a
+** time (the fills' same steps that start before the data box's, its
+** steps, then the fills' that start after: one sweep in address order),
+** its lines are still in L1 (ti.tidl pack int8 [1,128,254,254]: 343 ->
+** 326 us, one thread's CPU time, median of 5; small plans unchanged).
+** The boxes are disjoint, so the order changes no byte; a plan whose
+** boxes overlap (an unpack through a partial gather table)
+** runs its boxes in order. On several threads the chunks run the boxes
+** in order (the tests compare the two). */
+#define LI_RIDE_BYTES (16 << 10)
+#define LI_RIDE_MAX 8 /* fill boxes riding one data box */
+
+static int rides_on(const li_plan *p, const li_box *f, const li_box *b) {
+  const li_loop *lf = &p->loops[f->l0], *lb = &p->loops[b->l0];
+  int64_t gap = f->db - b->db;
+  return f->fill && !b->fill && !whole(f) && !whole(b) && !lf->tab &&
+         !lb->tab && lf->ext == lb->ext && lf->ds == lb->ds && lb->ds > 0 &&
+         gap > -lb->ds && gap < lb->ds;
+}
+
+static void run_riding(const li_plan *p, const uint8_t *src, uint8_t *dst) {
+  unsigned char done[256] = {0};
+  if (p->nbox > 256 || (p->s.table && p->d.is_cpu)) {
+    for (int i = 0; i < p->nbox; i++)
+      li_exec_box(p, &p->box[i], src, dst, 0, p->loops[p->box[i].l0].ext);
+    return;
+  }
+  const int64_t de = (int64_t)p->d.esz;
+  for (int i = 0; i < p->nbox; i++) {
+    if (done[i]) continue;
+    const li_box *b = &p->box[i];
+    const li_loop *l = &p->loops[b->l0];
+    int rider[LI_RIDE_MAX], nr = 0;
+    int64_t step = LI_RIDE_BYTES / (l->ds * de > 0 ? l->ds * de : 1);
+    if (!b->fill && step < l->ext)
+      for (int j = i + 1; j < p->nbox && nr < LI_RIDE_MAX; j++)
+        if (!done[j] && rides_on(p, &p->box[j], b)) rider[nr++] = j;
+    if (!nr) {
+      li_exec_box(p, b, src, dst, 0, l->ext);
+      continue;
+    }
+    if (step < 1) step = 1;
+    for (int64_t a = 0; a < l->ext; a += step) {
+      int64_t z = a + step < l->ext ? a + step : l->ext;
+      for (int r = 0; r < nr; r++) /* in address order: pads before */
+        if (p->box[rider[r]].db < b->db)
+          li_exec_box(p, &p->box[rider[r]], src, dst, a, z);
+      li_exec_box(p, b, src, dst, a, z);
+      for (int r = 0; r < nr; r++) /* and after the data */
+        if (p->box[rider[r]].db >= b->db)
+          li_exec_box(p, &p->box[rider[r]], src, dst, a, z);
+    }
+    for (int r = 0; r < nr; r++) done[rider[r]] = 1;
+  }
+}
+
+/* The split decision, measured (the sweep, quiet machine, 2 vCPUs, wall
+** time of lay_plan_run(..., 2) against (..., 1)): what decides whether a
+** second thread pays is the run's time, not its bytes. Runs of 22-40 us
+** (1-1.6 MB buffers of row copies) ran at 0.69-1.02x on two threads, runs
+** of 60-90 us at 0.94-1.32x, runs of 120 us and more at 1.5-1.8x, and the
+** 8 MB cases (720 us and more) at 1.7-3.0x: a hand-off to the pool costs
+** about 20 us of a run's wall time on this machine. The estimate is the
+** bytes moved weighted by the kernel's cost (box_weight); a run takes a
+** thread per LI_SPLIT_MIN (4 MB) of it: a copy from a 4 MB buffer on,
+** a transpose or a value rule from about 1.4 MB on. */
 lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
                        void *dst, size_t dst_bytes, int threads,
                        lay_error *err) {
@@ -746,6 +843,10 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
     if (all / min < nt) nt = (int)(all / min);
   }
   if (nt <= 1) { /* the calling thread, the pool untouched */
+    if (p->nbox > 1 && p->dbytes > LI_RIDE_BYTES) { /* else one step */
+      run_riding(p, src, dst);
+      return LAY_OK;
+    }
     for (int i = 0; i < p->nbox; i++)
       li_exec_box(p, &p->box[i], src, dst, 0, p->loops[p->box[i].l0].ext);
     return LAY_OK;

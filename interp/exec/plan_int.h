@@ -281,11 +281,11 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
 #define LI_POOL_MAX 63 /* helpers of one run (threads - 1) */
 typedef void (*li_pool_fn)(void *arg, int i);
 void li_pool_run(int helpers, int n, li_pool_fn fn, void *arg);
-/* The bytes (read + written) a run must move per thread before it is
-** split: LI_SPLIT_MIN, or the environment variable LAY_SPLIT_MIN read once
-** (the tests set it to 1 to split small plans). Measured in exec.c's
-** comment on li_plan_run. */
-#define LI_SPLIT_MIN (1 << 20)
+/* The bytes (read + written, weighted by the kernel's cost: exec.c
+** box_weight) a run must move per thread before it is split: LI_SPLIT_MIN,
+** or the environment variable LAY_SPLIT_MIN read once (the tests set it to
+** 1 to split small plans). Measured in exec.c's comment on li_plan_run. */
+#define LI_SPLIT_MIN (4 << 20)
 int li_pool_split_min(void);
 /* The CPUs this process may run on (its affinity mask when the run first
 ** asks), or the environment variable LAY_CPUS (read once): a run never

@@ -372,7 +372,21 @@ int li_coalesce(li_loop *L, int n, int rows) {
   return m;
 }
 
+/* LAY_KERNELS=general (read once): the special kernels (ILV, ILV2,
+** DEILV2, EXPAND, CONV_ILV, SPLIT2, ROWS, BLOCK) are not chosen, the
+** general engine (TR, TRG, MEMCPY, COPY, CONV) runs their boxes: the
+** bytes are the same (the tests run so), the margins are measured so. */
+static int special_kernels(void) {
+  static int cached = -1; /* a benign race: every thread computes the same */
+  if (cached < 0) {
+    const char *e = getenv("LAY_KERNELS");
+    cached = !(e && !strcmp(e, "general"));
+  }
+  return cached;
+}
+
 void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
+  const int sp = special_kernels();
   int n = b->nl;
   const int fill = b->fill, pat = b->pat;
   const int64_t pre = b->pre, post = b->post, sb = b->sb;
@@ -392,7 +406,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
   } else if (p->slow) {
     b->kern = LI_K_CONV;
     /* planes of one source run each, converted then interleaved */
-    if (n >= 2 && in->ds == 1 && esz == 1 && L[n - 2].ss == 1 &&
+    if (sp && n >= 2 && in->ds == 1 && esz == 1 && L[n - 2].ss == 1 &&
         !p->s.v.nplanes && !p->d.v.nplanes && L[n - 2].cs == 0 &&
         (L[n - 2].ds == 2 || L[n - 2].ds == 4 || L[n - 2].ds == 8) &&
         L[n - 2].ds == pre + in->ext + post && L[n - 2].ext >= 16) {
@@ -403,7 +417,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     ** rule) split bit-wise into two byte planes, rows of up to 16
     ** contiguous destination bytes (Kneron's 1W16C8BHL, its _q and _qc) */
     const int vid = p->d.v.kind == LI_VR_ID;
-    if (n >= 2 && in->ds == 1 && in->ext <= 16 && !pre && !post &&
+    if (sp && n >= 2 && in->ds == 1 && in->ext <= 16 && !pre && !post &&
         p->s.v.kind == LI_VR_ID && !p->s.v.nplanes &&
         (vid ? p->s.esz == 2 : 1) && p->d.v.nplanes == 2 && esz == 1 &&
         li_dt_size(vid ? p->d.v.cpu : p->d.v.hw) == 2 &&
@@ -412,12 +426,12 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       b->kern = LI_K_SPLIT2;
       b->bk = (int)in->ext;
     }
-  } else if (n >= 2 && in->ds == 1 && esz == 1 && L[n - 2].ss == 1 &&
+  } else if (sp && n >= 2 && in->ds == 1 && esz == 1 && L[n - 2].ss == 1 &&
              (L[n - 2].ds == 2 || L[n - 2].ds == 4 || L[n - 2].ds == 8) &&
              L[n - 2].ds == pre + in->ext + post && L[n - 2].ext >= 16) {
     b->kern = LI_K_ILV;
     b->bk = (int)L[n - 2].ds;
-  } else if (n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&
+  } else if (sp && n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&
              (pre || post) && L[n - 2].ss == in->ext &&
              L[n - 2].ds == pre + in->ext + post &&
              (L[n - 2].ds == 4 || L[n - 2].ds == 8 || L[n - 2].ds == 16)) {
@@ -425,14 +439,14 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     b->bk = (int)L[n - 2].ds;
   } else if (take_groups(b, L, &n, esz)) {
     b->nl = n;
-  } else if (in->ss == 1 && in->ds == 1 && n >= 2 &&
+  } else if (sp && in->ss == 1 && in->ds == 1 && n >= 2 &&
              in->ext * (int64_t)esz <= 4096 &&
              (in->ext * (int64_t)esz >= 16 || (!pre && !post))) {
     b->kern = LI_K_ROWS; /* rows of contiguous bytes, pads around each */
     b->bk = (int)(in->ext * (int64_t)esz);
   } else if (in->ss == 1 && in->ds == 1 && !pre && !post) {
     b->kern = LI_K_MEMCPY;
-  } else if (n >= 3 && esz == 1 && !pre && !post && in->ds == 1 &&
+  } else if (sp && n >= 3 && esz == 1 && !pre && !post && in->ds == 1 &&
              (in->ss == 2 || in->ss == 4 || in->ss == 8) &&
              L[n - 2].ds == in->ext && L[n - 3].ss == 1 &&
              L[n - 3].ext <= in->ss && L[n - 3].ext * 2 > in->ss &&
@@ -442,8 +456,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     ** L[n-3] picks k of them) copied into a tile, split into planes */
     b->kern = LI_K_DEILV2;
     b->bk = (int)in->ss;
-  } else if (n >= 2 && in->ds == 1 && (esz == 1 || esz == 2 || esz == 4) &&
-             pre + in->ext + post <= 64) {
+  } else if (sp && n >= 2 && in->ds == 1 &&
+             (esz == 1 || esz == 2 || esz == 4) && pre + in->ext + post <= 64) {
     b->kern = LI_K_BLOCK;
     b->bk = (in->ext == 2 || in->ext == 3 || in->ext == 4 || in->ext == 8 ||
              in->ext == 16 || in->ext == 32) ? (int)in->ext : 0;

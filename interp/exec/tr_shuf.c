@@ -1,0 +1,276 @@
+/*
+** tr_shuf.c: narrow transpositions of any width, the shapes tr.c's tiles
+** leave to staging: m < T rows of A interleaved into groups (3 planes
+** into RGB pixels, 5 channels into a 16-channel block with its pads),
+** and groups of a few elements split back into rows (T = 16 / element
+** size, the tile side).
+**
+** The narrow destination: m rows of A are P registers (P the power of two
+** at or above m; rows m..P-1 are zero), T columns each; log2(P) rounds of
+** the perfect shuffle (tr.c's network) leave register j holding columns
+** jQ..jQ+Q-1 (Q = T / P) as groups of P elements. One byte shuffle per
+** 16 output bytes (pshufb, a mask per output chunk, computed once per
+** call from the index formula) drops the P - m dummies, inserts the pad
+** elements around the m (OR with the pad pattern where the mask yields
+** zero) and gives the Q groups of W elements; the chunks are stored in
+** order, each 16 bytes, so that the bytes a chunk writes past its groups
+** are rewritten by the next one. The last tile, whose chunks would run
+** past the end of B, is built in a buffer and copied.
+**
+** The narrow source, its inverse: T rows of A of lda < T elements (cols
+** <= lda of them read) are P overlapping 16-byte loads, each shuffled
+** into Q rows of P elements (the cols read, zeros after), and log2(T)
+** rounds leave register i holding column i of the T rows: B's row i.
+**
+** pshufb is SSSE3, which every AVX2 CPU has: these kernels run at
+** LI_SIMD_AVX2 and above (VEX-encoded); below it tr.c's staging tile
+** takes these shapes, as before.
+*/
+#include <string.h>
+
+#include "plan_int.h"
+#include "tr_shuf.h"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define SH_X86 1
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define SH_UNROLL _Pragma("GCC unroll 16")
+#elif defined(__clang__)
+#define SH_UNROLL _Pragma("unroll")
+#else
+#define SH_UNROLL
+#endif
+
+#define SH_CH 16   /* output chunks of one register, at most (256 bytes) */
+#define SH_GB 64   /* bytes of one destination group, at most */
+
+/* The masks of one call: output chunk t of every register is
+** shuffle(register, mask[t]) | pad[t]; a register gives v bytes. */
+typedef struct sh_masks {
+  int nch;                 /* chunks a register */
+  size_t v;                /* output bytes a register */
+  uint8_t mask[SH_CH][16]; /* source byte of each output byte, 0x80: none */
+  uint8_t pad[SH_CH][16];  /* the pad byte where the mask has none */
+} sh_masks;
+
+/* The smallest power of two at or above n (n >= 1). */
+static int pow2_at(int64_t n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+static int log2_of(int p) {
+  int k = 0;
+  while ((1 << k) < p) k++;
+  return k;
+}
+
+#if defined(SH_X86)
+/* One round of the perfect shuffle at element width W (tr.c's TR_ROUND). */
+#define SH_ROUND(W, r, n)                                              \
+  do {                                                                 \
+    __m128i o_[16];                                                    \
+    SH_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
+      o_[2 * i_] = _mm_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);        \
+      o_[2 * i_ + 1] = _mm_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]);    \
+    }                                                                  \
+    SH_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+  } while (0)
+
+#define SH_LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define SH_ST(p, x) _mm_storeu_si128((__m128i *)(void *)(p), (x))
+
+/* The narrow destination for P registers of W-bit elements: rows i < m of
+** A (lda bytes apart) from a, the tile's P * v output bytes (and up to 15
+** more) at o. */
+#define SH_NDST(NAME, W, P, ROUNDS)                                          \
+  __attribute__((target("avx2"))) static void NAME(                          \
+      const uint8_t *a, size_t lda, int m, uint8_t *o, const sh_masks *k) {  \
+    __m128i r[P];                                                            \
+    SH_UNROLL for (int i = 0; i < (P); i++)                                  \
+      r[i] = i < m ? SH_LD(a + (size_t)i * lda) : _mm_setzero_si128();       \
+    SH_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND(W, r, P);          \
+    if (k->nch == 1) {                                                       \
+      const __m128i mk = SH_LD(k->mask[0]), pv = SH_LD(k->pad[0]);           \
+      SH_UNROLL for (int j = 0; j < (P); j++)                                \
+        SH_ST(o + (size_t)j * k->v,                                          \
+              _mm_or_si128(_mm_shuffle_epi8(r[j], mk), pv));                 \
+      return;                                                                \
+    }                                                                        \
+    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+      for (int t = 0; t < k->nch; t++)                                       \
+        SH_ST(o + (size_t)j * k->v + 16 * (size_t)t,                         \
+              _mm_or_si128(_mm_shuffle_epi8(r[j], SH_LD(k->mask[t])),        \
+                           SH_LD(k->pad[t])));                               \
+  }
+
+SH_NDST(nd1_1, 8, 1, 0) SH_NDST(nd1_2, 8, 2, 1) SH_NDST(nd1_4, 8, 4, 2)
+SH_NDST(nd1_8, 8, 8, 3) SH_NDST(nd1_16, 8, 16, 4)
+SH_NDST(nd2_1, 16, 1, 0) SH_NDST(nd2_2, 16, 2, 1) SH_NDST(nd2_4, 16, 4, 2)
+SH_NDST(nd2_8, 16, 8, 3)
+SH_NDST(nd4_1, 32, 1, 0) SH_NDST(nd4_2, 32, 2, 1) SH_NDST(nd4_4, 32, 4, 2)
+SH_NDST(nd8_1, 64, 1, 0) SH_NDST(nd8_2, 64, 2, 1)
+
+typedef void (*ndst_fn)(const uint8_t *, size_t, int, uint8_t *,
+                        const sh_masks *);
+/* [log2 esz][log2 P] */
+static const ndst_fn ndst_tab[4][5] = {
+    {nd1_1, nd1_2, nd1_4, nd1_8, nd1_16},
+    {nd2_1, nd2_2, nd2_4, nd2_8, NULL},
+    {nd4_1, nd4_2, nd4_4, NULL, NULL},
+    {nd8_1, nd8_2, NULL, NULL, NULL}};
+
+/* The narrow source for P registers of W-bit elements: register j is the
+** 16 bytes at a + j * step shuffled by mask; B's rows i < nb stored at b
+** (ldb bytes apart). */
+#define SH_NSRC(NAME, W, P, ROUNDS)                                          \
+  __attribute__((target("avx2"))) static void NAME(                          \
+      const uint8_t *a, size_t step, const uint8_t *mask, uint8_t *b,        \
+      size_t ldb, int nb) {                                                  \
+    __m128i r[P];                                                            \
+    const __m128i mk = SH_LD(mask);                                          \
+    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+      r[j] = _mm_shuffle_epi8(SH_LD(a + (size_t)j * step), mk);              \
+    SH_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND(W, r, P);          \
+    for (int i = 0; i < nb; i++) SH_ST(b + (size_t)i * ldb, r[i]);           \
+  }
+
+SH_NSRC(ns1_1, 8, 1, 0) SH_NSRC(ns1_2, 8, 2, 4) SH_NSRC(ns1_4, 8, 4, 4)
+SH_NSRC(ns1_8, 8, 8, 4) SH_NSRC(ns1_16, 8, 16, 4)
+SH_NSRC(ns2_1, 16, 1, 0) SH_NSRC(ns2_2, 16, 2, 3) SH_NSRC(ns2_4, 16, 4, 3)
+SH_NSRC(ns2_8, 16, 8, 3)
+SH_NSRC(ns4_1, 32, 1, 0) SH_NSRC(ns4_2, 32, 2, 2) SH_NSRC(ns4_4, 32, 4, 2)
+SH_NSRC(ns8_1, 64, 1, 0) SH_NSRC(ns8_2, 64, 2, 1)
+
+typedef void (*nsrc_fn)(const uint8_t *, size_t, const uint8_t *, uint8_t *,
+                        size_t, int);
+static const nsrc_fn nsrc_tab[4][5] = {
+    {ns1_1, ns1_2, ns1_4, ns1_8, ns1_16},
+    {ns2_1, ns2_2, ns2_4, ns2_8, NULL},
+    {ns4_1, ns4_2, ns4_4, NULL, NULL},
+    {ns8_1, ns8_2, NULL, NULL, NULL}};
+#endif /* SH_X86 */
+
+/* The masks of the narrow destination: register j holds Q = T / P groups
+** of P elements (group q: A's column jQ + q, element i from row i); its
+** v = Q * W * esz output bytes are Q groups of W: output byte x is
+** element e = x / esz % W of group x / (W * esz), A's row e - pre where
+** that is below m, else the pad. */
+static void ndst_masks(sh_masks *k, size_t esz, int P, int64_t m, int64_t W,
+                       int64_t pre, const uint8_t *pat) {
+  size_t T = 16 / esz, Q = T / (size_t)P, gb = (size_t)W * esz;
+  k->v = Q * gb;
+  k->nch = (int)((k->v + 15) / 16);
+  for (int t = 0; t < k->nch; t++)
+    for (size_t x = 0; x < 16; x++) {
+      size_t p = 16 * (size_t)t + x, q = p / gb, bb = p % esz;
+      int64_t i = (int64_t)((p % gb) / esz) - pre;
+      int data = p < k->v && i >= 0 && i < m;
+      k->mask[t][x] = data ? (uint8_t)((q * (size_t)P + (size_t)i) * esz + bb)
+                           : 0x80;
+      k->pad[t][x] = data || p >= k->v || !pat ? 0 : pat[bb];
+    }
+}
+
+int li_shuf_ndst(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
+                 const uint8_t *a, int64_t lda, int64_t m, int64_t cols,
+                 uint8_t *g, int64_t W, int64_t pre, const uint8_t *pat) {
+#if defined(SH_X86)
+  int64_t T = (int64_t)(16 / esz);
+  if (simd < LI_SIMD_AVX2 || (esz != 1 && esz != 2 && esz != 4 && esz != 8) ||
+      m < 1 || m >= T || pre < 0 || pre + m > W ||
+      W * (int64_t)esz > SH_GB || cols < T)
+    return 0;
+  /* P: m rows, and few enough chunks a register (W / P of them) */
+  int P = pow2_at(m);
+  while ((W + P - 1) / P > SH_CH) P *= 2;
+  if (P > T) return 0;
+  ndst_fn f = ndst_tab[log2_of((int)esz)][log2_of(P)];
+  sh_masks k;
+  ndst_masks(&k, esz, P, m, W, pre, pat);
+  size_t la = (size_t)lda * esz, gb = (size_t)W * esz;
+  /* A's columns c..c+T-1 are inside its rows, hence inside [lo, hi) */
+  (void)lo;
+  (void)hi;
+  int64_t c = 0;
+  /* whole tiles while their chunks' overrun (< 16 bytes) stays in B */
+  for (; (size_t)(c + T) * gb + 16 <= (size_t)cols * gb; c += T)
+    f(a + (size_t)c * esz, la, (int)m, g + (size_t)c * gb, &k);
+  for (; c < cols; c += T) { /* the rest through a buffer, shifted back */
+    int64_t c0 = c + T > cols ? cols - T : c;
+    uint8_t buf[16 * SH_GB + 16];
+    f(a + (size_t)c0 * esz, la, (int)m, buf, &k);
+    memcpy(g + (size_t)c0 * gb, buf, (size_t)T * gb);
+  }
+  return 1;
+#else
+  (void)esz, (void)simd, (void)lo, (void)hi, (void)a, (void)lda, (void)m;
+  (void)cols, (void)g, (void)W, (void)pre, (void)pat;
+  return 0;
+#endif
+}
+
+#if defined(SH_X86)
+/* The narrow source: A's rows r..r+T-1 (lda < T elements apart, cols
+** read) into B's cols rows (ldb apart), column r. */
+static int shuf_nsrc(size_t esz, const uint8_t *hi, const uint8_t *a,
+                     int64_t lda, uint8_t *b, int64_t ldb, int64_t rows,
+                     int64_t cols) {
+  int64_t T = (int64_t)(16 / esz);
+  /* P: cols, and Q rows of lda elements inside one 16-byte load */
+  int P = pow2_at(cols);
+  while (P < T && (T / P - 1) * lda + cols > T) P *= 2;
+  if ((T / P - 1) * lda + cols > T) return 0;
+  nsrc_fn f = nsrc_tab[log2_of((int)esz)][log2_of(P)];
+  size_t Q = (size_t)(T / P), la = (size_t)lda * esz, lb = (size_t)ldb * esz;
+  size_t step = Q * la;
+  uint8_t mask[16];
+  for (size_t x = 0; x < 16; x++) {
+    size_t q = x / ((size_t)P * esz), i = x / esz % (size_t)P, bb = x % esz;
+    mask[x] = (int64_t)i < cols ? (uint8_t)((q * (size_t)lda + i) * esz + bb)
+                                : 0x80;
+  }
+  for (int64_t r = 0; r < rows; r += T) {
+    int64_t rr = r + T > rows ? rows - T : r; /* shifted back */
+    const uint8_t *ar = a + (size_t)rr * la;
+    if (ar + (size_t)(P - 1) * step + 16 <= hi) {
+      f(ar, step, mask, b + (size_t)rr * esz, lb, (int)cols);
+    } else { /* the last loads would leave A: the tile's bytes copied */
+      uint8_t buf[16 * 16 + 16];
+      memcpy(buf, ar, (size_t)((T - 1) * lda + cols) * esz);
+      f(buf, step, mask, b + (size_t)rr * esz, lb, (int)cols);
+    }
+  }
+  return 1;
+}
+#endif
+
+/* tr.c's kernels for rows of m = 2, 4, 8 elements (m * esz < 16): its
+** narrow tile and narrow destination. */
+static int tr_has(size_t esz, int64_t m) {
+  return (m == 2 || m == 4 || m == 8) && m * (int64_t)esz < 16 && esz <= 4;
+}
+
+int li_shuf_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
+                 const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
+                 int64_t rows, int64_t cols) {
+#if defined(SH_X86)
+  int64_t T = (int64_t)(16 / esz);
+  if (simd < LI_SIMD_AVX2 || (esz != 1 && esz != 2 && esz != 4 && esz != 8))
+    return 0;
+  if (rows < T && ldb == rows && cols >= T && !tr_has(esz, rows))
+    return li_shuf_ndst(esz, simd, lo, hi, a, lda, rows, cols, b, rows, 0,
+                        NULL);
+  if (rows >= T && cols <= lda && lda < T && !tr_has(esz, lda))
+    return shuf_nsrc(esz, hi, a, lda, b, ldb, rows, cols);
+  return 0;
+#else
+  (void)esz, (void)simd, (void)lo, (void)hi, (void)a, (void)lda, (void)b;
+  (void)ldb, (void)rows, (void)cols;
+  return 0;
+#endif
+}

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kern.h"
+#include "tr_shuf.h"
 
 int li_simd_level(void) {
   int lv = LI_SIMD_NONE;
@@ -444,6 +445,15 @@ LI_STEP step_DIMTAB(walk *w, uint8_t *d) {
 
 LI_STEP step_BLOCK(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
+  /* the block's rows contiguous in the source, its groups back to back:
+  ** a narrow transposition with the pads in its groups (tr_shuf.c) */
+  if (o->ss == 1 && o->ds == w->pre + in->ext + w->post &&
+      li_shuf_ndst(w->de, w->p->simd, w->src, w->src + w->p->sbytes,
+                   w->src + w->sb * (int64_t)w->se, in->ss, in->ext, o->ext,
+                   d - w->pre * (int64_t)w->de, o->ds, w->pre, w->dpat)) {
+    w->pre = w->post = 0; /* written with the groups */
+    return;
+  }
   li_block_any(w->de, w->b->bk, w->src + w->sb * (int64_t)w->se, o->ss, in->ss,
                d, o->ds, o->ext, (int)in->ext, (int)w->pre,
                (int)(w->pre + in->ext + w->post), w->dpat);

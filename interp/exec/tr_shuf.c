@@ -162,18 +162,24 @@ static const nsrc_fn nsrc_tab[4][5] = {
 ** that is below m, else the pad. */
 static void ndst_masks(sh_masks *k, size_t esz, int P, int64_t m, int64_t W,
                        int64_t pre, const uint8_t *pat) {
-  size_t T = 16 / esz, Q = T / (size_t)P, gb = (size_t)W * esz;
-  k->v = Q * gb;
+  size_t T = 16 / esz, Q = T / (size_t)P;
+  k->v = Q * (size_t)W * esz;
   k->nch = (int)((k->v + 15) / 16);
-  for (int t = 0; t < k->nch; t++)
-    for (size_t x = 0; x < 16; x++) {
-      size_t p = 16 * (size_t)t + x, q = p / gb, bb = p % esz;
-      int64_t i = (int64_t)((p % gb) / esz) - pre;
-      int data = p < k->v && i >= 0 && i < m;
-      k->mask[t][x] = data ? (uint8_t)((q * (size_t)P + (size_t)i) * esz + bb)
-                           : 0x80;
-      k->pad[t][x] = data || p >= k->v || !pat ? 0 : pat[bb];
+  /* the byte's group q, element e and byte bb counted along (no division:
+  ** a BLOCK step of a few tiles builds its masks every call) */
+  size_t q = 0, bb = 0;
+  int64_t e = 0;
+  for (size_t p = 0; p < 16 * (size_t)k->nch; p++) {
+    uint8_t *mk = &k->mask[p / 16][p % 16], *pd = &k->pad[p / 16][p % 16];
+    int64_t i = e - pre;
+    int data = p < k->v && i >= 0 && i < m;
+    *mk = data ? (uint8_t)((q * (size_t)P + (size_t)i) * esz + bb) : 0x80;
+    *pd = data || p >= k->v || !pat ? 0 : pat[bb];
+    if (++bb == esz) {
+      bb = 0;
+      if (++e == W) e = 0, q++;
     }
+  }
 }
 
 int li_shuf_ndst(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,

@@ -445,12 +445,13 @@ LI_STEP step_DIMTAB(walk *w, uint8_t *d) {
 
 LI_STEP step_BLOCK(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
-  /* the block's rows contiguous in the source, its groups back to back:
-  ** a narrow transposition with the pads in its groups (tr_shuf.c) */
-  if (o->ss == 1 && o->ds == w->pre + in->ext + w->post &&
+  /* the block's rows contiguous in the source: a narrow transposition
+  ** with the pads in its groups (tr_shuf.c) */
+  if (o->ss == 1 &&
       li_shuf_ndst(w->de, w->p->simd, w->src, w->src + w->p->sbytes,
                    w->src + w->sb * (int64_t)w->se, in->ss, in->ext, o->ext,
-                   d - w->pre * (int64_t)w->de, o->ds, w->pre, w->dpat)) {
+                   d - w->pre * (int64_t)w->de, o->ds,
+                   w->pre + in->ext + w->post, w->pre, w->dpat)) {
     w->pre = w->post = 0; /* written with the groups */
     return;
   }

@@ -52,6 +52,8 @@
 typedef struct sh_masks {
   int nch;                 /* chunks a register */
   size_t v;                /* output bytes a register */
+  size_t rs;               /* bytes from one register's groups to the next */
+  size_t off[SH_CH];       /* where chunk t goes, from its register's */
   uint8_t mask[SH_CH][16]; /* source byte of each output byte, 0x80: none */
   uint8_t pad[SH_CH][16];  /* the pad byte where the mask has none */
 } sh_masks;
@@ -97,13 +99,25 @@ static int log2_of(int p) {
     if (k->nch == 1) {                                                       \
       const __m128i mk = SH_LD(k->mask[0]), pv = SH_LD(k->pad[0]);           \
       SH_UNROLL for (int j = 0; j < (P); j++)                                \
-        SH_ST(o + (size_t)j * k->v,                                          \
+        SH_ST(o + (size_t)j * k->rs,                                         \
               _mm_or_si128(_mm_shuffle_epi8(r[j], mk), pv));                 \
       return;                                                                \
     }                                                                        \
+    const size_t rs = k->rs;                                                 \
+    const int nch = k->nch;                                                  \
+    if (k->v % 16 == 0) { /* no chunk runs past its groups: any order */     \
+      for (int t = 0; t < nch; t++) {                                        \
+        const __m128i mk = SH_LD(k->mask[t]), pv = SH_LD(k->pad[t]);         \
+        uint8_t *ot = o + k->off[t];                                         \
+        SH_UNROLL for (int j = 0; j < (P); j++)                              \
+          SH_ST(ot + (size_t)j * rs,                                         \
+                _mm_or_si128(_mm_shuffle_epi8(r[j], mk), pv));               \
+      }                                                                      \
+      return;                                                                \
+    }                                                                        \
     SH_UNROLL for (int j = 0; j < (P); j++)                                  \
-      for (int t = 0; t < k->nch; t++)                                       \
-        SH_ST(o + (size_t)j * k->v + 16 * (size_t)t,                         \
+      for (int t = 0; t < nch; t++)                                          \
+        SH_ST(o + (size_t)j * rs + k->off[t],                                \
               _mm_or_si128(_mm_shuffle_epi8(r[j], SH_LD(k->mask[t])),        \
                            SH_LD(k->pad[t])));                               \
   }
@@ -161,10 +175,17 @@ static const nsrc_fn nsrc_tab[4][5] = {
 ** element e = x / esz % W of group x / (W * esz), A's row e - pre where
 ** that is below m, else the pad. */
 static void ndst_masks(sh_masks *k, size_t esz, int P, int64_t m, int64_t W,
-                       int64_t pre, const uint8_t *pat) {
-  size_t T = 16 / esz, Q = T / (size_t)P;
-  k->v = Q * (size_t)W * esz;
+                       int64_t gp, int64_t pre, const uint8_t *pat) {
+  size_t T = 16 / esz, Q = T / (size_t)P, gb = (size_t)W * esz;
+  k->v = Q * gb;
   k->nch = (int)((k->v + 15) / 16);
+  /* chunks back to back, or (gaps between the groups, gb a multiple of
+  ** 16) each group's chunks at its own place */
+  k->rs = gp == W ? k->v : Q * (size_t)gp * esz;
+  for (int t = 0; t < k->nch; t++)
+    k->off[t] = gp == W ? 16 * (size_t)t
+                        : 16 * (size_t)t / gb * (size_t)gp * esz +
+                              16 * (size_t)t % gb;
   /* the byte's group q, element e and byte bb counted along (no division:
   ** a BLOCK step of a few tiles builds its masks every call) */
   size_t q = 0, bb = 0;
@@ -184,25 +205,43 @@ static void ndst_masks(sh_masks *k, size_t esz, int P, int64_t m, int64_t W,
 
 int li_shuf_ndst(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
                  const uint8_t *a, int64_t lda, int64_t m, int64_t cols,
-                 uint8_t *g, int64_t W, int64_t pre, const uint8_t *pat) {
+                 uint8_t *g, int64_t gp, int64_t W, int64_t pre,
+                 const uint8_t *pat) {
 #if defined(SH_X86)
   int64_t T = (int64_t)(16 / esz);
   if (simd < LI_SIMD_AVX2 || (esz != 1 && esz != 2 && esz != 4 && esz != 8) ||
       m < 1 || m >= T || pre < 0 || pre + m > W ||
-      W * (int64_t)esz > SH_GB || cols < T)
+      W * (int64_t)esz > SH_GB || cols < T || gp < W ||
+      (gp > W && W * (int64_t)esz % 16))
     return 0;
   /* P: m rows, and few enough chunks a register (W / P of them) */
   int P = pow2_at(m);
   while ((W + P - 1) / P > SH_CH) P *= 2;
   if (P > T) return 0;
   ndst_fn f = ndst_tab[log2_of((int)esz)][log2_of(P)];
-  sh_masks k;
-  ndst_masks(&k, esz, P, m, W, pre, pat);
-  size_t la = (size_t)lda * esz, gb = (size_t)W * esz;
+  /* the masks of the thread's last call, kept: a block step of one or two
+  ** tiles is called many times with the same shape */
+  static _Thread_local sh_masks k;
+  static _Thread_local int64_t key[7];
+  uint64_t pv = 0;
+  if (pat) memcpy(&pv, pat, esz);
+  const int64_t now[7] = {(int64_t)esz, P, m, W, gp, pre, (int64_t)pv};
+  if (memcmp(key, now, sizeof now)) {
+    ndst_masks(&k, esz, P, m, W, gp, pre, pat);
+    memcpy(key, now, sizeof now);
+  }
+  size_t la = (size_t)lda * esz, gb = (size_t)gp * esz;
   /* A's columns c..c+T-1 are inside its rows, hence inside [lo, hi) */
   (void)lo;
   (void)hi;
   int64_t c = 0;
+  if (gp > W) { /* whole chunks at their groups: nothing past a tile */
+    for (; c < cols; c += T) {
+      int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
+      f(a + (size_t)c0 * esz, la, (int)m, g + (size_t)c0 * gb, &k);
+    }
+    return 1;
+  }
   /* whole tiles while their chunks' overrun (< 16 bytes) stays in B */
   for (; (size_t)(c + T) * gb + 16 <= (size_t)cols * gb; c += T)
     f(a + (size_t)c * esz, la, (int)m, g + (size_t)c * gb, &k);
@@ -269,8 +308,8 @@ int li_shuf_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   if (simd < LI_SIMD_AVX2 || (esz != 1 && esz != 2 && esz != 4 && esz != 8))
     return 0;
   if (rows < T && ldb == rows && cols >= T && !tr_has(esz, rows))
-    return li_shuf_ndst(esz, simd, lo, hi, a, lda, rows, cols, b, rows, 0,
-                        NULL);
+    return li_shuf_ndst(esz, simd, lo, hi, a, lda, rows, cols, b, rows, rows,
+                        0, NULL);
   if (rows >= T && cols <= lda && lda < T && !tr_has(esz, lda))
     return shuf_nsrc(esz, hi, a, lda, b, ldb, rows, cols);
   return 0;

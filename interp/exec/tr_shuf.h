@@ -11,15 +11,17 @@
 #include <stdint.h>
 
 /* The narrow destination with pads: A is m rows (row i at a + i*lda
-** elements) of `cols` elements; B is `cols` groups of W elements back to
-** back from g: pre pad elements, A's column (m elements), W - pre - m pad
-** elements. pat is the pad element (esz bytes). Returns 1 when done, 0
-** when the shape has no kernel here (nothing written then): simd below
-** LI_SIMD_AVX2, m >= 16 / esz, W * esz > 64, cols < 16 / esz. Loads
-** stay inside [lo, hi). */
+** elements) of `cols` elements; B is `cols` groups of W elements, gp
+** apart (gp >= W; the gp - W between them are not written), from g: pre
+** pad elements, A's column (m elements), W - pre - m pad elements. pat
+** is the pad element (esz bytes). Returns 1 when done, 0 when the shape
+** has no kernel here (nothing written then): simd below LI_SIMD_AVX2,
+** m >= 16 / esz, W * esz > 64, cols < 16 / esz, or gaps (gp > W) with
+** W * esz not a multiple of 16. Loads stay inside [lo, hi). */
 int li_shuf_ndst(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
                  const uint8_t *a, int64_t lda, int64_t m, int64_t cols,
-                 uint8_t *g, int64_t W, int64_t pre, const uint8_t *pat);
+                 uint8_t *g, int64_t gp, int64_t W, int64_t pre,
+                 const uint8_t *pat);
 
 /* li_tr2d's shapes taken here (same arguments as li_tr2d): B's rows of
 ** rows < 16 / esz elements back to back (ldb == rows), or A's rows of

@@ -2,7 +2,8 @@
 ** test_trshuf.c: the narrow transpositions of interp/exec/tr_shuf.c
 ** against their definition, element by element, at every SIMD level:
 **   kernel  li_shuf_ndst (m rows into groups of W elements with pads
-**           around them, the pad pattern given) for every m in 1..16,
+**           around them, the pad pattern given; the groups back to back
+**           or with gaps whose bytes stay unchanged) for every m in 1..16,
 **           every element size, odd column counts, unaligned pointers,
 **           guard bytes before and after B;
 **   tr2d    li_tr2d (which dispatches to tr_shuf.c) for rows or columns
@@ -31,12 +32,14 @@ static unsigned next(void) {
 
 #define GUARD 48 /* bytes around B that nothing may write */
 
-/* li_shuf_ndst for m rows of esz bytes into groups of W (pre pads first),
-** cols columns, A and B at byte offsets ao, bo from 16-byte alignment. */
-static int ndst_case(size_t esz, int simd, int64_t m, int64_t W, int64_t pre,
-                     int64_t cols, int64_t lda, size_t ao, size_t bo) {
+/* li_shuf_ndst for m rows of esz bytes into groups of W (pre pads first)
+** gp apart, cols columns, A and B at byte offsets ao, bo from 16-byte
+** alignment. */
+static int ndst_case(size_t esz, int simd, int64_t m, int64_t W, int64_t gp,
+                     int64_t pre, int64_t cols, int64_t lda, size_t ao,
+                     size_t bo) {
   size_t abytes = (size_t)((m - 1) * lda + cols) * esz;
-  size_t gbytes = (size_t)(cols * W) * esz;
+  size_t gbytes = (size_t)(cols * gp) * esz;
   uint8_t *abuf = malloc(abytes + 16), *bbuf = malloc(gbytes + 2 * GUARD + 16);
   uint8_t *want = malloc(gbytes + 2 * GUARD + 16);
   if (!abuf || !bbuf || !want) return 1;
@@ -47,28 +50,30 @@ static int ndst_case(size_t esz, int simd, int64_t m, int64_t W, int64_t pre,
   memset(bbuf, 0x5A, gbytes + 2 * GUARD + 16);
   memset(want, 0x5A, gbytes + 2 * GUARD + 16);
   int done = li_shuf_ndst(esz, simd, a, a + abytes, a, lda, m, cols,
-                          b + GUARD, W, pre, pat);
+                          b + GUARD, gp, W, pre, pat);
   if (done) /* the definition: group j = pads, A's column j, pads */
     for (int64_t j = 0; j < cols; j++)
       for (int64_t e = 0; e < W; e++) {
-        uint8_t *q = w + GUARD + (size_t)(j * W + e) * esz;
+        uint8_t *q = w + GUARD + (size_t)(j * gp + e) * esz;
         int64_t i = e - pre;
         if (i >= 0 && i < m) memcpy(q, a + (size_t)(i * lda + j) * esz, esz);
         else memcpy(q, pat, esz);
       }
-  /* taken exactly where documented: AVX2, m < T, W * esz <= 64, cols >= T */
+  /* taken exactly where documented: AVX2, m < T, W * esz <= 64, cols >= T,
+  ** gaps only after groups of whole 16-byte chunks */
   int64_t T = (int64_t)(16 / esz);
   int expect = simd >= LI_SIMD_AVX2 && m < T && W * (int64_t)esz <= 64 &&
-               cols >= T;
+               cols >= T && (gp == W || W * (int64_t)esz % 16 == 0);
   int bad = memcmp(bbuf, want, gbytes + 2 * GUARD + 16) != 0 ||
             done != expect;
   if (bad) {
     size_t k = 0;
     while (k < gbytes + 2 * GUARD + 16 && bbuf[k] == want[k]) k++;
     fprintf(stderr,
-            "FAIL ndst esz %zu simd %d m %lld W %lld pre %lld cols %lld lda "
-            "%lld ao %zu bo %zu: done %d (expected %d), byte %lld of B\n",
-            esz, simd, (long long)m, (long long)W, (long long)pre,
+            "FAIL ndst esz %zu simd %d m %lld W %lld gp %lld pre %lld cols "
+            "%lld lda %lld ao %zu bo %zu: done %d (expected %d), byte %lld "
+            "of B\n",
+            esz, simd, (long long)m, (long long)W, (long long)gp, (long long)pre,
             (long long)cols, (long long)lda, ao, bo, done, expect,
             (long long)k - (long long)(GUARD + bo));
   }
@@ -128,9 +133,11 @@ static int kernels(int simd, int *cases) {
           int64_t W = Ws[wi];
           if (W < m) continue;
           int64_t pre = wi == 1 ? 1 : wi == 3 ? (W - m) / 2 : 0;
-          fails += ndst_case(esz, simd, m, W, pre, c, c + (m & 1), (size_t)(m % 3),
-                             (size_t)(c % 5));
-          ++*cases;
+          fails += ndst_case(esz, simd, m, W, W, pre, c, c + (m & 1),
+                             (size_t)(m % 3), (size_t)(c % 5));
+          /* gaps between the groups: W more elements (another image's) */
+          fails += ndst_case(esz, simd, m, W, 2 * W, pre, c, c, 1, 3);
+          *cases += 2;
         }
         /* B rows back to back, B rows with gaps, A rows back to back, A
         ** rows longer than the columns read */
@@ -214,9 +221,12 @@ static int plan_nhwc(lay_ctx *ctx, lay_dtype dt, int64_t C, int lv) {
   return f;
 }
 
-/* A 16-channel block with C = 5: onednn.nChw16c [n, c/16, h, w, c%16] and
-** kneron.1w16c8b [c/16, n, h, w, c%16], pads 0. */
-static int plan_block(lay_ctx *ctx, lay_dtype dt, int kneron, int lv) {
+/* A 16-channel block with C = 5: onednn.nChw16c [n, c/16, h, w, c%16],
+** kneron.1w16c8b [c/16, n, h, w, c%16] and amd.hcwnc16 [h, c/16, w, n,
+** c%16] (the images' groups interleaved), pads 0. */
+static const char *const block_fmt[] = {"onednn.nChw16c", "kneron.1w16c8b",
+                                        "amd.hcwnc16"};
+static int plan_block(lay_ctx *ctx, lay_dtype dt, int kind, int lv) {
   size_t es = lay_dtype_size(dt);
   const int64_t N = 2, C = 5, H = 6, W = 35, CB = 1;
   int64_t shape[4] = {N, C, H, W};
@@ -229,12 +239,14 @@ static int plan_block(lay_ctx *ctx, lay_dtype dt, int kneron, int lv) {
     for (int64_t c = 0; c < C; c++)
       for (int64_t h = 0; h < H; h++)
         for (int64_t w = 0; w < W; w++) {
-          int64_t o = kneron ? (((c / 16 * N + n) * H + h) * W + w) * 16 + c % 16
-                             : (((n * CB + c / 16) * H + h) * W + w) * 16 + c % 16;
+          int64_t o =
+              kind == 0 ? (((n * CB + c / 16) * H + h) * W + w) * 16 + c % 16
+              : kind == 1 ? (((c / 16 * N + n) * H + h) * W + w) * 16 + c % 16
+                          : (((h * CB + c / 16) * W + w) * N + n) * 16 + c % 16;
           memcpy(y + (size_t)o * es,
                  x + (size_t)(((n * C + c) * H + h) * W + w) * es, es);
         }
-  const char *fmt = kneron ? "kneron.1w16c8b" : "onednn.nChw16c";
+  const char *fmt = block_fmt[kind];
   char what[96];
   snprintf(what, sizeof what, "%s pack %s C 5 simd %d", fmt,
            lay_dtype_name(dt), lv);
@@ -259,7 +271,7 @@ static int plans(int lv, int *cases) {
   for (int d = 0; d < 4; d++) {
     for (int64_t C = 1; C <= 17; C++, ++*cases) f += plan_nhwc(ctx, dts[d], C, lv);
     if (dts[d] != LAY_DT_INT64)
-      for (int k = 0; k < 2; k++, ++*cases) f += plan_block(ctx, dts[d], k, lv);
+      for (int k = 0; k < 3; k++, ++*cases) f += plan_block(ctx, dts[d], k, lv);
   }
   lay_ctx_free(ctx);
   return f;

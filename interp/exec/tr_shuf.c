@@ -131,12 +131,63 @@ SH_NDST(nd8_1, 64, 1, 0) SH_NDST(nd8_2, 64, 2, 1)
 
 typedef void (*ndst_fn)(const uint8_t *, size_t, int, uint8_t *,
                         const sh_masks *);
+
+/* The same over two tiles side by side (AVX2): the low lanes take columns
+** c..c+T-1, the high lanes the next T, whose groups start tb bytes on;
+** the low lanes' chunks are all stored first (their last one may run
+** into the second tile's groups). */
+#define SH_ROUND2(W, r, n)                                             \
+  do {                                                                 \
+    __m256i o_[16];                                                    \
+    SH_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
+      o_[2 * i_] = _mm256_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);     \
+      o_[2 * i_ + 1] = _mm256_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]); \
+    }                                                                  \
+    SH_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+  } while (0)
+#define SH_BC(p) _mm256_broadcastsi128_si256(SH_LD(p))
+
+#define SH_NDST2(NAME, W, P, ROUNDS)                                         \
+  __attribute__((target("avx2"))) static void NAME(                          \
+      const uint8_t *a, size_t lda, int m, uint8_t *o, size_t tb,            \
+      const sh_masks *k) {                                                   \
+    __m256i r[P];                                                            \
+    SH_UNROLL for (int i = 0; i < (P); i++)                                  \
+      r[i] = i < m ? _mm256_loadu_si256(                                     \
+                         (const __m256i *)(const void *)(a + (size_t)i * lda)) \
+                   : _mm256_setzero_si256();                                 \
+    SH_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND2(W, r, P);         \
+    const size_t rs = k->rs;                                                 \
+    const __m256i mk = SH_BC(k->mask[0]), pv = SH_BC(k->pad[0]);             \
+    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+      r[j] = _mm256_or_si256(_mm256_shuffle_epi8(r[j], mk), pv);             \
+    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+      SH_ST(o + (size_t)j * rs, _mm256_castsi256_si128(r[j]));               \
+    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+      SH_ST(o + tb + (size_t)j * rs, _mm256_extracti128_si256(r[j], 1));     \
+  }
+
 /* [log2 esz][log2 P] */
 static const ndst_fn ndst_tab[4][5] = {
     {nd1_1, nd1_2, nd1_4, nd1_8, nd1_16},
     {nd2_1, nd2_2, nd2_4, nd2_8, NULL},
     {nd4_1, nd4_2, nd4_4, NULL, NULL},
     {nd8_1, nd8_2, NULL, NULL, NULL}};
+
+SH_NDST2(nw1_1, 8, 1, 0) SH_NDST2(nw1_2, 8, 2, 1) SH_NDST2(nw1_4, 8, 4, 2)
+SH_NDST2(nw1_8, 8, 8, 3) SH_NDST2(nw1_16, 8, 16, 4)
+SH_NDST2(nw2_1, 16, 1, 0) SH_NDST2(nw2_2, 16, 2, 1) SH_NDST2(nw2_4, 16, 4, 2)
+SH_NDST2(nw2_8, 16, 8, 3)
+SH_NDST2(nw4_1, 32, 1, 0) SH_NDST2(nw4_2, 32, 2, 1) SH_NDST2(nw4_4, 32, 4, 2)
+SH_NDST2(nw8_1, 64, 1, 0) SH_NDST2(nw8_2, 64, 2, 1)
+
+typedef void (*ndst2_fn)(const uint8_t *, size_t, int, uint8_t *, size_t,
+                         const sh_masks *);
+static const ndst2_fn ndst2_tab[4][5] = {
+    {nw1_1, nw1_2, nw1_4, nw1_8, nw1_16},
+    {nw2_1, nw2_2, nw2_4, nw2_8, NULL},
+    {nw4_1, nw4_2, nw4_4, NULL, NULL},
+    {nw8_1, nw8_2, NULL, NULL, NULL}};
 
 /* The narrow source for P registers of W-bit elements: register j is the
 ** 16 bytes at a + j * step shuffled by mask; B's rows i < nb stored at b
@@ -167,6 +218,40 @@ static const nsrc_fn nsrc_tab[4][5] = {
     {ns2_1, ns2_2, ns2_4, ns2_8, NULL},
     {ns4_1, ns4_2, ns4_4, NULL, NULL},
     {ns8_1, ns8_2, NULL, NULL, NULL}};
+
+/* The same over 2T rows (AVX2): the low lanes take the first T, the high
+** lanes the T from tb bytes on; B's rows are stored 2T elements a row. */
+#define SH_NSRC2(NAME, W, P, ROUNDS)                                         \
+  __attribute__((target("avx2"))) static void NAME(                          \
+      const uint8_t *a, size_t step, size_t tb, const uint8_t *mask,         \
+      uint8_t *b, size_t ldb, int nb) {                                      \
+    __m256i r[P];                                                            \
+    const __m256i mk = SH_BC(mask);                                          \
+    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+      r[j] = _mm256_shuffle_epi8(                                            \
+          _mm256_inserti128_si256(                                           \
+              _mm256_castsi128_si256(SH_LD(a + (size_t)j * step)),           \
+              SH_LD(a + tb + (size_t)j * step), 1),                          \
+          mk);                                                               \
+    SH_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND2(W, r, P);         \
+    for (int i = 0; i < nb; i++)                                             \
+      _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)i * ldb), r[i]);   \
+  }
+
+SH_NSRC2(nv1_1, 8, 1, 0) SH_NSRC2(nv1_2, 8, 2, 4) SH_NSRC2(nv1_4, 8, 4, 4)
+SH_NSRC2(nv1_8, 8, 8, 4) SH_NSRC2(nv1_16, 8, 16, 4)
+SH_NSRC2(nv2_1, 16, 1, 0) SH_NSRC2(nv2_2, 16, 2, 3) SH_NSRC2(nv2_4, 16, 4, 3)
+SH_NSRC2(nv2_8, 16, 8, 3)
+SH_NSRC2(nv4_1, 32, 1, 0) SH_NSRC2(nv4_2, 32, 2, 2) SH_NSRC2(nv4_4, 32, 4, 2)
+SH_NSRC2(nv8_1, 64, 1, 0) SH_NSRC2(nv8_2, 64, 2, 1)
+
+typedef void (*nsrc2_fn)(const uint8_t *, size_t, size_t, const uint8_t *,
+                         uint8_t *, size_t, int);
+static const nsrc2_fn nsrc2_tab[4][5] = {
+    {nv1_1, nv1_2, nv1_4, nv1_8, nv1_16},
+    {nv2_1, nv2_2, nv2_4, nv2_8, NULL},
+    {nv4_1, nv4_2, nv4_4, NULL, NULL},
+    {nv8_1, nv8_2, NULL, NULL, NULL}};
 #endif /* SH_X86 */
 
 /* The masks of the narrow destination: register j holds Q = T / P groups
@@ -235,7 +320,13 @@ int li_shuf_ndst(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   (void)lo;
   (void)hi;
   int64_t c = 0;
+  /* two tiles a step (AVX2) where a register gives one chunk */
+  ndst2_fn f2 = k.nch == 1 ? ndst2_tab[log2_of((int)esz)][log2_of(P)] : NULL;
+  size_t tb = (size_t)T * gb; /* bytes of one tile's groups */
   if (gp > W) { /* whole chunks at their groups: nothing past a tile */
+    if (f2)
+      for (; c + 2 * T <= cols; c += 2 * T)
+        f2(a + (size_t)c * esz, la, (int)m, g + (size_t)c * gb, tb, &k);
     for (; c < cols; c += T) {
       int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
       f(a + (size_t)c0 * esz, la, (int)m, g + (size_t)c0 * gb, &k);
@@ -243,6 +334,9 @@ int li_shuf_ndst(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
     return 1;
   }
   /* whole tiles while their chunks' overrun (< 16 bytes) stays in B */
+  if (f2)
+    for (; (size_t)(c + 2 * T) * gb + 16 <= (size_t)cols * gb; c += 2 * T)
+      f2(a + (size_t)c * esz, la, (int)m, g + (size_t)c * gb, tb, &k);
   for (; (size_t)(c + T) * gb + 16 <= (size_t)cols * gb; c += T)
     f(a + (size_t)c * esz, la, (int)m, g + (size_t)c * gb, &k);
   for (; c < cols; c += T) { /* the rest through a buffer, shifted back */
@@ -279,7 +373,14 @@ static int shuf_nsrc(size_t esz, const uint8_t *hi, const uint8_t *a,
     mask[x] = (int64_t)i < cols ? (uint8_t)((q * (size_t)lda + i) * esz + bb)
                                 : 0x80;
   }
-  for (int64_t r = 0; r < rows; r += T) {
+  int64_t r = 0;
+  nsrc2_fn f2 = nsrc2_tab[log2_of((int)esz)][log2_of(P)];
+  for (; r + 2 * T <= rows; r += 2 * T) { /* 2T rows a step while inside A */
+    const uint8_t *ar = a + (size_t)r * la;
+    if (ar + (size_t)T * la + (size_t)(P - 1) * step + 16 > hi) break;
+    f2(ar, step, (size_t)T * la, mask, b + (size_t)r * esz, lb, (int)cols);
+  }
+  for (; r < rows; r += T) {
     int64_t rr = r + T > rows ? rows - T : r; /* shifted back */
     const uint8_t *ar = a + (size_t)rr * la;
     if (ar + (size_t)(P - 1) * step + 16 <= hi) {

@@ -386,7 +386,7 @@ static int shuf_nsrc(size_t esz, const uint8_t *hi, const uint8_t *a,
     if (ar + (size_t)(P - 1) * step + 16 <= hi) {
       f(ar, step, mask, b + (size_t)rr * esz, lb, (int)cols);
     } else { /* the last loads would leave A: the tile's bytes copied */
-      uint8_t buf[16 * 16 + 16];
+      uint8_t buf[16 * 16 + 16] = {0}; /* the loads past it: defined */
       memcpy(buf, ar, (size_t)((T - 1) * lda + cols) * esz);
       f(buf, step, mask, b + (size_t)rr * esz, lb, (int)cols);
     }

@@ -31,4 +31,14 @@ int li_shuf_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
                  const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
                  int64_t rows, int64_t cols);
 
+/* Whether li_shuf_tr2d may take the shape (a test inlined into li_tr2d,
+** which runs once per step of a box: a call per step cost small
+** transposes, qnn.crouton4x1 fp32, ~6%). simd >= 2: LI_SIMD_AVX2. */
+static inline int li_shuf_may(size_t esz, int simd, int64_t lda, int64_t ldb,
+                              int64_t rows, int64_t cols) {
+  return simd >= 2 &&
+         ((rows * (int64_t)esz < 16 && ldb == rows) ||
+          (lda * (int64_t)esz < 16 && cols <= lda));
+}
+
 #endif /* LI_TR_SHUF_H */

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "kern.h"
-#include "tr_shuf.h"
 
 int li_simd_level(void) {
   int lv = LI_SIMD_NONE;
@@ -443,27 +442,12 @@ LI_STEP step_DIMTAB(walk *w, uint8_t *d) {
   dimtab(w->p, w->b, w->in, w->src + w->sb * (int64_t)w->se, d, w->cb);
 }
 
-/* The block's rows contiguous in the source: a narrow transposition with
-** the pads in its groups (tr_shuf.c); 1 when done. Not inlined: inside
-** li_exec_box's switch it cost the other kernels (the TR of
-** kneron.1w16c8b unpack [2,5,64,64] 4.9 -> 5.5 us). */
-static __attribute__((noinline)) int block_shuf(walk *w, uint8_t *d) {
-  const li_loop *o = &w->L[w->nl - 2], *in = w->in;
-  if (!li_shuf_ndst(w->de, w->p->simd, w->src, w->src + w->p->sbytes,
-                    w->src + w->sb * (int64_t)w->se, in->ss, in->ext, o->ext,
-                    d - w->pre * (int64_t)w->de, o->ds,
-                    w->pre + in->ext + w->post, w->pre, w->dpat))
-    return 0;
-  w->pre = w->post = 0; /* written with the groups */
-  return 1;
-}
-
 LI_STEP step_BLOCK(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
-  if (o->ss == 1 && w->p->simd >= LI_SIMD_AVX2 && block_shuf(w, d)) return;
   li_block_any(w->de, w->b->bk, w->src + w->sb * (int64_t)w->se, o->ss, in->ss,
                d, o->ds, o->ext, (int)in->ext, (int)w->pre,
-               (int)(w->pre + in->ext + w->post), w->dpat);
+               (int)(w->pre + in->ext + w->post), w->dpat, w->p->simd,
+               w->src, w->src + w->p->sbytes);
   w->pre = w->post = 0; /* written with the block */
 }
 

@@ -448,7 +448,8 @@ LI_STEP step_BLOCK(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
   li_block_any(w->de, w->b->bk, w->src + w->sb * (int64_t)w->se, o->ss, in->ss,
                d, o->ds, o->ext, (int)in->ext, (int)w->pre,
-               (int)(w->pre + in->ext + w->post), w->dpat);
+               (int)(w->pre + in->ext + w->post), w->dpat, w->p->simd,
+               w->src, w->src + w->p->sbytes);
   w->pre = w->post = 0; /* written with the block */
 }
 

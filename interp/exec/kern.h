@@ -178,10 +178,13 @@ li_rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,
                   int post, uint8_t pad, const uint8_t *send);
 #endif
 /* n rows of K elements of esz bytes into rows of W with pads (bk: K
-** unrolled, or 0). */
+** unrolled, or 0). Rows contiguous in the source (sso 1) go through
+** tr_shuf.c's narrow destination where simd allows; its loads stay in
+** [lo, hi). */
 void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
                   int64_t ssi, uint8_t *d, int64_t dso, int64_t n, int K,
-                  int pre, int W, const uint8_t *pat);
+                  int pre, int W, const uint8_t *pat, int simd,
+                  const uint8_t *lo, const uint8_t *hi);
 
 /* ---- Interleaves and deinterleaves (kern_ilv.c) ---------------------------- */
 /* n rows of W one-byte elements from K planes (pads around them). */

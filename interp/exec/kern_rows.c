@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kern.h"
+#include "tr_shuf.h"
 
 /* AVX2 row copies: n3 x n2 x n rows of B = 32*q bytes (q = 1..4); 32-byte
 ** moves, every load of a row before its first store. */
@@ -245,7 +246,14 @@ static block_fn block_for(size_t esz, int k) {
 
 void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
                       int64_t ssi, uint8_t *d, int64_t dso, int64_t n, int K,
-                      int pre, int W, const uint8_t *pat) {
+                      int pre, int W, const uint8_t *pat, int simd,
+                      const uint8_t *lo, const uint8_t *hi) {
+  /* the rows contiguous in the source: a narrow transposition with the
+  ** pads in its groups */
+  if (sso == 1 && simd >= LI_SIMD_AVX2 &&
+      li_shuf_ndst(esz, simd, lo, hi, s, ssi, K, n, d - pre * (int64_t)esz,
+                   dso, W, pre, pat))
+    return;
   block_fn f = bk ? block_for(esz, bk) : NULL;
   if (f) { f(s, sso, ssi, d, dso, n, pre, W, pat); return; }
   if (esz == 1) blockn_uint8_t(s, sso, ssi, d, dso, n, K, pre, W, pat);

@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "plan_int.h"
+#include "tr_shuf.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -574,6 +575,9 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0) return;
+  if (li_shuf_may(esz, simd, lda, ldb, rows, cols) &&
+      li_shuf_tr2d(esz, simd, lo, hi, a, lda, b, ldb, rows, cols))
+    return; /* narrow rows of any other width: tr_shuf.c */
   walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, lo, hi,
             (size_t)lda * esz, (size_t)ldb * esz};
 #if defined(TR_SSE2)

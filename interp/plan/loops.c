@@ -490,6 +490,16 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     } else {
       block_rows(L, n);
     }
+    /* a loop along which the block's rows are contiguous in the source
+    ** takes the rows' place (tr_shuf.c's narrow destination: a gap
+    ** between its groups when W is whole 16-byte chunks) */
+    for (int a = n - 3; b->kern == LI_K_BLOCK && p->simd >= LI_SIMD_AVX2 &&
+                        L[n - 2].ss != 1 && !L[n - 2].tab && a >= 0; a--)
+      if (L[a].ss == 1 && !L[a].tab &&
+          (L[a].ds == W || (L[a].ds > W && W * (int64_t)esz % 16 == 0))) {
+        li_loop t = L[a]; L[a] = L[n - 2]; L[n - 2] = t;
+        break;
+      }
   } else if (in->ss == 1 && in->ds == 1) {
     b->kern = LI_K_MEMCPY;
   } else if (narrow_dst(b, L, n, esz) && take_transpose(b, L, n, esz)) {

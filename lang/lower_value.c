@@ -321,16 +321,16 @@ static int value_types(lw *w, const env *en, vop kind,
   lay_dtype zt = kind == OP_DQ ? v->cpu : to;
   if (arg[K_ZP] && !unknown && zt != LAY_DT_NONE &&
       !lg_dtype_is_float(zt)) {
-    int64_t ilo, ihi;
-    lg_dtype_range(zt, &ilo, &ihi);
-    double lo = (double)ilo, hi = (double)ihi;
+    double lo, hi1; /* hi1 = hi + 1, exact; hi prints as %g rounds it */
+    lg_dtype_drange(zt, &lo, &hi1);
+    double hi = hi1 - 1;
     for (int i = 0; i < v->n; i++) {
       char buf[64];
       snprintf(buf, sizeof buf, "%g", v->zp[i]);
       if (v->zp[i] != floor(v->zp[i]))
         return lg_fail(w, &en->sr, arg[K_ZP]->pos, LAY_E_ARG,
                        "zero_point %s is not an integer", buf);
-      if (v->zp[i] < lo || v->zp[i] > hi)
+      if (!lg_dtype_holds(zt, v->zp[i]))
         return lg_fail(w, &en->sr, arg[K_ZP]->pos, LAY_E_ARG,
                        "zero_point %s does not fit %s (%g to %g)", buf,
                        lay_dtype_name(zt), lo, hi);

@@ -132,10 +132,22 @@ static double rnd(double t, int mode) {
 }
 
 static void int_range(lay_dtype t, double *lo, double *hi) {
-  int64_t l, h;
+  int64_t l;
+  uint64_t h;
   lg_dtype_range(t, &l, &h);
   *lo = (double)l;
   *hi = (double)h;
+}
+
+/* An integral double as uint64 with saturation to 0 .. 2^64 - 1 (NaN gives
+** 0), or without: wrap-around modulo 2^64 of a value clamped to -2^63 ..
+** 2^64 first (as li_i64_of for int64). */
+static uint64_t u64_of(double q, int saturate) {
+  if (q != q) return 0;
+  if (q >= 0x1p64) return saturate ? UINT64_MAX : 0; /* 2^64 wraps to 0 */
+  if (q >= 0) return (uint64_t)q;
+  if (saturate) return 0;
+  return (uint64_t)(q < -0x1p63 ? INT64_MIN : (int64_t)q);
 }
 
 /* An integral double to the integer type's bit pattern. */
@@ -165,6 +177,7 @@ double li_ld(lay_dtype t, const void *p) {
   case LAY_DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
   case LAY_DT_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
   case LAY_DT_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+  case LAY_DT_UINT64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
   case LAY_DT_INT4: return *(const int8_t *)p;   /* one nibble per byte */
   case LAY_DT_UINT4: return *(const uint8_t *)p; /* (interp/api/nibble.c) */
   case LAY_DT_FP8E4M3: case LAY_DT_FP8E5M2:
@@ -186,6 +199,11 @@ void li_st(lay_dtype t, void *p, double v, int round, int saturate) {
     return;
   case LAY_DT_INT64: {
     int64_t w = li_i64_of(rnd(v, round), saturate);
+    memcpy(p, &w, 8);
+    return;
+  }
+  case LAY_DT_UINT64: {
+    uint64_t w = u64_of(rnd(v, round), saturate);
     memcpy(p, &w, 8);
     return;
   }
@@ -231,6 +249,7 @@ static void ld_run(lay_dtype t, const void *src, double *x, int64_t n) {
   LD(LAY_DT_INT32, int32_t, v)
   LD(LAY_DT_UINT32, uint32_t, v)
   LD(LAY_DT_INT64, int64_t, (double)v)
+  LD(LAY_DT_UINT64, uint64_t, (double)v)
   LD(LAY_DT_INT4, int8_t, v)
   LD(LAY_DT_UINT4, uint8_t, v)
 #undef LD
@@ -384,6 +403,50 @@ static int fast_cast(lay_dtype from, lay_dtype to, int round, const void *src,
     return 1;
   }
   return 0;
+}
+
+/* Casts between integer types one of which is int64 or uint64, and from
+** int64 or uint64 to fp32, without doubles (a double holds 53 bits): the
+** value as its 64 bits and a sign, saturated to the target's range or, with
+** saturate = 0, wrapped (its low bits, two's complement); to fp32 one
+** rounding to nearest even. 0 when the types are others. */
+static int int_cast(lay_dtype from, lay_dtype to, int saturate,
+                    const void *src, void *dst, int64_t n) {
+  int f64 = from == LAY_DT_INT64 || from == LAY_DT_UINT64;
+  int t64 = to == LAY_DT_INT64 || to == LAY_DT_UINT64;
+  if (li_dt_is_float(from) || !(f64 || t64) ||
+      (li_dt_is_float(to) && !(f64 && to == LAY_DT_FP32)))
+    return 0;
+  int64_t lo;
+  uint64_t hi;
+  lg_dtype_range(to, &lo, &hi);
+  size_t fs = li_dt_size(from), ts = li_dt_size(to);
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  for (int64_t i = 0; i < n; i++, s += fs, d += ts) {
+    uint64_t u;
+    int neg;
+    if (f64) {
+      memcpy(&u, s, 8);
+      neg = from == LAY_DT_INT64 && (int64_t)u < 0;
+    } else { /* 32 bits or fewer: exact in a double */
+      double v = li_ld(from, s);
+      neg = v < 0;
+      u = (uint64_t)(int64_t)v;
+    }
+    if (to == LAY_DT_FP32) {
+      float f = neg ? (float)(int64_t)u : (float)u;
+      memcpy(d, &f, 4);
+      continue;
+    }
+    if (saturate && neg && (int64_t)u < lo) u = (uint64_t)lo;
+    if (saturate && !neg && u > hi) u = hi;
+    if (ts == 1) *d = (uint8_t)u;
+    else if (ts == 2) { uint16_t w = (uint16_t)u; memcpy(d, &w, 2); }
+    else if (ts == 4) { uint32_t w = (uint32_t)u; memcpy(d, &w, 4); }
+    else memcpy(d, &u, 8);
+  }
+  return 1;
 }
 
 /* v = 2^k with -101 < k < 99 (frexp's 0.5 * 2^e, -100 < e < 100), read
@@ -654,7 +717,8 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
   }
   if (r->kind == LI_VR_CAST &&
       ((r->round != LG_R_TRUNC && li_vs_cast(from, to, src, dst, n, r->simd)) ||
-       fast_cast(from, to, r->round, src, dst, n)))
+       fast_cast(from, to, r->round, src, dst, n) ||
+       int_cast(from, to, r->saturate, src, dst, n)))
     return;
   if (r->kind == LI_VR_CAST &&
       li_fp8_cast(from, to, r->round, r->saturate, src, dst, n, r->simd))

@@ -237,7 +237,8 @@ static double f16_value(uint16_t h) {
 /* Store `v` as one element of type t at p (little-endian). Integers must
 ** fit; floats are rounded to nearest even. */
 int lt_put_elem(lt_run *r, lay_dtype t, lt_num v, unsigned char *p) {
-  int64_t lo = 0, hi = 0;
+  int64_t lo = 0;
+  uint64_t hi = 0;
   switch (t) {
     case LAY_DT_FP32: {
       float f = (float)num_d(v);
@@ -256,11 +257,11 @@ int lt_put_elem(lt_run *r, lay_dtype t, lt_num v, unsigned char *p) {
       lg_dtype_range(t, &lo, &hi);
       break;
   }
-  if (v.isf) {
-    if (v.f != floor(v.f) || v.f < (double)lo || v.f > (double)hi)
+  if (v.isf) { /* a double past 2^63 only for uint64 */
+    if (!lg_dtype_holds(t, v.f))
       return lt_fail(r, "value %g does not fit %s", v.f, lay_dtype_name(t));
-    v.i = (int64_t)v.f;
-  } else if (v.i < lo || v.i > hi) {
+    v.i = v.f >= 0x1p63 ? (int64_t)(uint64_t)v.f : (int64_t)v.f;
+  } else if (v.i < lo || (v.i > 0 && (uint64_t)v.i > hi)) {
     return lt_fail(r, "value %lld does not fit %s", (long long)v.i,
                 lay_dtype_name(t));
   }

@@ -61,6 +61,18 @@ int lg_value_of(lay_dtype t, double v, double *out) {
   return lg_dtype_holds(t, v) ? 0 : -1;
 }
 
+int lg_pad_fits(lay_dtype t, const lg_ir_value *v) {
+  double r;
+  if (!v->pad_int || t == LAY_DT_NONE || lg_dtype_is_float(t))
+    return lg_value_of(t, v->pad_value, &r);
+  int64_t lo;
+  uint64_t hi;
+  lg_dtype_range(t, &lo, &hi);
+  if (v->pad_int == 2) return v->pad_bits <= hi ? 0 : -1;
+  int64_t x = (int64_t)v->pad_bits;
+  return x >= lo && (x < 0 || (uint64_t)x <= hi) ? 0 : -1;
+}
+
 /* An integral double stored in integer type t: saturated, or wrapped
 ** (two's complement, as the executor's truncating store). */
 static double to_int(lay_dtype t, double q, int saturate) {

@@ -465,7 +465,13 @@ static void r_decode_t(const rlay *r, lay_dtype hwt, const uint8_t *src,
 
 /* The pad element as stored (hw bytes). */
 static void r_pad(const rlay *r, uint8_t *p) {
-  r_st(r->hw, p, r->ir->value.pad_value, LG_R_HALF_EVEN, 1);
+  const lg_ir_value *v = &r->ir->value;
+  if (v->pad_int && (r->hw == LAY_DT_INT64 || r->hw == LAY_DT_UINT64)) {
+    for (int k = 0; k < 8; k++) /* the literal's exact value, LE */
+      p[k] = (uint8_t)(v->pad_bits >> (8 * k));
+    return;
+  }
+  r_st(r->hw, p, v->pad_value, LG_R_HALF_EVEN, 1);
 }
 
 static int64_t r_count(const int64_t *s, int rank) {

@@ -539,7 +539,9 @@ static void svg_cells(cli_text *b, const picture *g) {
                   "text-anchor=\"middle\">+%llu%s</text>\n",
               LEFT + (int)c * g->cw + g->cw / 2, g->top - 6,
               (unsigned long long)cell_byte(g, c),
-              !g->half ? "" : (c % 2 == 0) != (g->hifirst != 0) ? " lo" : " hi");
+              !g->half                              ? ""
+              : (c % 2 == 0) != (g->hifirst != 0) ? " lo"
+                                                  : " hi");
   cli_text_printf(b, "<g font-size=\"10\" text-anchor=\"middle\">\n");
   for (size_t i = 0; i < g->n; i++) {
     uint64_t r = g->idx[i] / g->rc, c = g->idx[i] % g->rc;
@@ -604,7 +606,8 @@ static void svg_lines(cli_text *b, const picture *g) {
               LEFT + w / 2, y + 19,
               (unsigned long long)(g->nrows - g->head - g->tail),
               (unsigned long long)cell_byte(g, g->head * g->rc),
-              (unsigned long long)(cell_byte(g, (g->nrows - g->tail) * g->rc) - 1));
+              (unsigned long long)(cell_byte(g, (g->nrows - g->tail) * g->rc) -
+                                   1));
   }
   cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                 "fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n",

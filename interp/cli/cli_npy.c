@@ -190,8 +190,8 @@ static int npy_dtype(const char *name, const char *descr, lay_dtype *t) {
              "(x.astype(x.dtype.newbyteorder('<')))", name, descr);
   else
     cli_fail("%s: dtype '%s' is not supported (lay takes <f4 <f2 |i1 |u1 <i2 <u2 "
-             "<i4 <u4 <i8 <u8; bf16 as <u2, fp8 as |u1): convert it first, e.g. "
-             "x.astype(np.float32)",
+             "<i4 <u4 <i8 <u8; bf16 as <u2, fp8 as |u1): convert it first, "
+             "e.g. x.astype(np.float32)",
              name, descr);
   return -1;
 }

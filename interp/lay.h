@@ -105,7 +105,8 @@ typedef enum lay_dtype {
   LAY_DT_INT4 = 11,    /* two per byte (lay_dtype_bits 4): see below */
   LAY_DT_UINT4 = 12,
   LAY_DT_FP8E4M3 = 13, /* OCP FP8 E4M3 (ml_dtypes float8_e4m3fn) */
-  LAY_DT_FP8E5M2 = 14  /* OCP FP8 E5M2 (ml_dtypes float8_e5m2) */
+  LAY_DT_FP8E5M2 = 14, /* OCP FP8 E5M2 (ml_dtypes float8_e5m2) */
+  LAY_DT_UINT64 = 15   /* 0 .. 2^64 - 1 */
 } lay_dtype;
 
 /* "fp32" or numpy's "float32", ... ; LAY_DT_NONE for an unknown name. */

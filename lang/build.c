@@ -94,9 +94,18 @@ static int max_depth(const lg_list *l) {
 
 lg_expr *lg_b_int(lg_parse *p, lg_token t) {
   lg_expr *e = node(p, LG_X_INT, t.off, t.off + t.len, 0);
-  if (e && lg_lex_int(p->src + t.off, t.len, &e->u.i)) {
+  int64_t v = 0;
+  int rc = e ? lg_lex_int(p->src + t.off, t.len, &v) : 0;
+  if (rc < 0) {
     lg_b_error(p, LAY_E_SYNTAX, t.off, "integer too large");
     return NULL;
+  }
+  if (e && rc == 1) { /* past INT64_MAX (a uint64 value): a number, whose
+                      ** exact value a pad_value reads from its text */
+    e->kind = LG_X_FLOAT;
+    e->u.f = (double)(uint64_t)v;
+  } else if (e) {
+    e->u.i = v;
   }
   return e;
 }

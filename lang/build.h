@@ -47,8 +47,9 @@ const char *lg_keyword(size_t i, int *tok);
 ** else "" (lang/lower_hint.c). */
 void lg_hint_keyword(const char *s, size_t n, char *buf, size_t cap);
 
-/* Decode an integer literal (decimal or 0x hex). Returns 0, or -1 when it
-** is larger than INT64_MAX. */
+/* Decode an integer literal (decimal or 0x hex). Returns 0; 1 when it is
+** larger than INT64_MAX but fits uint64 (*out holds its bits); -1 when it
+** is larger than UINT64_MAX. */
 int lg_lex_int(const char *s, size_t n, int64_t *out);
 
 /* An open bracket, for "']' expected (to close '[' at 3:17)". */

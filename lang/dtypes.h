@@ -17,7 +17,8 @@
 **   nbits  bits of one element in a buffer (4 for int4 and uint4: two
 **          elements per byte)
 **   fl     1 for a float type
-**   lo, hi the range of an integer type (0, 0 for a float type)
+**   lo, hi the range of an integer type (0, 0 for a float type): lo an
+**          int64_t, hi a uint64_t, so that int64 and uint64 are exact
 **   bits, emin, max  a float type's significand bits (with the implicit
 **          one), frexp() exponent of its smallest normal number, and
 **          largest finite value (0, 0, 0 for an integer type). The fp8
@@ -26,11 +27,15 @@
 **          NaN S.1111.111, largest 1.75 * 2^8 = 448, smallest normal 2^-6)
 **          and E5M2 (fp8e5m2: bias 15, IEEE-like infinities and NaNs,
 **          largest 1.75 * 2^15 = 57344, smallest normal 2^-14).
-** ORDER: the rows follow lay.h's LAY_DT_ values.
+** ORDER: the rows follow lay.h's LAY_DT_ values (uint64, added last, is
+** the last row; nothing else depends on the order but value_simd.c's and
+** value.c's `<= LAY_DT_UINT32`, which leave the types after uint32 to the
+** scalar paths).
 */
 #ifndef LG_DTYPES_H
 #define LG_DTYPES_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,7 +59,8 @@
   X(FP8E4M3, "fp8e4m3", "float8_e4m3fn fp8_e4m3 e4m3", "", 1, 8, 1, 0, 0, 4, \
     -5, 448.0)                                                               \
   X(FP8E5M2, "fp8e5m2", "float8_e5m2 fp8_e5m2 e5m2", "", 1, 8, 1, 0, 0, 3,   \
-    -13, 57344.0)
+    -13, 57344.0)                                                          \
+  X(UINT64, "uint64", "ulonglong", "u8 Q", 8, 64, 0, 0, UINT64_MAX, 0, 0, 0)
 
 /* The canonical name; "none" for LAY_DT_NONE. */
 static inline const char *lg_dtype_name(lay_dtype t) {
@@ -101,15 +107,34 @@ static inline int lg_dtype_bits(lay_dtype t) {
   }
 }
 
-/* The range of an integer type; 0 and -1 for any other. */
-static inline void lg_dtype_range(lay_dtype t, int64_t *lo, int64_t *hi) {
+/* The range of an integer type, exact (uint64's hi is 2^64 - 1); 1 and 0
+** for any other. */
+static inline void lg_dtype_range(lay_dtype t, int64_t *lo, uint64_t *hi) {
   switch (t) {
 #define X(id, nm, np, co, size, nb, fl, l, h, bits, emin, max) \
-  case LAY_DT_##id: *lo = (int64_t)(l); *hi = (int64_t)(h); return;
+  case LAY_DT_##id: *lo = (int64_t)(l); *hi = (uint64_t)(h); return;
     LG_DTYPES(X)
 #undef X
-  default: *lo = 0; *hi = -1; return;
+  default: *lo = 1; *hi = 0; return;
   }
+}
+
+/* The range of an integer type as doubles: lo, and hi1 = hi + 1 (every hi
+** is 2^k - 1, so hi + 1 is exact where (double)hi rounds up to it for int64
+** and uint64). A double v is in range when lo <= v < hi1. */
+static inline void lg_dtype_drange(lay_dtype t, double *lo, double *hi1) {
+  int64_t l;
+  uint64_t h;
+  lg_dtype_range(t, &l, &h);
+  *lo = (double)l;
+  *hi1 = (double)(h / 2 + 1) * 2.0; /* exact for h = 2^k - 1 */
+}
+
+/* 1 when the integral double v is a value of integer type t. */
+static inline int lg_dtype_holds(lay_dtype t, double v) {
+  double lo, hi1;
+  lg_dtype_drange(t, &lo, &hi1);
+  return v == floor(v) && v >= lo && v < hi1;
 }
 
 /* A float type's format (see above); 0 for any other type. */

@@ -163,6 +163,12 @@ typedef struct lg_ir_value {
                          with planes it is split like any element: plane
                          p of a pad element is (u >> shift) & mask of the
                          hw-typed pad value's bit pattern u */
+  int pad_int;        /* a layout's pad_value written as an integer
+                         literal: 1, its value is pad_bits as int64; 2, as
+                         uint64 (past INT64_MAX); 0: pad_value only. The
+                         64-bit types store it exactly (a double holds 53
+                         bits) */
+  uint64_t pad_bits;
   int nibble_hi;      /* a 4-bit layout buffer (int4, uint4): 1 when the
                          first element of each byte in memory order is its
                          high nibble (`nibbles = high_first`), 0 (default)

@@ -118,10 +118,10 @@ static int lex_bad_char(lg_lexer *lx, lg_token *t, size_t at) {
   return lex_error(lx, t, at, lx->buf);
 }
 
-/* An integer literal [at, at+n): too large is an error. */
+/* An integer literal [at, at+n): past 2^64 - 1 is an error. */
 static int lex_int(lg_lexer *lx, lg_token *t, size_t at, size_t n) {
   int64_t v;
-  if (lg_lex_int(lx->src + at, n, &v))
+  if (lg_lex_int(lx->src + at, n, &v) < 0)
     return lex_error(lx, t, at, "integer too large");
   t->off = (uint32_t)at;
   t->len = (uint32_t)n;
@@ -135,19 +135,18 @@ int lg_lex_int(const char *s, size_t n, int64_t *out) {
     for (size_t i = 2; i < n; i++) {
       char c = s[i];
       int d = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-      if (v > (uint64_t)INT64_MAX >> 4) return -1;
+      if (v > UINT64_MAX >> 4) return -1;
       v = v << 4 | (uint64_t)d;
     }
   } else {
     for (size_t i = 0; i < n; i++) {
       uint64_t d = (uint64_t)(s[i] - '0');
-      if (v > ((uint64_t)INT64_MAX - d) / 10) return -1;
+      if (v > (UINT64_MAX - d) / 10) return -1;
       v = v * 10 + d;
     }
   }
-  if (v > (uint64_t)INT64_MAX) return -1;
-  *out = (int64_t)v;
-  return 0;
+  *out = (int64_t)v; /* past INT64_MAX: its bits (a uint64 pad value) */
+  return v > (uint64_t)INT64_MAX;
 }
 
 int lg_lex(lg_lexer *lx, lg_token *t) {

@@ -129,6 +129,17 @@ static int int_op(lw *w, const env *en, const lg_expr *e, lg_op op,
   return 0;
 }
 
+/* "'x' must be an integer"; for a literal past INT64_MAX (a number: build.c)
+** that it is too large. */
+static int not_int(lw *w, const env *en, const lg_expr *e) {
+  const char *t = lg_etext(w, &en->sr, e);
+  if (e->kind == LG_X_FLOAT && t && t[0] && !t[strspn(t, "0123456789")])
+    return lg_fail(w, &en->sr, e->pos, LAY_E_ARG,
+                   "integer too large: '%s' is past 2^63 - 1 (only a "
+                   "pad_value may go up to 2^64 - 1)", t);
+  return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'%s' must be an integer", t);
+}
+
 /* A value as a size expression (V_INT or V_IE); NULL for V_UNK. */
 static int as_ie(lw *w, const env *en, const lg_expr *e, const val *v,
                  lg_iexpr **out) {
@@ -144,8 +155,7 @@ static int as_ie(lw *w, const env *en, const lg_expr *e, const val *v,
     if (e->kind != LG_X_LIST) return list_misuse(w, en, e, v);
     /* fall through */
   default:
-    return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'%s' must be an integer",
-                   lg_etext(w, &en->sr, e));
+    return not_int(w, en, e);
   }
 }
 
@@ -387,8 +397,7 @@ int lg_eval_int(lw *w, const env *en, const lg_expr *e, int64_t *out,
                    lg_etext(w, &en->sr, e));
   if (v.k == V_LIST && e->kind != LG_X_LIST)
     return list_misuse(w, en, e, &v);
-  return lg_fail(w, &en->sr, e->pos, LAY_E_ARG, "'%s' must be an integer",
-                 lg_etext(w, &en->sr, e));
+  return not_int(w, en, e);
 }
 
 /* Does e mention a dimension (outside of parameters)? */

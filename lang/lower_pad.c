@@ -70,11 +70,10 @@ int lg_pad_fail(lw *w, const srcref *sr, const lg_clause *pad, lay_dtype t,
 lay_status lg_pad_check_type(const lg_ir *ir, lay_dtype cpu, int asked,
                              lay_error *err) {
   const lg_ir_value *v = &ir->value;
-  double r;
   /* A type the layout names (its own, or a value rule's target) was
   ** checked while lowering; the planner checks a pad without a source. */
   if (v->cpu != LAY_DT_NONE || (v->kind != LG_V_NONE && v->hw != LAY_DT_NONE) ||
-      !ir->pad_src.src || !lg_value_of(cpu, v->pad_value, &r))
+      !ir->pad_src.src || !lg_pad_fits(cpu, v))
     return LAY_OK;
   const char *why = ir->pad_src.why ? ir->pad_src.why : "";
   lg_error_at(err, LAY_E_ARG, ir->pad_src.file, ir->pad_src.src,

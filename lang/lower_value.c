@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "build.h"
 #include "dtypes.h"
 #include "lower_int.h"
 #include "padval.h"
@@ -321,16 +322,16 @@ static int value_types(lw *w, const env *en, vop kind,
   lay_dtype zt = kind == OP_DQ ? v->cpu : to;
   if (arg[K_ZP] && !unknown && zt != LAY_DT_NONE &&
       !lg_dtype_is_float(zt)) {
-    int64_t ilo, ihi;
-    lg_dtype_range(zt, &ilo, &ihi);
-    double lo = (double)ilo, hi = (double)ihi;
+    double lo, hi1; /* hi1 = hi + 1, exact; hi prints as %g rounds it */
+    lg_dtype_drange(zt, &lo, &hi1);
+    double hi = hi1 - 1;
     for (int i = 0; i < v->n; i++) {
       char buf[64];
       snprintf(buf, sizeof buf, "%g", v->zp[i]);
       if (v->zp[i] != floor(v->zp[i]))
         return lg_fail(w, &en->sr, arg[K_ZP]->pos, LAY_E_ARG,
                        "zero_point %s is not an integer", buf);
-      if (v->zp[i] < lo || v->zp[i] > hi)
+      if (!lg_dtype_holds(zt, v->zp[i]))
         return lg_fail(w, &en->sr, arg[K_ZP]->pos, LAY_E_ARG,
                        "zero_point %s does not fit %s (%g to %g)", buf,
                        lay_dtype_name(zt), lo, hi);
@@ -514,6 +515,30 @@ static int where_clause(lw *w, const env *en, const lg_clause *c, lg_ir *ir,
   return 0;
 }
 
+/* A pad_value written as an integer literal (or minus one) keeps its exact
+** value beside the double (ir.h pad_int, pad_bits): past 2^53 a double
+** cannot tell 2^64 - 1 from 2^64. */
+static void pad_literal(lw *w, const env *en, const lg_expr *e,
+                        lg_ir_value *v) {
+  v->pad_int = 0;
+  if (e->kind == LG_X_INT) {
+    v->pad_int = 1;
+    v->pad_bits = (uint64_t)e->u.i;
+  } else if (e->kind == LG_X_UNARY && e->u.op.op == LG_OP_NEG &&
+             e->u.op.a->kind == LG_X_INT) {
+    v->pad_int = 1;
+    v->pad_bits = 0 - (uint64_t)e->u.op.a->u.i;
+  } else if (e->kind == LG_X_FLOAT) { /* an integer past INT64_MAX */
+    const char *t = lg_etext(w, &en->sr, e);
+    size_t n = t ? strspn(t, "0123456789") : 0;
+    int64_t b;
+    if (n && !t[n] && lg_lex_int(t, n, &b) == 1) {
+      v->pad_int = 2;
+      v->pad_bits = (uint64_t)b;
+    }
+  }
+}
+
 /* All clauses of a layout. */
 int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
                      const char **plane_name, const lg_clause **pad_clause) {
@@ -539,6 +564,7 @@ int lg_value_clauses(lw *w, const env *en, const lg_layout *L, lg_ir *ir,
         return lg_fail(w, &en->sr, c->value->pos, LAY_E_ARG,
                        "pad_value must be one number");
       ir->value.pad_value = x.unk ? 0 : x.s;
+      if (!x.unk) pad_literal(w, en, c->value, &ir->value);
     } else if (c->kind == LG_C_SET && !strcmp(nm, "nibbles")) {
       /* the nibble order of a 4-bit layout buffer (types20) */
       const char *s;
@@ -564,8 +590,8 @@ int lg_finish_value(lw *w, const srcref *sr, const lg_clause *pad,
                     lg_ir *ir) {
   lg_ir_value *v = &ir->value;
   lay_dtype t = v->hw != LAY_DT_NONE ? v->hw : v->cpu;
-  double p = v->pad_value, r;
+  double p = v->pad_value;
   lg_pad_note(w, sr, pad, ir);
-  if (pad && lg_value_of(t, p, &r)) return lg_pad_fail(w, sr, pad, t, p);
+  if (pad && lg_pad_fits(t, v)) return lg_pad_fail(w, sr, pad, t, p);
   return 0;
 }

@@ -10,12 +10,12 @@
 #include "dtypes.h"
 #include "padval.h"
 
-/* The range of an integer type (dtypes.h). */
-static void int_limits(lay_dtype t, double *lo, double *hi) {
-  int64_t l, h;
-  lg_dtype_range(t, &l, &h);
-  *lo = (double)l;
-  *hi = (double)h;
+/* The range of an integer type (dtypes.h): lo and hi as doubles (int64's
+** and uint64's hi round up to 2^63 and 2^64, which the executor's store
+** saturates back to hi), and hi1 = hi + 1 exact. */
+static void int_limits(lay_dtype t, double *lo, double *hi, double *hi1) {
+  lg_dtype_drange(t, lo, hi1);
+  *hi = *hi1 - 1;
 }
 
 /* Round half to even to an integer (|t| < 2^52 has a fraction). */
@@ -50,7 +50,7 @@ static double round_float(lay_dtype t, double v, int bits, int emin,
 
 int lg_value_of(lay_dtype t, double v, double *out) {
   int bits, emin;
-  double max, lo, hi;
+  double max;
   *out = v;
   if (t == LAY_DT_NONE) return 0;
   if (lg_dtype_float(t, &bits, &emin, &max)) {
@@ -58,18 +58,31 @@ int lg_value_of(lay_dtype t, double v, double *out) {
     *out = round_float(t, v, bits, emin, max, LG_R_HALF_EVEN);
     return isfinite(*out) ? 0 : -1;
   }
-  int_limits(t, &lo, &hi);
-  return v == floor(v) && v >= lo && v <= hi ? 0 : -1;
+  return lg_dtype_holds(t, v) ? 0 : -1;
+}
+
+int lg_pad_fits(lay_dtype t, const lg_ir_value *v) {
+  double r;
+  if (!v->pad_int || t == LAY_DT_NONE || lg_dtype_is_float(t))
+    return lg_value_of(t, v->pad_value, &r);
+  int64_t lo;
+  uint64_t hi;
+  lg_dtype_range(t, &lo, &hi);
+  if (v->pad_int == 2) return v->pad_bits <= hi ? 0 : -1;
+  int64_t x = (int64_t)v->pad_bits;
+  return x >= lo && (x < 0 || (uint64_t)x <= hi) ? 0 : -1;
 }
 
 /* An integral double stored in integer type t: saturated, or wrapped
 ** (two's complement, as the executor's truncating store). */
 static double to_int(lay_dtype t, double q, int saturate) {
-  double lo, hi;
-  int_limits(t, &lo, &hi);
+  double lo, hi, hi1;
+  int_limits(t, &lo, &hi, &hi1);
   if (q != q || q == 0) return 0; /* an integer has no -0 */
-  if (saturate) return q < lo ? lo : q > hi ? hi : q;
-  double span = hi - lo + 1;
+  if (saturate) return q < lo ? lo : q >= hi1 ? hi : q;
+  double span = hi1 - lo;
+  if (t == LAY_DT_UINT64) /* the executor's: -2^63 .. 2^64 modulo 2^64 */
+    return q >= 0 && q < hi1 ? q : q < 0 ? fmax(q, -0x1p63) + 0x1p64 : 0;
   if (!(fabs(q) < 0x1p63)) return 0;
   double m = fmod(q - lo, span);
   if (m < 0) m += span;

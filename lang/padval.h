@@ -16,6 +16,11 @@
 ** -1 when it is not. LAY_DT_NONE (open type): v unchanged, 0. */
 int lg_value_of(lay_dtype t, double v, double *out);
 
+/* 0 when v's pad value is a value of t, else -1: lg_value_of, or for an
+** integer type and a pad written as an integer (v->pad_int) its exact
+** value (uint64 takes 0 .. 2^64 - 1, int64 -2^63 .. 2^63 - 1). */
+int lg_pad_fits(lay_dtype t, const lg_ir_value *v);
+
 /* The hardware value the rule r makes of the CPU-side value x (already a
 ** value of r->cpu) in channel ch (0 for a per-tensor rule), as the
 ** executor converts elements (interp/exec/value.c): quantize rounds and

@@ -2,7 +2,7 @@
 ** types.c: element type names and sizes (the public lay_dtype_parse,
 ** lay_dtype_name and lay_dtype_size of lay.h), from the table in
 ** dtypes.h. Names are lay's own (fp32, fp16, bf16, int8, uint8, int16,
-** uint16, int32, uint32, int64, int4, uint4, fp8e4m3, fp8e5m2) with numpy's spellings as aliases: its names
+** uint16, int32, uint32, int64, uint64, int4, uint4, fp8e4m3, fp8e5m2) with numpy's spellings as aliases: its names
 ** (float32, single, half, byte, ushort, intc, ...), its type strings (f4,
 ** i1, u2, ...) and its one-letter codes (f, e, b, B, h, H, i, I).
 ** bfloat16, float8_e4m3fn and float8_e5m2 are the ml_dtypes names numpy

@@ -164,8 +164,8 @@ static int get_dtype(const cli_args *a, lay_dtype *t) {
     char hint[256];
     cli_suggest_dtype(a->dtype, hint, sizeof hint);
     cli_fail("unknown --dtype '%s'%s (fp32, fp16, bf16, int8, uint8, int16, "
-             "uint16, int32, uint32, int64, int4, uint4, fp8e4m3, fp8e5m2 or "
-             "numpy's names)", a->dtype, hint);
+             "uint16, int32, uint32, int64, uint64, int4, uint4, fp8e4m3, "
+             "fp8e5m2 or numpy's names)", a->dtype, hint);
     return -1;
   }
   return 0;

@@ -4,8 +4,12 @@
 **
 ** The picture shows the buffer in memory order, `row_bytes` per row (16 by
 ** default), one cell per hardware element (one per byte for byte-plane
-** layouts). Each cell is labelled with its CPU-side coordinate and coloured
-** by one dimension:
+** layouts, one per nibble for int4 and uint4: the elements of
+** lay_plan_at_element, so a cell's index in the buffer is the element
+** index of `lay where --elements`; the column header says which nibble of
+** its byte, lo or hi, as the layout's nibble order puts it, and each
+** cell's <title> its element index and byte). Each cell is labelled with
+** its CPU-side coordinate and coloured by one dimension:
 **   --color DIM  names it ("c") or gives its CPU-side index ("1");
 **   default      the fastest-varying dimension among the data cells, when
 **                it cycles at most half a row (so the interleave shows:
@@ -134,7 +138,7 @@ static void axis_dim(const char *name, char *out, size_t cap) {
 ** dense stride matches names j. Unmatched dimensions are "d<j>"; when
 ** exactly one dimension and one axis name are left, they are paired. */
 static void dim_names(const lay_plan *p, int rank, const int64_t *shape,
-                      size_t es, char names[][32]) {
+                      size_t es, int half, char names[][32]) {
   int64_t ext[LAY_MAX_AXES];
   const char *an[LAY_MAX_AXES];
   int nax = lay_plan_hw_shape(p, ext, an, LAY_MAX_AXES);
@@ -150,13 +154,17 @@ static void dim_names(const lay_plan *p, int rank, const int64_t *shape,
   for (int j = 0; j < rank; j++) snprintf(names[j], 32, "d%d", j);
   int64_t zero[LAY_MAX_RANK] = {0}, unit[LAY_MAX_RANK];
   uint64_t o0 = 0;
-  if (ok && lay_plan_where(p, zero, rank, &o0, NULL) != LAY_OK) ok = 0;
+  if (ok && (half ? lay_plan_where_element(p, zero, rank, &o0, NULL)
+                  : lay_plan_where(p, zero, rank, &o0, NULL)) != LAY_OK)
+    ok = 0;
   for (int j = 0; j < rank && ok; j++) {
     if (shape[j] < 2) continue;
     memcpy(unit, zero, sizeof unit);
     unit[j] = 1;
     uint64_t o1;
-    if (lay_plan_where(p, unit, rank, &o1, NULL) != LAY_OK || o1 <= o0)
+    if ((half ? lay_plan_where_element(p, unit, rank, &o1, NULL)
+              : lay_plan_where(p, unit, rank, &o1, NULL)) != LAY_OK ||
+        o1 <= o0)
       continue;
     for (int k = nax - 1; k >= 0; k--) {
       if (stride[k] != o1 - o0 || ext[k] < 2) continue;
@@ -274,7 +282,9 @@ static void coord_label(const cell *c, int rank, int planes, char *out,
 /* A picture being made: the rows drawn, their cells and the geometry. */
 typedef struct picture {
   const lay_plan *p;
-  size_t es;          /* bytes per cell */
+  size_t es;          /* bytes per cell (1 for 4-bit cells too) */
+  int half;           /* 4-bit cells, two per byte (int4, uint4) */
+  int hifirst;        /* ... the first of a byte in its high nibble */
   size_t rc;          /* cells per row */
   size_t bytes;       /* the layout buffer's size */
   uint64_t ncell, nrows;
@@ -306,13 +316,13 @@ static int pic_rows(picture *g, size_t row_bytes, const cli_draw_opts *o,
   if (row_bytes % es)
     return fail_msg(msg, cap, "a row of %zu bytes does not hold whole "
                     "elements (%s: %zu bytes each)", row_bytes, tn, es);
-  g->rc = row_bytes / es;
+  g->rc = row_bytes / es * (g->half ? 2 : 1);
   if (g->rc > CLI_DRAW_MAX_CELLS)
     return fail_msg(msg, cap, "a row of %zu bytes holds %zu cells, too many "
                     "to read: at most %d (%zu bytes of %s)", row_bytes, g->rc,
                     CLI_DRAW_MAX_CELLS, (size_t)CLI_DRAW_MAX_CELLS * es, tn);
   g->bytes = lay_plan_dst_bytes(g->p);
-  g->ncell = g->bytes / es;
+  g->ncell = g->half ? lay_plan_layout_elements(g->p) : g->bytes / es;
   if (!g->ncell) return fail_msg(msg, cap, "the layout buffer is empty");
   g->nrows = (g->ncell + g->rc - 1) / g->rc;
   uint64_t max_rows = MAX_CELLS / g->rc < 4 ? 4 : MAX_CELLS / g->rc;
@@ -330,7 +340,7 @@ static int pic_rows(picture *g, size_t row_bytes, const cli_draw_opts *o,
       return fail_msg(msg, cap, "--from %llu --to %llu: the buffer has "
                       "bytes 0 to %zu", (unsigned long long)o->from,
                       (unsigned long long)o->to, g->bytes - 1);
-    uint64_t rb = g->rc * es;
+    uint64_t rb = row_bytes;
     g->r0 = o->from / rb;
     g->head = (to + rb - 1) / rb - g->r0;
     g->tail = 0;
@@ -362,8 +372,10 @@ static int pic_walk(picture *g, char *msg, size_t cap) {
       if (i >= g->ncell) break;
       cell *ce = &g->cells[g->n];
       g->idx[g->n++] = i;
-      if (lay_plan_at(g->p, i * g->es, ce->coord, LAY_MAX_RANK, &ce->pad,
-                      &ce->plane, NULL) != LAY_OK)
+      if ((g->half ? lay_plan_at_element(g->p, i, ce->coord, LAY_MAX_RANK,
+                                         &ce->pad, &ce->plane, NULL)
+                   : lay_plan_at(g->p, i * g->es, ce->coord, LAY_MAX_RANK,
+                                 &ce->pad, &ce->plane, NULL)) != LAY_OK)
         ce->pad = -1;
       if (ce->plane > 0) g->planes = 1;
       if (ce->pad == 1) g->any_pad = 1;
@@ -377,7 +389,7 @@ static int pic_walk(picture *g, char *msg, size_t cap) {
 ** with the message. */
 static int pic_color(picture *g, const char *want, char *msg, size_t cap) {
   int rank = g->rank;
-  dim_names(g->p, rank, g->shape, g->es, g->names);
+  dim_names(g->p, rank, g->shape, g->es, g->half, g->names);
   if (!want || !*want) {
     g->cdim = auto_color(g->cells, g->n, rank, g->rc);
     return 0;
@@ -452,11 +464,21 @@ static void svg_head(cli_text *b, const picture *g, const char *title) {
   cli_text_printf(b, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
   if (title) sb_xml(b, title);
   cli_text_printf(b, "</text>\n");
-  cli_text_printf(b,
-            "<text x=\"10\" y=\"38\" font-size=\"11\">%zu bytes, %llu cells "
-            "of %zu byte%s, %zu per row; colour = %s (dimension %d)</text>\n",
-            g->bytes, (unsigned long long)g->ncell, g->es,
-            g->es == 1 ? "" : "s", g->rc, g->names[cdim], cdim);
+  if (g->half)
+    cli_text_printf(b,
+              "<text x=\"10\" y=\"38\" font-size=\"11\">%zu bytes, %llu "
+              "cells of 4 bits (%s, %s nibble first), %zu per row; colour = "
+              "%s (dimension %d)</text>\n",
+              g->bytes, (unsigned long long)g->ncell,
+              lay_dtype_name(lay_plan_dst_dtype(g->p)),
+              g->hifirst ? "high" : "low", g->rc, g->names[cdim], cdim);
+  else
+    cli_text_printf(b,
+              "<text x=\"10\" y=\"38\" font-size=\"11\">%zu bytes, %llu "
+              "cells of %zu byte%s, %zu per row; colour = %s (dimension "
+              "%d)</text>\n",
+              g->bytes, (unsigned long long)g->ncell, g->es,
+              g->es == 1 ? "" : "s", g->rc, g->names[cdim], cdim);
   int x = 10, y = 48;
   int64_t ext = g->shape[cdim] < PALETTE_N ? g->shape[cdim] : PALETTE_N;
   for (int64_t v = 0; v < ext; v++) {
@@ -504,12 +526,22 @@ static void svg_head(cli_text *b, const picture *g, const char *title) {
               (unsigned long long)g->chunk);
 }
 
-/* The column header (byte offset within the row) and the cells. */
+/* The byte offset of cell i. */
+static uint64_t cell_byte(const picture *g, uint64_t i) {
+  return g->half ? i / 2 : i * g->es;
+}
+
+/* The column header (byte offset within the row; for 4-bit cells also
+** the nibble, "+3 hi") and the cells. */
 static void svg_cells(cli_text *b, const picture *g) {
   for (size_t c = 0; c < g->rc; c++)
     cli_text_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666\" "
-                  "text-anchor=\"middle\">+%zu</text>\n",
-              LEFT + (int)c * g->cw + g->cw / 2, g->top - 6, c * g->es);
+                  "text-anchor=\"middle\">+%llu%s</text>\n",
+              LEFT + (int)c * g->cw + g->cw / 2, g->top - 6,
+              (unsigned long long)cell_byte(g, c),
+              !g->half                              ? ""
+              : (c % 2 == 0) != (g->hifirst != 0) ? " lo"
+                                                  : " hi");
   cli_text_printf(b, "<g font-size=\"10\" text-anchor=\"middle\">\n");
   for (size_t i = 0; i < g->n; i++) {
     uint64_t r = g->idx[i] / g->rc, c = g->idx[i] % g->rc;
@@ -523,8 +555,13 @@ static void svg_cells(cli_text *b, const picture *g) {
     char lab[160];
     coord_label(ce, g->rank, g->planes, lab, sizeof lab);
     cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                  "fill=\"%s\" stroke=\"#777\" stroke-width=\"0.5\"/>",
-              x, y, g->cw, CELL_H, fill);
+                  "fill=\"%s\" stroke=\"#777\" stroke-width=\"0.5\"%s>",
+              x, y, g->cw, CELL_H, fill, g->half ? "" : "/");
+    if (g->half) /* its element index (lay where --elements) and nibble */
+      cli_text_printf(b, "<title>element %llu: byte %llu %s</title></rect>",
+                      (unsigned long long)g->idx[i],
+                      (unsigned long long)cell_byte(g, g->idx[i]),
+                      (g->idx[i] % 2 == 0) != (g->hifirst != 0) ? "lo" : "hi");
     cli_text_printf(b, "<text x=\"%d\" y=\"%d\"%s>", x + g->cw / 2, y + 15,
               ce->pad ? " fill=\"#6a6a6a\"" : "");
     sb_xml(b, lab);
@@ -532,7 +569,7 @@ static void svg_cells(cli_text *b, const picture *g) {
     if (c == 0)
       cli_text_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
                     "fill=\"#444\">0x%llx</text>\n", LEFT - 6, y + 15,
-                (unsigned long long)(g->idx[i] * g->es));
+                (unsigned long long)cell_byte(g, g->idx[i]));
   }
   cli_text_printf(b, "</g>\n");
 }
@@ -568,8 +605,9 @@ static void svg_lines(cli_text *b, const picture *g) {
                   "0x%llx) ...</text>\n",
               LEFT + w / 2, y + 19,
               (unsigned long long)(g->nrows - g->head - g->tail),
-              (unsigned long long)(g->head * g->rc * g->es),
-              (unsigned long long)((g->nrows - g->tail) * g->rc * g->es - 1));
+              (unsigned long long)cell_byte(g, g->head * g->rc),
+              (unsigned long long)(cell_byte(g, (g->nrows - g->tail) * g->rc) -
+                                   1));
   }
   cli_text_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                 "fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n",
@@ -587,6 +625,8 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
   g.p = p;
   g.es = lay_dtype_size(lay_plan_dst_dtype(p));
   if (!g.es) g.es = 1;
+  g.half = lay_dtype_bits(lay_plan_dst_dtype(p)) == 4;
+  g.hifirst = lay_plan_layout_high_first(p);
   int rcode = pic_rows(&g, o->row_bytes ? o->row_bytes : 16, o, msg, cap);
   if (!rcode) rcode = pic_walk(&g, msg, cap);
   if (!rcode) rcode = pic_color(&g, o->color_dim, msg, cap);
@@ -625,8 +665,8 @@ int cli_draw_svg(const lay_plan *p, const char *path, const cli_draw_opts *o,
     snprintf(msg + n, cap - n, "; drew rows %llu to %llu (bytes 0x%llx to "
              "0x%llx)", (unsigned long long)g.r0,
              (unsigned long long)(g.r0 + g.head - 1),
-             (unsigned long long)(g.r0 * g.rc * g.es),
-             (unsigned long long)((g.r0 + g.head) * g.rc * g.es - 1));
+             (unsigned long long)cell_byte(&g, g.r0 * g.rc),
+             (unsigned long long)(cell_byte(&g, (g.r0 + g.head) * g.rc) - 1));
   }
   return 0;
 }

@@ -30,7 +30,7 @@ static const struct {
     {"<f4", LAY_DT_FP32},  {"<f2", LAY_DT_FP16},  {"|i1", LAY_DT_INT8},
     {"|u1", LAY_DT_UINT8}, {"<i2", LAY_DT_INT16}, {"<u2", LAY_DT_UINT16},
     {"<i4", LAY_DT_INT32}, {"<u2", LAY_DT_BF16}, /* bf16: its bits */
-    {"<u4", LAY_DT_UINT32}, {"<i8", LAY_DT_INT64},
+    {"<u4", LAY_DT_UINT32}, {"<i8", LAY_DT_INT64}, {"<u8", LAY_DT_UINT64},
     {"|u1", LAY_DT_FP8E4M3}, {"|u1", LAY_DT_FP8E5M2}, /* fp8: its bits */
 };
 #define N_NPY_TYPES (sizeof npy_types / sizeof npy_types[0])
@@ -190,8 +190,8 @@ static int npy_dtype(const char *name, const char *descr, lay_dtype *t) {
              "(x.astype(x.dtype.newbyteorder('<')))", name, descr);
   else
     cli_fail("%s: dtype '%s' is not supported (lay takes <f4 <f2 |i1 |u1 <i2 <u2 "
-             "<i4 <u4 <i8; bf16 as <u2, fp8 as |u1): convert it first, e.g. "
-             "x.astype(np.float32)",
+             "<i4 <u4 <i8 <u8; bf16 as <u2, fp8 as |u1): convert it first, "
+             "e.g. x.astype(np.float32)",
              name, descr);
   return -1;
 }

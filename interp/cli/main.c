@@ -270,7 +270,7 @@ static const struct {
 } option_help[] = {
     {O_SHAPE, "  --shape S      the CPU-side shape, in CPU-side order: 1,3,224,224\n"},
     {O_DTYPE, "  --dtype T      fp32 fp16 bf16 int8 uint8 int16 uint16 int32 uint32\n"
-              "                 int64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's names);\n"
+              "                 int64 uint64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's names);\n"
               "                 default: the spec's type, else int8\n"},
     {O_IN, "  -i IN          the input, raw little-endian bytes (default stdin)\n"},
     {O_OUT, "  -o OUT         the output (default stdout, not a terminal)\n"},
@@ -319,7 +319,7 @@ static void main_help(FILE *f) {
           "               or named: n=1,c=3,h=224,w=224 (checked against the\n"
           "               layout's dimension names and their order)\n"
           "  --dtype T    fp32 fp16 bf16 int8 uint8 int16 uint16 int32 uint32\n"
-          "               int64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's\n"
+          "               int64 uint64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's\n"
           "               float32, ...); default: the spec's type, else int8\n"
           "  -i IN, -o OUT  raw little-endian bytes; default stdin, stdout;\n"
           "               pack -i X.npy takes the shape and dtype from the file,\n"

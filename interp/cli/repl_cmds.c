@@ -165,6 +165,7 @@ static void cmd_help(void) {
       "                            (--elements: at an element index)\n"
       "  diff A B SHAPE            the first byte where A and B hold different\n"
       "                            elements (or pad), and how many bytes differ\n"
+      "                            (int4, uint4: elements, one per nibble)\n"
       "  test FILE...              run the test blocks of spec files\n"
       "  draw FORMAT SHAPE FILE.svg [ROW_BYTES [DIM]]  a picture of the buffer\n"
       "  pack FORMAT SHAPE IN OUT  pack the raw bytes of file IN into OUT\n"
@@ -322,6 +323,11 @@ static void cmd_at(repl *r, int n, char **w) {
 static void iota(unsigned char *buf, size_t bytes, lay_dtype t) {
   size_t es = lay_dtype_size(t);
   if (!es) es = 1;
+  if (lay_dtype_bits(t) == 4) { /* two a byte: element i holds i mod 16 */
+    for (size_t k = 0; k < bytes; k++)
+      buf[k] = (unsigned char)((2 * k % 16) | (2 * k + 1) % 16 << 4);
+    return;
+  }
   for (size_t i = 0; i * es < bytes; i++) {
     unsigned char *e = buf + i * es;
     uint32_t u;
@@ -380,10 +386,14 @@ static unsigned char *pack_iota(repl *r, const lay_plan *p) {
 enum { H_DATA = 0, H_PAD = 1, H_HOLE = 2, H_END = 3 };
 
 /* One layout's buffer, walked byte by byte in `diff` with one lay_plan_at
-** per element (the element last asked about is kept). */
+** per element (the element last asked about is kept); when both buffers
+** are 4-bit (int4, uint4), element by element (nibble by nibble, with
+** lay_plan_at_element: the indexes of `where --elements`). */
 typedef struct holder {
   const lay_plan *p;
   size_t bytes;               /* the buffer's size */
+  int half, hifirst;          /* walked by nibbles; first in the high one */
+  uint64_t units;             /* bytes, or elements when half */
   size_t es;                  /* bytes per element (1 with byte planes) */
   int rank, planes;           /* CPU-side rank; byte planes (0: none) */
   lay_dtype type;             /* the stored element type */
@@ -402,17 +412,35 @@ static void holder_init(holder *h, const lay_plan *p) {
   h->planes = lay_plan_plane_count(p);
   h->type = lay_plan_dst_dtype(p);
   h->elem = UINT64_MAX;
+  h->units = h->bytes;
+}
+
+/* Walk h by nibbles (both buffers are 4-bit). */
+static void holder_nibbles(holder *h) {
+  h->half = 1;
+  h->hifirst = lay_plan_layout_high_first(h->p);
+  h->units = lay_plan_layout_elements(h->p);
+}
+
+/* The value at unit o: a byte, or when half the element's nibble. */
+static unsigned holder_val(const holder *h, const unsigned char *v,
+                           uint64_t o) {
+  if (!h->half) return v[o];
+  int high = (o % 2 == 0) == (h->hifirst != 0);
+  return high ? v[o / 2] >> 4 : v[o / 2] & 15u;
 }
 
 /* Describe the element that holds byte `o`; returns its kind, H_END past
 ** the end of the buffer. */
 static int holder_at(holder *h, uint64_t o) {
-  if (o >= h->bytes) return H_END;
+  if (o >= h->units) return H_END;
   uint64_t e = o / h->es;
   if (e != h->elem) {
     h->elem = e;
-    if (lay_plan_at(h->p, e * h->es, h->c, LAY_MAX_RANK, &h->kind, &h->plane,
-                    NULL))
+    if (h->half ? lay_plan_at_element(h->p, e, h->c, LAY_MAX_RANK, &h->kind,
+                                      &h->plane, NULL)
+                : lay_plan_at(h->p, e * h->es, h->c, LAY_MAX_RANK, &h->kind,
+                              &h->plane, NULL))
       h->kind = H_HOLE; /* cannot happen inside the buffer */
   }
   return h->kind;
@@ -434,7 +462,11 @@ static int same_holder(const holder *a, int ka, const holder *b, int kb) {
 ** with the type in brackets when the two layouts store different types. */
 static void print_holder(const holder *h, int kind, uint64_t o, int types) {
   if (kind == H_END) {
-    printf("nothing (its buffer ends at %zu bytes)", h->bytes);
+    if (h->half)
+      printf("nothing (its buffer ends at %llu elements)",
+             (unsigned long long)h->units);
+    else
+      printf("nothing (its buffer ends at %zu bytes)", h->bytes);
     return;
   }
   if (kind == H_HOLE) {
@@ -457,14 +489,19 @@ static void diff_report(const char *an, const char *bn, const lay_plan *pa,
   holder a, b;
   holder_init(&a, pa);
   holder_init(&b, pb);
+  if (lay_dtype_bits(a.type) == 4 && lay_dtype_bits(b.type) == 4) {
+    holder_nibbles(&a);
+    holder_nibbles(&b);
+  }
   holder fa = a, fb = b; /* at the first difference */
-  size_t n = a.bytes > b.bytes ? a.bytes : b.bytes, ndiff = 0;
+  size_t n = a.units > b.units ? a.units : b.units, ndiff = 0;
+  const char *unit = a.half ? "elements" : "bytes";
   uint64_t first = 0;
   int fka = 0, fkb = 0, by_value = 0;
   for (uint64_t o = 0; o < n; o++) {
     int ka = holder_at(&a, o), kb = holder_at(&b, o);
     int same = same_holder(&a, ka, &b, kb);
-    if (same && va[o] == vb[o]) continue;
+    if (same && holder_val(&a, va, o) == holder_val(&b, vb, o)) continue;
     if (!ndiff++) {
       first = o;
       fa = a;
@@ -475,11 +512,24 @@ static void diff_report(const char *an, const char *bn, const lay_plan *pa,
     }
   }
   if (!ndiff) {
-    printf("same: all %zu bytes hold the same elements and pads\n", n);
+    printf("same: all %zu %s hold the same elements and pads", n, unit);
+    if (a.half && a.hifirst != b.hifirst) /* the same elements, not bytes */
+      printf(" (in different nibbles: %s is %s nibble first, %s %s)", an,
+             a.hifirst ? "high" : "low", bn, b.hifirst ? "high" : "low");
+    printf("\n");
     return;
   }
   int types = a.type != b.type;
-  printf("first difference at byte %llu: ", (unsigned long long)first);
+  if (a.half) { /* its byte and nibble (in each buffer when they differ) */
+    const char *na = (first % 2 == 0) != (a.hifirst != 0) ? "lo" : "hi";
+    const char *nb = (first % 2 == 0) != (b.hifirst != 0) ? "lo" : "hi";
+    printf("first difference at element %llu (byte %llu ",
+           (unsigned long long)first, (unsigned long long)(first / 2));
+    if (a.hifirst == b.hifirst) printf("%s): ", na);
+    else printf("%s in %s, %s in %s): ", na, an, nb, bn);
+  } else {
+    printf("first difference at byte %llu: ", (unsigned long long)first);
+  }
   int alike = by_value && fka == fkb &&
               (fka == H_HOLE || !memcmp(fa.c, fb.c, sizeof fa.c));
   if (alike) {
@@ -492,10 +542,14 @@ static void diff_report(const char *an, const char *bn, const lay_plan *pa,
     print_holder(&fb, fkb, first, types);
   }
   if (by_value)
-    printf("%s %s writes 0x%02x and %s 0x%02x (packing 0,1,2,...)",
-           alike ? ", but" : ";", an, va[first], bn, vb[first]);
-  printf("\n%zu of %zu bytes differ", ndiff, n);
-  if (a.bytes != b.bytes) printf(" (sizes %zu and %zu)", a.bytes, b.bytes);
+    printf(a.half ? "%s %s writes 0x%x and %s 0x%x (packing 0,1,2,...)"
+                  : "%s %s writes 0x%02x and %s 0x%02x (packing 0,1,2,...)",
+           alike ? ", but" : ";", an, holder_val(&a, va, first), bn,
+           holder_val(&b, vb, first));
+  printf("\n%zu of %zu %s differ", ndiff, n, unit);
+  if (a.units != b.units)
+    printf(" (sizes %llu and %llu)", (unsigned long long)a.units,
+           (unsigned long long)b.units);
   printf("\n");
 }
 

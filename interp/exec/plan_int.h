@@ -50,6 +50,8 @@ typedef struct li_vrule {
   int shift[LG_MAX_PLANES];
   uint32_t mask[LG_MAX_PLANES];
   double pad;             /* pad value, in the hw type */
+  int pad_int;            /* lg_ir_value's: pad_bits is the exact integer */
+  uint64_t pad_bits;      /* (int64 or uint64 pads store it, see box.c) */
   int nstep;              /* LI_VR_CHAIN: the steps (CAST, QUANT, DEQUANT),
                              each with its own cpu and hw; they and their
                              arrays live in the block `num` points to

@@ -132,10 +132,22 @@ static double rnd(double t, int mode) {
 }
 
 static void int_range(lay_dtype t, double *lo, double *hi) {
-  int64_t l, h;
+  int64_t l;
+  uint64_t h;
   lg_dtype_range(t, &l, &h);
   *lo = (double)l;
   *hi = (double)h;
+}
+
+/* An integral double as uint64 with saturation to 0 .. 2^64 - 1 (NaN gives
+** 0), or without: wrap-around modulo 2^64 of a value clamped to -2^63 ..
+** 2^64 first (as li_i64_of for int64). */
+static uint64_t u64_of(double q, int saturate) {
+  if (q != q) return 0;
+  if (q >= 0x1p64) return saturate ? UINT64_MAX : 0; /* 2^64 wraps to 0 */
+  if (q >= 0) return (uint64_t)q;
+  if (saturate) return 0;
+  return (uint64_t)(q < -0x1p63 ? INT64_MIN : (int64_t)q);
 }
 
 /* An integral double to the integer type's bit pattern. */
@@ -165,6 +177,7 @@ double li_ld(lay_dtype t, const void *p) {
   case LAY_DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
   case LAY_DT_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
   case LAY_DT_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+  case LAY_DT_UINT64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
   case LAY_DT_INT4: return *(const int8_t *)p;   /* one nibble per byte */
   case LAY_DT_UINT4: return *(const uint8_t *)p; /* (interp/api/nibble.c) */
   case LAY_DT_FP8E4M3: case LAY_DT_FP8E5M2:
@@ -186,6 +199,11 @@ void li_st(lay_dtype t, void *p, double v, int round, int saturate) {
     return;
   case LAY_DT_INT64: {
     int64_t w = li_i64_of(rnd(v, round), saturate);
+    memcpy(p, &w, 8);
+    return;
+  }
+  case LAY_DT_UINT64: {
+    uint64_t w = u64_of(rnd(v, round), saturate);
     memcpy(p, &w, 8);
     return;
   }
@@ -231,6 +249,7 @@ static void ld_run(lay_dtype t, const void *src, double *x, int64_t n) {
   LD(LAY_DT_INT32, int32_t, v)
   LD(LAY_DT_UINT32, uint32_t, v)
   LD(LAY_DT_INT64, int64_t, (double)v)
+  LD(LAY_DT_UINT64, uint64_t, (double)v)
   LD(LAY_DT_INT4, int8_t, v)
   LD(LAY_DT_UINT4, uint8_t, v)
 #undef LD
@@ -384,6 +403,110 @@ static int fast_cast(lay_dtype from, lay_dtype to, int round, const void *src,
     return 1;
   }
   return 0;
+}
+
+/* An integer into d (ts bytes): its 64 bits u (two's complement when neg),
+** big > 0 past 2^64 - 1 and < 0 below -2^63 (u then its bits modulo 2^64),
+** saturated to lo .. hi, or with saturate = 0 wrapped (its low bits). */
+static void put_int(uint8_t *d, size_t ts, uint64_t u, int neg, int big,
+                    int64_t lo, uint64_t hi, int saturate) {
+  if (saturate && (big < 0 || (!big && neg && (int64_t)u < lo)))
+    u = (uint64_t)lo;
+  if (saturate && (big > 0 || (!big && !neg && u > hi))) u = hi;
+  if (ts == 1) *d = (uint8_t)u;
+  else if (ts == 2) { uint16_t w = (uint16_t)u; memcpy(d, &w, 2); }
+  else if (ts == 4) { uint32_t w = (uint32_t)u; memcpy(d, &w, 4); }
+  else memcpy(d, &u, 8);
+}
+
+/* Casts between integer types one of which is int64 or uint64, and from
+** int64 or uint64 to fp32, without doubles (a double holds 53 bits): the
+** value as its 64 bits and a sign, saturated to the target's range or, with
+** saturate = 0, wrapped (its low bits, two's complement); to fp32 one
+** rounding to nearest even. 0 when the types are others. */
+static int int_cast(lay_dtype from, lay_dtype to, int saturate,
+                    const void *src, void *dst, int64_t n) {
+  int f64 = from == LAY_DT_INT64 || from == LAY_DT_UINT64;
+  int t64 = to == LAY_DT_INT64 || to == LAY_DT_UINT64;
+  if (li_dt_is_float(from) || !(f64 || t64) ||
+      (li_dt_is_float(to) && !(f64 && to == LAY_DT_FP32)))
+    return 0;
+  int64_t lo;
+  uint64_t hi;
+  lg_dtype_range(to, &lo, &hi);
+  size_t fs = li_dt_size(from), ts = li_dt_size(to);
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  for (int64_t i = 0; i < n; i++, s += fs, d += ts) {
+    uint64_t u;
+    int neg;
+    if (f64) {
+      memcpy(&u, s, 8);
+      neg = from == LAY_DT_INT64 && (int64_t)u < 0;
+    } else { /* 32 bits or fewer: exact in a double */
+      double v = li_ld(from, s);
+      neg = v < 0;
+      u = (uint64_t)(int64_t)v;
+    }
+    if (to == LAY_DT_FP32) {
+      float f = neg ? (float)(int64_t)u : (float)u;
+      memcpy(d, &f, 4);
+      continue;
+    }
+    put_int(d, ts, u, neg, 0, lo, hi, saturate);
+  }
+  return 1;
+}
+
+/* quantize between integer types one of which is int64 or uint64, with
+** scale 1 (num == den), no x offset and an integral zero point below 2^63
+** in size, per tensor: q = x + zp (unpack: x = q - zp) exactly, saturated
+** or wrapped as int_cast. 0 when r is another rule. */
+static int int_quant(const li_vrule *r, int enc, lay_dtype from,
+                     lay_dtype to, const void *src, void *dst, int64_t n) {
+  int f64 = from == LAY_DT_INT64 || from == LAY_DT_UINT64;
+  int t64 = to == LAY_DT_INT64 || to == LAY_DT_UINT64;
+  if ((r->kind != LI_VR_QUANT && r->kind != LI_VR_DEQUANT) ||
+      !(f64 || t64) || li_dt_is_float(from) || li_dt_is_float(to) ||
+      r->nch > 1 || r->arith != LG_A_EXACT || r->num[0] != r->den[0] ||
+      r->xoff[0] != 0 || r->zp[0] != floor(r->zp[0]) ||
+      !(fabs(r->zp[0]) < 0x1p63))
+    return 0;
+  int64_t z = (int64_t)r->zp[0], lo;
+  if ((r->kind == LI_VR_QUANT) != enc) z = z == INT64_MIN ? z : -z;
+  uint64_t hi;
+  lg_dtype_range(to, &lo, &hi);
+  size_t fs = li_dt_size(from), ts = li_dt_size(to);
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  for (int64_t i = 0; i < n; i++, s += fs, d += ts) {
+    uint64_t u;
+    int neg, big = 0;
+    if (f64) {
+      memcpy(&u, s, 8);
+      neg = from == LAY_DT_INT64 && (int64_t)u < 0;
+    } else {
+      double v = li_ld(from, s);
+      neg = v < 0;
+      u = (uint64_t)(int64_t)v;
+    }
+    if (neg) { /* x in -2^63 .. -1 */
+      int64_t t;
+      if (__builtin_add_overflow((int64_t)u, z, &t)) big = -1; /* < -2^63 */
+      u = (uint64_t)(int64_t)u + (uint64_t)z; /* modulo 2^64 */
+      neg = !big && t < 0;
+    } else if (z >= 0) { /* x in 0 .. 2^64 - 1 */
+      uint64_t t = u + (uint64_t)z;
+      big = t < u; /* past 2^64 - 1 */
+      u = t;
+    } else {
+      uint64_t m = 0 - (uint64_t)z; /* |z| */
+      neg = u < m;                   /* then u - m > -2^63 */
+      u -= m;
+    }
+    put_int(d, ts, u, neg, big, lo, hi, r->saturate);
+  }
+  return 1;
 }
 
 /* v = 2^k with -101 < k < 99 (frexp's 0.5 * 2^e, -100 < e < 100), read
@@ -654,12 +777,14 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
   }
   if (r->kind == LI_VR_CAST &&
       ((r->round != LG_R_TRUNC && li_vs_cast(from, to, src, dst, n, r->simd)) ||
-       fast_cast(from, to, r->round, src, dst, n)))
+       fast_cast(from, to, r->round, src, dst, n) ||
+       int_cast(from, to, r->saturate, src, dst, n)))
     return;
   if (r->kind == LI_VR_CAST &&
       li_fp8_cast(from, to, r->round, r->saturate, src, dst, n, r->simd))
     return;
   if (r->kind == LI_VR_QUANT && enc && fast_quant(r, src, dst, n)) return;
+  if (int_quant(r, enc, from, to, src, dst, n)) return;
   if (apply_simd(r, enc, from, to, src, dst, n, ch)) return;
   double x[TILE];
   int quant = (r->kind == LI_VR_QUANT) == enc;

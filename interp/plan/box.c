@@ -450,6 +450,8 @@ static void free_refs(refdim *r, int n) {
 static void pad_element(const li_side *x, uint8_t *out) {
   if (!x->v.nplanes) {
     li_st(x->v.hw, out, x->v.pad, LG_R_HALF_EVEN, 1);
+    if (x->v.pad_int && li_dt_size(x->v.hw) == 8 && !li_dt_is_float(x->v.hw))
+      memcpy(out, &x->v.pad_bits, 8); /* exact: an int64 or uint64 pad */
     return;
   }
   uint8_t el[8] = {0};

@@ -138,6 +138,8 @@ static lay_status make_rule(const lg_ir_value *v, lay_dtype cpu,
   r->saturate = v->saturate;
   r->axis = -1;
   r->pad = v->pad_value;
+  r->pad_int = v->pad_int;
+  r->pad_bits = v->pad_bits;
   { /* an open dtype meets the pad value only here (lang checks the rest):
     ** it must come back unchanged from its type, or finite for floats */
     lay_dtype pt = v->kind != LG_V_NONE && v->hw != LAY_DT_NONE ? v->hw : cpu;

@@ -107,7 +107,7 @@ static int dtype_arg(PyObject *o, lay_dtype *out) {
   if (*out == LAY_DT_NONE) {
     PyErr_Format(PyExc_TypeError,
                  "unknown dtype '%s' (fp32 fp16 bf16 int8 uint8 int16 uint16 "
-                 "int32 uint32 int64 int4 uint4 fp8e4m3 fp8e5m2, or numpy's "
+                 "int32 uint32 int64 uint64 int4 uint4 fp8e4m3 fp8e5m2, or numpy's "
                  "names)", name);
     Py_DECREF(s);
     return -1;
@@ -133,7 +133,9 @@ static lay_dtype format_dtype(const char *f, Py_ssize_t itemsize) {
   case 'i': case 'l': case 'q':
     return itemsize == 4 ? LAY_DT_INT32 : itemsize == 8 ? LAY_DT_INT64
                                                         : LAY_DT_NONE;
-  case 'I': case 'L': return itemsize == 4 ? LAY_DT_UINT32 : LAY_DT_NONE;
+  case 'I': case 'L': case 'Q':
+    return itemsize == 4 ? LAY_DT_UINT32 : itemsize == 8 ? LAY_DT_UINT64
+                                                         : LAY_DT_NONE;
   default: return LAY_DT_NONE;
   }
 }

@@ -561,6 +561,10 @@ static int st_roundtrip(lt_run *r) {
     lay_dtype et = v->nplanes ? (v->hw != LAY_DT_NONE ? v->hw : st) : ht;
     size_t es = lay_dtype_size(et);
     lt_num pv = {1, 0, v->pad_value};
+    if (v->pad_int && !v->nplanes) { /* written as an integer: exact */
+      pv.isf = v->pad_int == 2 ? 2 : 0;
+      pv.i = (int64_t)v->pad_bits;
+    }
     if (es == 0 || es > sizeof padv || lt_put_elem(r, et, pv, padv)) {
       lt_fail(r, "roundtrip: cannot encode the pad value %g as %s", v->pad_value,
            lay_dtype_name(et));

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "build.h"
 #include "ctx.h"
 #include "diag.h"
 #include "dtypes.h"
@@ -99,7 +100,9 @@ uint32_t lt_str_pos(const lt_run *r, const lg_expr *e, size_t k) {
 }
 
 
-static double num_d(lt_num v) { return v.isf ? v.f : (double)v.i; }
+static double num_d(lt_num v) {
+  return v.isf == 2 ? (double)(uint64_t)v.i : v.isf ? v.f : (double)v.i;
+}
 
 /* Evaluate a constant numeric expression (literals, unary minus, + - * /). */
 static int eval_num(lt_run *r, const lg_expr *e, lt_num *out) {
@@ -107,11 +110,21 @@ static int eval_num(lt_run *r, const lg_expr *e, lt_num *out) {
   if (!e) return lt_fail(r, "missing number");
   switch (e->kind) {
     case LG_X_INT: out->isf = 0; out->i = e->u.i; out->f = 0; return 0;
-    case LG_X_FLOAT: out->isf = 1; out->f = e->u.f; out->i = 0; return 0;
+    case LG_X_FLOAT: { /* an integer literal past INT64_MAX is exact */
+      const char *t = r->src + e->pos;
+      size_t n = e->end > e->pos && e->end <= r->src_len ? e->end - e->pos : 0;
+      int64_t bits;
+      if (n && strspn(t, "0123456789") == n && lg_lex_int(t, n, &bits) == 1) {
+        out->isf = 2; out->i = bits; out->f = e->u.f;
+        return 0;
+      }
+      out->isf = 1; out->f = e->u.f; out->i = 0; return 0;
+    }
     case LG_X_UNARY:
       if (eval_num(r, e->u.op.a, &a)) return -1;
       if (e->u.op.op == LG_OP_NEG) {
-        if (a.isf) a.f = -a.f;
+        if (a.isf == 2) { a.isf = 1; a.f = -num_d(a); a.i = 0; }
+        else if (a.isf) a.f = -a.f;
         else if (a.i == INT64_MIN)
           return lt_fail_at(r, e->pos, "number out of range");
         else a.i = -a.i;
@@ -237,7 +250,8 @@ static double f16_value(uint16_t h) {
 /* Store `v` as one element of type t at p (little-endian). Integers must
 ** fit; floats are rounded to nearest even. */
 int lt_put_elem(lt_run *r, lay_dtype t, lt_num v, unsigned char *p) {
-  int64_t lo = 0, hi = 0;
+  int64_t lo = 0;
+  uint64_t hi = 0;
   switch (t) {
     case LAY_DT_FP32: {
       float f = (float)num_d(v);
@@ -256,11 +270,15 @@ int lt_put_elem(lt_run *r, lay_dtype t, lt_num v, unsigned char *p) {
       lg_dtype_range(t, &lo, &hi);
       break;
   }
-  if (v.isf) {
-    if (v.f != floor(v.f) || v.f < (double)lo || v.f > (double)hi)
+  if (v.isf == 2) { /* past INT64_MAX: uint64 only */
+    if (hi <= (uint64_t)INT64_MAX)
+      return lt_fail(r, "value %llu does not fit %s",
+                     (unsigned long long)(uint64_t)v.i, lay_dtype_name(t));
+  } else if (v.isf) { /* a double past 2^63 only for uint64 */
+    if (!lg_dtype_holds(t, v.f))
       return lt_fail(r, "value %g does not fit %s", v.f, lay_dtype_name(t));
-    v.i = (int64_t)v.f;
-  } else if (v.i < lo || v.i > hi) {
+    v.i = v.f >= 0x1p63 ? (int64_t)(uint64_t)v.f : (int64_t)v.f;
+  } else if (v.i < lo || (v.i > 0 && (uint64_t)v.i > hi)) {
     return lt_fail(r, "value %lld does not fit %s", (long long)v.i,
                 lay_dtype_name(t));
   }

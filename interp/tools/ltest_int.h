@@ -50,7 +50,8 @@ typedef struct lt_run {
 
 /* A constant number: integer or floating. */
 typedef struct lt_num {
-  int isf;   /* 1: f holds it; 0: i holds it */
+  int isf;   /* 1: f holds it; 0: i holds it; 2: i holds the bits of a
+                uint64 past INT64_MAX (an integer literal, a pad value) */
   int64_t i;
   double f;
 } lt_num;

@@ -499,6 +499,9 @@ static void test_dtypes(void) {
       {"float8_e4m3fn", LAY_DT_FP8E4M3},
       {"fp8e5m2", LAY_DT_FP8E5M2},
       {"float8_e5m2", LAY_DT_FP8E5M2},
+      {"uint64", LAY_DT_UINT64}, {"u8", LAY_DT_UINT64},
+      {"<u8", LAY_DT_UINT64},    {"ulonglong", LAY_DT_UINT64},
+      {"Q", LAY_DT_UINT64},
   };
   for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
     CHECK(lay_dtype_parse(ok[i].name) == ok[i].t, "'%s' is %d, want %d",
@@ -507,7 +510,7 @@ static void test_dtypes(void) {
   ** on names, and near misses */
   static const char *const bad[] = {
       "",      "float", "float64", "double", "f8",   ">f4",    "<float32",
-      "int",   "int3",  "float8", "long",   "l",    "uint64", "u8",
+      "int",   "int3",  "float8", "long",   "l",    "uint128", "u16",
       "FP32",  "Int8",  "<",       "|",      "<<f4", "f4 ",    " f4",
       "int8x", "uint",  "bool",    "?",      "none", "d"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
@@ -520,10 +523,12 @@ static void test_dtypes(void) {
                                       "bf16",  "int8",   "uint8",
                                       "int16", "uint16", "int32",
                                       "uint32", "int64", "int4",
-                                      "uint4", "fp8e4m3", "fp8e5m2"};
-  static const size_t size[] = {0, 4, 2, 2, 1, 1, 2, 2, 4, 4, 8, 1, 1, 1, 1};
-  static const int bits[] = {0, 32, 16, 16, 8, 8, 16, 16, 32, 32, 64, 4, 4, 8, 8};
-  for (int t = LAY_DT_NONE; t <= LAY_DT_FP8E5M2; t++) {
+                                      "uint4", "fp8e4m3", "fp8e5m2",
+                                      "uint64"};
+  static const size_t size[] = {0, 4, 2, 2, 1, 1, 2, 2, 4, 4, 8, 1, 1, 1, 1, 8};
+  static const int bits[] = {0,  32, 16, 16, 8, 8, 16, 16,
+                             32, 32, 64, 4,  4, 8, 8,  64};
+  for (int t = LAY_DT_NONE; t <= LAY_DT_UINT64; t++) {
     CHECK(lay_dtype_bits((lay_dtype)t) == bits[t], "bits of %d", t);
     CHECK(!strcmp(lay_dtype_name((lay_dtype)t), canon[t]), "name of %d is '%s'",
           t, lay_dtype_name((lay_dtype)t));

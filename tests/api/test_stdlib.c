@@ -1217,7 +1217,7 @@ static const lay_dtype TYPES[] = {LAY_DT_INT8,    LAY_DT_UINT8,  LAY_DT_INT16,
                                   LAY_DT_UINT16,  LAY_DT_FP16,   LAY_DT_BF16,
                                   LAY_DT_FP32,    LAY_DT_INT32,  LAY_DT_UINT32,
                                   LAY_DT_INT64,   LAY_DT_FP8E4M3,
-                                  LAY_DT_FP8E5M2};
+                                  LAY_DT_FP8E5M2, LAY_DT_UINT64};
 
 /* int4 and uint4 (lay.h: two elements per byte, the first in memory order
 ** in the low nibble; the CPU side likewise): slot s of the reference is

@@ -140,7 +140,7 @@ bad "bad --shape '1,2,3,4,5,6,7,8,9': more than 8 dimensions" \
   pack amd.hcwnc4 --shape 1,2,3,4,5,6,7,8,9 -i "$T/rgb.bin"
 bad "cannot read '$T/nope.bin': No such file or directory" \
   pack amd.hcwnc4 --shape 1,3,2,2 -i "$T/nope.bin"
-bad "unknown --dtype 'float3' (did you mean 'float32'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32, uint32, int64, int4, uint4, fp8e4m3, fp8e5m2 or numpy's names)" \
+bad "unknown --dtype 'float3' (did you mean 'float32'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32, uint32, int64, uint64, int4, uint4, fp8e4m3, fp8e5m2 or numpy's names)" \
   pack amd.hcwnc4 --shape 1,3,2,2 --dtype float3 -i "$T/rgb.bin"
 bad "kneron.1w16c8bhl: --dtype int8 contradicts the layout's int16" \
   pack kneron.1w16c8bhl --shape 1,3,2,2 --dtype int8 -i "$T/rgb.bin"

@@ -40,9 +40,9 @@ expect_err "lay: kneron.1w16c8b_q(scale=1, radx=2): unknown parameter 'radx' of 
 
 run show amd.hcwnc4 --shape 1,3,2,2 --dtype fp23
 expect_rc 1 "--dtype fp23"
-expect_err "lay: unknown --dtype 'fp23' (did you mean 'fp32'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32, uint32, int64, int4, uint4, fp8e4m3, fp8e5m2 or numpy's names)" "--dtype fp23"
+expect_err "lay: unknown --dtype 'fp23' (did you mean 'fp32'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32, uint32, int64, uint64, int4, uint4, fp8e4m3, fp8e5m2 or numpy's names)" "--dtype fp23"
 run show amd.hcwnc4 --shape 1,3,2,2 --dtype float
-expect_err "lay: unknown --dtype 'float' (did you mean 'float32', 'float16' or 'float8_e4m3fn'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32, uint32, int64, int4, uint4, fp8e4m3, fp8e5m2 or numpy's names)" "--dtype float"
+expect_err "lay: unknown --dtype 'float' (did you mean 'float32', 'float16' or 'float8_e4m3fn'?) (fp32, fp16, bf16, int8, uint8, int16, uint16, int32, uint32, int64, uint64, int4, uint4, fp8e4m3, fp8e5m2 or numpy's names)" "--dtype float"
 # In spec errors (lang/lower_hint.c): a dimension name, a parameter, a
 # keyword, a clause, a type; inline and in a file.
 run show '(n, c, h, w) -> [n, cc/4, h, w, c%4]' --shape 1,8,2,2

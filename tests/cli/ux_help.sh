@@ -33,7 +33,7 @@ offset over the element size; with int4 and uint4 the half byte).
 Options:
   --shape S      the CPU-side shape, in CPU-side order: 1,3,224,224
   --dtype T      fp32 fp16 bf16 int8 uint8 int16 uint16 int32 uint32
-                 int64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's names);
+                 int64 uint64 int4 uint4 fp8e4m3 fp8e5m2 (or numpy's names);
                  default: the spec's type, else int8
   --at I,J,K,L   a CPU-side coordinate
   --elements     element indexes (memory order) instead of bytes

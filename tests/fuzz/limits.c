@@ -139,8 +139,8 @@ static void t_overflow(void) {
        "overflows 64 bits");
   plan("digit 2^62 of int32", "ov.digit", s3, 1, LAY_DT_INT32, LAY_E_OVERFLOW,
        "overflows 64 bits");
-  loads("integer literal over INT64_MAX",
-        "namespace ov2\nlayout x (a) -> [a + 9223372036854775808]",
+  loads("integer literal over UINT64_MAX",
+        "namespace ov2\nlayout x (a) -> [a + 18446744073709551616]",
         LAY_E_SYNTAX, "integer too large", 2);
   /* where: a coordinate outside the shape is refused, not wrapped */
   lay_plan *p = NULL;

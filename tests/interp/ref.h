@@ -124,7 +124,7 @@ typedef struct rlay {
 } rlay;
 
 static size_t dsz(lay_dtype t) {
-  return t == LAY_DT_INT64 ? 8
+  return t == LAY_DT_INT64 || t == LAY_DT_UINT64 ? 8
          : t == LAY_DT_FP32 || t == LAY_DT_INT32 || t == LAY_DT_UINT32 ? 4
          : t == LAY_DT_INT8 || t == LAY_DT_UINT8 || t == LAY_DT_FP8E4M3 ||
                  t == LAY_DT_FP8E5M2
@@ -288,6 +288,12 @@ static double r_ld(lay_dtype t, const uint8_t *p) {
   case LAY_DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
   case LAY_DT_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
   case LAY_DT_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+  case LAY_DT_UINT64: { /* its two halves, one rounding to a double */
+    uint32_t lo, hi;
+    memcpy(&lo, p, 4);
+    memcpy(&hi, p + 4, 4);
+    return ldexp((double)hi, 32) + (double)lo;
+  }
   case LAY_DT_FP8E4M3: return r_f8_val(0, p[0]);
   case LAY_DT_FP8E5M2: return r_f8_val(1, p[0]);
   default: return 0;
@@ -325,6 +331,16 @@ static void r_st(lay_dtype t, uint8_t *p, double v, int mode, int sat) {
   case LAY_DT_BF16: { uint16_t h = r_bf16(v, mode); memcpy(p, &h, 2); return; }
   case LAY_DT_FP8E4M3: p[0] = r_f8(0, v, mode, sat); return;
   case LAY_DT_FP8E5M2: p[0] = r_f8(1, v, mode, sat); return;
+  case LAY_DT_UINT64: { /* 0 .. 2^64 - 1, a byte at a time */
+    double q = r_round(v, mode);
+    if (!(q > 0)) q = 0;
+    for (int k = 0; k < 8; k++) {
+      double b = q >= 0x1p64 ? 255 : fmod(floor(ldexp(q, -8 * k)), 256);
+      p[k] = (uint8_t)b;
+    }
+    (void)sat;
+    return;
+  }
   default: break;
   }
   double lo = t == LAY_DT_INT8 ? -128 : t == LAY_DT_UINT8 ? 0
@@ -449,7 +465,13 @@ static void r_decode_t(const rlay *r, lay_dtype hwt, const uint8_t *src,
 
 /* The pad element as stored (hw bytes). */
 static void r_pad(const rlay *r, uint8_t *p) {
-  r_st(r->hw, p, r->ir->value.pad_value, LG_R_HALF_EVEN, 1);
+  const lg_ir_value *v = &r->ir->value;
+  if (v->pad_int && (r->hw == LAY_DT_INT64 || r->hw == LAY_DT_UINT64)) {
+    for (int k = 0; k < 8; k++) /* the literal's exact value, LE */
+      p[k] = (uint8_t)(v->pad_bits >> (8 * k));
+    return;
+  }
+  r_st(r->hw, p, v->pad_value, LG_R_HALF_EVEN, 1);
 }
 
 static int64_t r_count(const int64_t *s, int rank) {

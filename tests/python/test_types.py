@@ -144,3 +144,32 @@ def test_cli_npy_int64_fp8_int4(cli, tmp_path):
     n = np.load(tmp_path / "n.npy")
     assert n.dtype == np.uint8 and n.tobytes().hex() == "103254"
     assert lay.unpack_nibbles(n, (2, 3)).tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_uint64_from_the_array_type(ctx, cli, tmp_path):
+    # numpy's uint64 names and codes; NCHW 1x2x1x2 -> NHWC of 2^64 - 1,
+    # 2^63 + 1 | 2^53 + 1, 5 is 2^64 - 1, 2^53 + 1, 2^63 + 1, 5: values no
+    # double holds, moved exactly
+    assert lay.numpy_dtype("uint64") == np.uint64
+    assert lay.numpy_dtype(np.uint64) == np.uint64
+    assert lay.dtype_info(np.dtype("<u8")) == ("uint64", 8)
+    assert lay.dtype_info("Q") == ("uint64", 8)
+    v = [2**64 - 1, 2**63 + 1, 2**53 + 1, 5]
+    x = np.array(v, np.uint64).reshape(1, 2, 1, 2)
+    want = [2**64 - 1, 2**53 + 1, 2**63 + 1, 5]
+    hw = lay.pack("core.nhwc", x.transpose(0, 2, 3, 1))
+    assert hw.view(np.uint64).tolist() == want
+    p = ctx.convert_plan("core.nchw", "core.nhwc", (1, 2, 1, 2), np.uint64)
+    assert p.src_dtype == "uint64" and p.dst_bytes == 32
+    assert p.run(x).view(np.uint64).tolist() == want
+    back = lay.unpack("core.nchw", x.view(np.uint8), (1, 2, 1, 2), "uint64")
+    assert back.dtype == np.uint64 and back.reshape(-1).tolist() == v
+    # the CLI on a '<u8' .npy gives the same bytes
+    np.save(tmp_path / "x.npy", x)
+    cli("pack", "core.nchw", "-i", str(tmp_path / "x.npy"),
+        "-o", str(tmp_path / "y.bin"))
+    assert np.fromfile(tmp_path / "y.bin", np.uint64).tolist() == v
+    cli("unpack", "core.nhwc", "--shape", "1,1,2,2", "--dtype", "uint64",
+        "-i", str(tmp_path / "y.bin"), "-o", str(tmp_path / "u.npy"))
+    u = np.load(tmp_path / "u.npy")
+    assert u.dtype == np.uint64 and u.reshape(-1).tolist() == v

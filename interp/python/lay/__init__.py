@@ -49,7 +49,8 @@ __all__ = [
 _NP = {"fp32": _np.float32, "fp16": _np.float16, "bf16": _np.uint16,
        "int8": _np.int8, "uint8": _np.uint8, "int16": _np.int16,
        "uint16": _np.uint16, "int32": _np.int32, "uint32": _np.uint32,
-       "int64": _np.int64, "int4": _np.int8, "uint4": _np.uint8,
+       "int64": _np.int64, "uint64": _np.uint64, "int4": _np.int8,
+       "uint4": _np.uint8,
        "fp8e4m3": _np.uint8, "fp8e5m2": _np.uint8}
 _NIBBLE = ("int4", "uint4")
 

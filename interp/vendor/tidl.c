@@ -145,7 +145,8 @@ static const char *const hdr_names[] = {"numInputBuf",     "numOutputBuf",
                                         "numSuperBatches", "inferenceMode"};
 
 /* TIDL's element types 0..8 (eTIDL_ElementType) and lay's type for each
-** (LAY_DT_NONE: lay has none). */
+** (LAY_DT_NONE: not imported; lay has uint64 and int64, but how TIDL-RT
+** converts 64-bit buffers to and from the CPU side is not known). */
 static const struct {
   const char *name;
   lay_dtype t;
@@ -285,8 +286,9 @@ static int check_tensor(lay_tidl_io *t, int o, int i) {
                  "uint16, int16, uint32, int32, float32, uint64, int64)",
                  FN(f), e);
     if (etypes[e].t == LAY_DT_NONE)
-      return BAD("%s: %d (%s): lay has no 64-bit integer type", FN(f), e,
-                 etypes[e].name);
+      return BAD("%s: %d (%s): TIDL's 64-bit element types are not "
+                 "imported (how TIDL-RT converts them is not known to lay)",
+                 FN(f), e, etypes[e].name);
   }
   if (te->v[F_LAYOUT] != 0 && te->v[F_LAYOUT] != 1)
     return BAD("%s: %d (0 is NCHW, 1 is NHWC)", FN(F_LAYOUT),

@@ -203,7 +203,8 @@ TENSOR_BAD = [
     ("bad_padl", 0, 0, "inputs[0] 'input.1': inPadL: -1 (a pad must not be negative)"),
     ("bad_padb", 1, 0, "outputs[0] 'logits': outPadB: -2 (a pad must not be negative)"),
     ("bad_type64", 1, 1, "outputs[1] 'scores': outElementType: 7 (uint64): "
-                         "lay has no 64-bit integer type"),
+                         "TIDL's 64-bit element types are not imported (how "
+                         "TIDL-RT converts them is not known to lay)"),
     ("bad_pitch", 0, 0, "inputs[0] 'input.1': inChannelPitch: 34 is less than "
                         "(inPadT + inHeight) * line pitch = (1 + 4) * 7 = 35"),
     ("bad_scalenan", 1, 0, "outputs[0] 'logits': outTensorScale: nan (must be a "

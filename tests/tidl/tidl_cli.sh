@@ -120,7 +120,7 @@ bad_padl.bin|input|0|inputs[0] 'input.1': inPadL: -1 (a pad must not be negative
 bad_padb.bin|output|0|outputs[0] 'logits': outPadB: -2 (a pad must not be negative)
 bad_padch.bin|input|0|inputs[0] 'input.1': inPadCh: -1 (a pad must not be negative)
 bad_type.bin|input|0|inputs[0] 'input.1': inElementType: 9 (not a TIDL element type: 0..8 are uint8, int8, uint16, int16, uint32, int32, float32, uint64, int64)
-bad_type64.bin|output|1|outputs[1] 'scores': outElementType: 7 (uint64): lay has no 64-bit integer type
+bad_type64.bin|output|1|outputs[1] 'scores': outElementType: 7 (uint64): TIDL's 64-bit element types are not imported (how TIDL-RT converts them is not known to lay)
 bad_raw.bin|input|0|inputs[0] 'input.1': rawDataInElementType: -1 (not a TIDL element type: 0..8 are uint8, int8, uint16, int16, uint32, int32, float32, uint64, int64)
 bad_layout.bin|output|0|outputs[0] 'logits': outLayout: 2 (0 is NCHW, 1 is NHWC)
 bad_pitch.bin|input|0|inputs[0] 'input.1': inChannelPitch: 34 is less than (inPadT + inHeight) * line pitch = (1 + 4) * 7 = 35

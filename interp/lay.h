@@ -202,7 +202,7 @@ LAY_API int lay_plan_hw_shape(const lay_plan *plan, int64_t *shape,
 ** the pool is not usable in a child after fork(). A run is split only
 ** where it pays: on at most one thread per 4 MB it moves (bytes read +
 ** written, weighted by the kernels' cost: a transpose, gather tile or
-** value rule counts 3 times a copy). Handing work to the pool costs a
+** value rule counts 2 times a copy). Handing work to the pool costs a
 ** run about 20 us of wall time (a futex wake, and a sleeping virtual CPU
 ** woken: measured, exec.c li_plan_run), so a run shorter than about
 ** 100 us gains nothing from a second thread. The parts are

@@ -668,14 +668,18 @@ static int whole(const li_box *b) { return b->nl == 1 && (b->pre || b->post); }
 ** estimate the split decision and the cuts use. Measured (the sweep, one
 ** thread, quiet machine, 1-2 MB buffers in L3): row and block copies move
 ** 2 MB (read + written) in 22-32 us, transposes, gather tiles and value
-** rules 3.2 MB in 60-300 us: at least 3x slower. */
+** rules 3.2 MB in 60-300 us: at least 3x slower. But with a weight of 3
+** the 1.6 MB fp32 transposes of qnn's layouts (3.2 MB moved, 66-195 us
+** on one thread) split, and ran at 0.59-0.96x on two threads (sweep of
+** 2026-11-25, load 3): their weight is 2, which splits a transpose from
+** 2 MB buffers on. */
 static int64_t box_weight(const li_plan *p, const li_box *b) {
   switch (b->kern) {
   case LI_K_MEMCPY: case LI_K_ROWS: case LI_K_BLOCK: case LI_K_MEMSET:
   case LI_K_FILL:
-    return p->slow ? 3 : 1;
+    return p->slow ? 2 : 1;
   default:
-    return 3;
+    return 2;
   }
 }
 
@@ -817,7 +821,7 @@ static void run_riding(const li_plan *p, const uint8_t *src, uint8_t *dst) {
 ** about 20 us of a run's wall time on this machine. The estimate is the
 ** bytes moved weighted by the kernel's cost (box_weight); a run takes a
 ** thread per LI_SPLIT_MIN (4 MB) of it: a copy from a 4 MB buffer on,
-** a transpose or a value rule from about 1.4 MB on. */
+** a transpose or a value rule from 2 MB on. */
 lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
                        void *dst, size_t dst_bytes, int threads,
                        lay_error *err) {

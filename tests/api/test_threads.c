@@ -74,7 +74,7 @@ static const int64_t SMALL[5][5] = {
     {1531}, {53, 67}, {7, 29, 45}, {2, 37, 29, 45}, {2, 3, 11, 13, 17}};
 /* about 1M elements: fp32 moves 8 MB (2 threads at the default 4 MB per
 ** thread of a copy, 4 for a transpose: exec.c box_weight), int8 2 MB (a
-** transpose or a value rule: 1 thread, its estimate 6 MB) */
+** transpose or a value rule: 1 thread, its estimate 4 MB) */
 static const int64_t BIG[5][5] = {
     {1 << 20}, {1031, 1031}, {41, 101, 257}, {2, 41, 97, 131},
     {2, 5, 41, 43, 61}};

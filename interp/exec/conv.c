@@ -203,6 +203,130 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
   }
 }
 
+/* ---- Transposing tiles ----------------------------------------------------
+** Two loops of which one (A) is contiguous in the source and the other (B)
+** in the destination: the value path as a 2-D transposition (tr.c
+** li_tr2d) and contiguous runs. Either each run of A is converted into an
+** L1 buffer of the destination's elements and the buffer transposed into
+** the destination (convert, then transpose: CT), or the source is
+** transposed into a buffer of its own elements and each run of B converted
+** into the destination (TC). A per-channel rule needs its channel constant
+** along the converted run; it then converts with its per-tensor rule of
+** that channel (li_vrule_channel), which takes the vector paths. */
+#define TRB 16384 /* bytes of the transposition buffer */
+
+typedef struct tloop {
+  int64_t n, ss, ds, cs; /* extent and strides (elements) */
+} tloop;
+
+/* The rule r of channel c into v, r itself when it is per tensor. */
+static const li_vrule *rule_of(const li_vrule *r, int64_t c, li_vrule *v) {
+  if (r->axis < 0 || r->nch <= 1) return r;
+  li_vrule_channel(r, (int32_t)c, v);
+  return v;
+}
+
+/* n contiguous elements from S's hw type to D's, every element of channel
+** c (per-channel rules). */
+static void conv_run(const li_side *S, const li_side *D, const uint8_t *s,
+                     uint8_t *d, int64_t n, int64_t c) {
+  li_vrule sv, dv;
+  const li_vrule *sr = rule_of(&S->v, c, &sv), *dr = rule_of(&D->v, c, &dv);
+  if (sr->kind == LI_VR_ID) {
+    if (dr->kind == LI_VR_ID) memcpy(d, s, (size_t)n * D->esz);
+    else li_encode(dr, s, d, n, NULL);
+    return;
+  }
+  if (dr->kind == LI_VR_ID) {
+    li_decode(sr, s, d, n, NULL);
+    return;
+  }
+  uint8_t t[TILE * 8];
+  for (int64_t i = 0; i < n; i += TILE) {
+    int64_t m = n - i < TILE ? n - i : TILE;
+    li_decode(sr, s + (size_t)i * S->esz, t, m, NULL);
+    li_encode(dr, t, d + (size_t)i * D->esz, m, NULL);
+  }
+}
+
+static int tr_esz(size_t z) { return z == 1 || z == 2 || z == 4 || z == 8; }
+
+/* 1 when the side's rule converts runs of one channel as tr_rows needs. */
+static int tr_rule_ok(const li_vrule *r) {
+  if (r->axis < 0 || r->nch <= 1) return 1;
+  return r->kind == LI_VR_QUANT || r->kind == LI_VR_DEQUANT;
+}
+
+/* One step of the two loops a (source stride 1) and b (destination stride
+** 1) from s to d, channel c0 at their origin; ct: convert, then transpose. */
+static void tr_rows(const li_side *S, const li_side *D, const uint8_t *s,
+                    uint8_t *d, const tloop *a, const tloop *b, int64_t c0,
+                    int ct) {
+  _Alignas(64) uint8_t buf[TRB];
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  const int simd = S->v.simd;
+  const int64_t z = se > de ? se : de, cap = TRB / z;
+  /* the converted loop's block long, the other's what the buffer holds */
+  const tloop *cv = ct ? a : b, *ot = ct ? b : a;
+  int64_t wc = cv->n < 512 ? cv->n : 512;
+  if (wc * ot->n > cap) wc = cap / (ot->n < 16 ? ot->n : 16);
+  if (wc > cv->n) wc = cv->n;
+  int64_t wo = cap / wc < ot->n ? cap / wc : ot->n;
+  for (int64_t c = 0; c < cv->n; c += wc) {
+    int64_t nc = cv->n - c < wc ? cv->n - c : wc;
+    for (int64_t o = 0; o < ot->n; o += wo) {
+      int64_t no = ot->n - o < wo ? ot->n - o : wo;
+      int64_t ia = ct ? c : o, ib = ct ? o : c; /* block origin in a, b */
+      int64_t na = ct ? nc : no, nb = ct ? no : nc;
+      const uint8_t *sp = s + (ia + ib * b->ss) * se;
+      uint8_t *dp = d + (ia * a->ds + ib) * de;
+      int64_t cc = c0 + ia * a->cs + ib * b->cs;
+      if (ct) { /* rows of a converted into buf (nb x na), transposed */
+        for (int64_t j = 0; j < nb; j++)
+          conv_run(S, D, sp + j * b->ss * se, buf + j * na * de, na,
+                   cc + j * b->cs);
+        li_tr2d((size_t)de, simd, buf, buf + nb * na * de, buf, na, dp,
+                a->ds, nb, na);
+      } else { /* the source transposed into buf (na x nb), rows of b */
+        li_tr2d((size_t)se, simd, sp, sp + ((nb - 1) * b->ss + na) * se, sp,
+                b->ss, buf, nb, nb, na);
+        for (int64_t i = 0; i < na; i++)
+          conv_run(S, D, buf + i * nb * se, dp + i * a->ds * de, nb,
+                   cc + i * a->cs);
+      }
+    }
+  }
+}
+
+/* The rows of g (k elements each, strides ssi, dsi, csi) as transposing
+** tiles: 0 when they are not two loops of that shape. */
+static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
+                   const li_rows2 *g, int64_t ssi, uint8_t *dst, int64_t dsi,
+                   int64_t k, int64_t cb, int64_t csi, int64_t pre,
+                   int64_t post) {
+  if (pre || post || S->v.nplanes || D->v.nplanes || !tr_esz(S->esz) ||
+      !tr_esz(D->esz) || !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v) ||
+      g->m < 2 || k < 2)
+    return 0;
+  tloop o = {g->m, g->sso, g->dso, g->cso}, in = {k, ssi, dsi, csi};
+  const tloop *a, *b;
+  if (o.ss == 1 && in.ds == 1) { a = &o; b = &in; }
+  else if (in.ss == 1 && o.ds == 1) { a = &in; b = &o; }
+  else return 0;
+  if (a->ds <= 1 || b->ss <= 1) return 0; /* not a transposition */
+  int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
+  int ct;
+  if (perch && a->cs == 0) ct = 1;
+  else if (perch && b->cs == 0) ct = 0;
+  else if (perch) return 0;
+  else ct = a->n >= b->n;
+  int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  for (int64_t t = 0; t < g->n2; t++)
+    tr_rows(S, D, src + t * g->sso2 * se, dst + t * g->dso2 * de, a, b,
+            cb + t * g->cso2, ct);
+  return 1;
+}
+
 /* Rows over two loops (n2 of them, strides sso2/dso2/cso2, around m
 ** rows of strides sso/dso/cso), each of k elements: as many whole rows a
 ** tile as TILE holds, so that short rows (4 channels of a block) still
@@ -211,6 +335,7 @@ void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
                   const li_rows2 *g, int64_t ssi, uint8_t *dst, int64_t dsi,
                   int64_t k, int64_t cb, int64_t csi, int64_t pre,
                   int64_t post, const uint8_t *pad) {
+  if (conv_tr(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post)) return;
   int32_t ch[TILE];
   int64_t so[TILE], dof[TILE], co[TILE];
   int perch = S->v.axis >= 0 || D->v.axis >= 0;

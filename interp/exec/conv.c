@@ -327,6 +327,32 @@ static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
   return 1;
 }
 
+/* Rows contiguous on both sides, each of one channel (or a per-tensor
+** rule), long enough to pay a call: each converted straight from the
+** source into the destination (conv_run), its pads around it; 0 when the
+** rows are not of that shape. */
+static int conv_direct(const li_side *S, const li_side *D,
+                       const uint8_t *src, const li_rows2 *g, int64_t ssi,
+                       uint8_t *dst, int64_t dsi, int64_t k, int64_t cb,
+                       int64_t csi, int64_t pre, int64_t post,
+                       const uint8_t *pad) {
+  int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
+  if (ssi != 1 || dsi != 1 || k < 32 || (perch && csi != 0) ||
+      S->v.nplanes || D->v.nplanes || !tr_rule_ok(&S->v) ||
+      !tr_rule_ok(&D->v))
+    return 0;
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  for (int64_t t = 0; t < g->n2; t++)
+    for (int64_t r = 0; r < g->m; r++) {
+      const uint8_t *sr = src + (t * g->sso2 + r * g->sso) * se;
+      uint8_t *dr = dst + (t * g->dso2 + r * g->dso) * de;
+      conv_run(S, D, sr, dr, k, cb + t * g->cso2 + r * g->cso);
+      if (pre) fill_n(dr - pre * de, 1, pre, pad, (size_t)de);
+      if (post) fill_n(dr + k * de, 1, post, pad, (size_t)de);
+    }
+  return 1;
+}
+
 /* Rows over two loops (n2 of them, strides sso2/dso2/cso2, around m
 ** rows of strides sso/dso/cso), each of k elements: as many whole rows a
 ** tile as TILE holds, so that short rows (4 channels of a block) still
@@ -335,7 +361,9 @@ void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
                   const li_rows2 *g, int64_t ssi, uint8_t *dst, int64_t dsi,
                   int64_t k, int64_t cb, int64_t csi, int64_t pre,
                   int64_t post, const uint8_t *pad) {
-  if (conv_tr(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post)) return;
+  if (conv_tr(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post) ||
+      conv_direct(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post, pad))
+    return;
   int32_t ch[TILE];
   int64_t so[TILE], dof[TILE], co[TILE];
   int perch = S->v.axis >= 0 || D->v.axis >= 0;

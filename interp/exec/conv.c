@@ -226,14 +226,76 @@ static const li_vrule *rule_of(const li_vrule *r, int64_t c, li_vrule *v) {
   return v;
 }
 
-/* n contiguous elements from S's hw type to D's, every element of channel
-** c (per-channel rules). */
+/* Bytes of one element of a side's value runs: the 16-bit element bits
+** of 2 byte planes, else the element. */
+static int64_t run_esz(const li_side *X) {
+  return X->v.nplanes ? 2 : (int64_t)X->esz;
+}
+
+/* 2 byte planes whose element bits are 16-bit (the 'hl' formats). */
+static int planes_ok(const li_side *X) {
+  if (!X->v.nplanes) return 1;
+  const li_vrule *v = &X->v;
+  return v->nplanes == 2 && X->esz == 1 &&
+         li_dt_size(v->kind == LI_VR_ID ? v->cpu : v->hw) == 2 &&
+         v->shift[0] >= 0 && v->shift[0] < 16 && v->shift[1] >= 0 &&
+         v->shift[1] < 16;
+}
+
+/* The planes' bytes s[i] and s[i + ps] combined into 16-bit element bits
+** u[i] = (s[i] & mask0) << shift0 | (s[i + ps] & mask1) << shift1. */
+typedef uint16_t pl_u16 __attribute__((vector_size(32)));
+typedef uint8_t pl_u8 __attribute__((vector_size(16)));
+static void combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
+                     uint8_t *u, int64_t n) {
+  const uint16_t m0 = (uint16_t)v->mask[0], m1 = (uint16_t)v->mask[1];
+  const int h0 = v->shift[0], h1 = v->shift[1];
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    pl_u8 a, b;
+    memcpy(&a, s + i, 16);
+    memcpy(&b, s + i + ps, 16);
+    pl_u16 x = (__builtin_convertvector(a, pl_u16) & m0) << h0;
+    pl_u16 y = (__builtin_convertvector(b, pl_u16) & m1) << h1;
+    x |= y;
+    memcpy(u + 2 * i, &x, 32);
+  }
+  for (; i < n; i++) {
+    uint16_t w = (uint16_t)(((s[i] & m0) << h0) | ((s[i + ps] & m1) << h1));
+    memcpy(u + 2 * i, &w, 2);
+  }
+}
+
+/* The inverse: 16-bit element bits u[i] split into d[i] and d[i + ps]. */
+static void split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
+                   int64_t ps, int64_t n) {
+  const uint16_t m0 = (uint16_t)v->mask[0], m1 = (uint16_t)v->mask[1];
+  const int h0 = v->shift[0], h1 = v->shift[1];
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    pl_u16 x;
+    memcpy(&x, u + 2 * i, 32);
+    pl_u8 a = __builtin_convertvector((x >> h0) & m0, pl_u8);
+    pl_u8 b = __builtin_convertvector((x >> h1) & m1, pl_u8);
+    memcpy(d + i, &a, 16);
+    memcpy(d + i + ps, &b, 16);
+  }
+  for (; i < n; i++) {
+    uint16_t w;
+    memcpy(&w, u + 2 * i, 2);
+    d[i] = (uint8_t)((w >> h0) & m0);
+    d[i + ps] = (uint8_t)((w >> h1) & m1);
+  }
+}
+
+/* n contiguous value-run elements (run_esz) of S into D's, every element
+** of channel c (per-channel rules). */
 static void conv_run(const li_side *S, const li_side *D, const uint8_t *s,
                      uint8_t *d, int64_t n, int64_t c) {
   li_vrule sv, dv;
   const li_vrule *sr = rule_of(&S->v, c, &sv), *dr = rule_of(&D->v, c, &dv);
   if (sr->kind == LI_VR_ID) {
-    if (dr->kind == LI_VR_ID) memcpy(d, s, (size_t)n * D->esz);
+    if (dr->kind == LI_VR_ID) memcpy(d, s, (size_t)(n * run_esz(D)));
     else li_encode(dr, s, d, n, NULL);
     return;
   }
@@ -242,10 +304,11 @@ static void conv_run(const li_side *S, const li_side *D, const uint8_t *s,
     return;
   }
   uint8_t t[TILE * 8];
+  const int64_t ss = run_esz(S), ds = run_esz(D);
   for (int64_t i = 0; i < n; i += TILE) {
     int64_t m = n - i < TILE ? n - i : TILE;
-    li_decode(sr, s + (size_t)i * S->esz, t, m, NULL);
-    li_encode(dr, t, d + (size_t)i * D->esz, m, NULL);
+    li_decode(sr, s + i * ss, t, m, NULL);
+    li_encode(dr, t, d + i * ds, m, NULL);
   }
 }
 
@@ -257,19 +320,38 @@ static int tr_rule_ok(const li_vrule *r) {
   return r->kind == LI_VR_QUANT || r->kind == LI_VR_DEQUANT;
 }
 
+/* A run of S (n elements from s, contiguous) converted into D's value
+** bits at d (planes combined first; tmp: room for n 16-bit elements). */
+static void conv_in(const li_side *S, const li_side *D, const uint8_t *s,
+                    int64_t ps, uint8_t *d, int64_t n, int64_t c,
+                    uint8_t *tmp) {
+  if (S->v.nplanes) {
+    combine2(&S->v, s, ps, tmp, n);
+    s = tmp;
+  }
+  conv_run(S, D, s, d, n, c);
+}
+
 /* One step of the two loops a (source stride 1) and b (destination stride
-** 1) from s to d, channel c0 at their origin; ct: convert, then transpose. */
+** 1) from s to d, channel c0 at their origin; ct: convert, then transpose.
+** Byte planes are transposed plane by plane (1-byte elements), combined
+** into or split from their 16-bit element bits in the contiguous runs. */
 static void tr_rows(const li_side *S, const li_side *D, const uint8_t *s,
                     uint8_t *d, const tloop *a, const tloop *b, int64_t c0,
                     int ct) {
   _Alignas(64) uint8_t buf[TRB];
+  _Alignas(64) uint8_t pb[TRB]; /* the planes' bytes, one after the other */
+  _Alignas(64) uint8_t tmp[1024];
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  const int64_t rs = run_esz(S), rd = run_esz(D);
+  const int64_t sps = S->pstride, dps = D->pstride;
   const int simd = S->v.simd;
-  const int64_t z = se > de ? se : de, cap = TRB / z;
+  const int64_t z = rs > rd ? rs : rd, cap = TRB / z;
   /* the converted loop's block long, the other's what the buffer holds */
   const tloop *cv = ct ? a : b, *ot = ct ? b : a;
   int64_t wc = cv->n < 512 ? cv->n : 512;
   if (wc * ot->n > cap) wc = cap / (ot->n < 16 ? ot->n : 16);
+  if (wc > 512) wc = 512; /* tmp's room */
   if (wc > cv->n) wc = cv->n;
   int64_t wo = cap / wc < ot->n ? cap / wc : ot->n;
   for (int64_t c = 0; c < cv->n; c += wc) {
@@ -277,22 +359,43 @@ static void tr_rows(const li_side *S, const li_side *D, const uint8_t *s,
     for (int64_t o = 0; o < ot->n; o += wo) {
       int64_t no = ot->n - o < wo ? ot->n - o : wo;
       int64_t ia = ct ? c : o, ib = ct ? o : c; /* block origin in a, b */
-      int64_t na = ct ? nc : no, nb = ct ? no : nc;
+      int64_t na = ct ? nc : no, nb = ct ? no : nc, e = na * nb;
       const uint8_t *sp = s + (ia + ib * b->ss) * se;
       uint8_t *dp = d + (ia * a->ds + ib) * de;
       int64_t cc = c0 + ia * a->cs + ib * b->cs;
       if (ct) { /* rows of a converted into buf (nb x na), transposed */
         for (int64_t j = 0; j < nb; j++)
-          conv_run(S, D, sp + j * b->ss * se, buf + j * na * de, na,
-                   cc + j * b->cs);
-        li_tr2d((size_t)de, simd, buf, buf + nb * na * de, buf, na, dp,
-                a->ds, nb, na);
+          conv_in(S, D, sp + j * b->ss * se, sps, buf + j * na * rd, na,
+                  cc + j * b->cs, tmp);
+        if (D->v.nplanes) {
+          split2(&D->v, buf, pb, e, e);
+          for (int q = 0; q < 2; q++)
+            li_tr2d(1, simd, pb + q * e, pb + (q + 1) * e, pb + q * e, na,
+                    dp + q * dps, a->ds, nb, na);
+        } else {
+          li_tr2d((size_t)de, simd, buf, buf + e * de, buf, na, dp, a->ds,
+                  nb, na);
+        }
       } else { /* the source transposed into buf (na x nb), rows of b */
-        li_tr2d((size_t)se, simd, sp, sp + ((nb - 1) * b->ss + na) * se, sp,
-                b->ss, buf, nb, nb, na);
-        for (int64_t i = 0; i < na; i++)
-          conv_run(S, D, buf + i * nb * se, dp + i * a->ds * de, nb,
-                   cc + i * a->cs);
+        const uint8_t *hi = sp + ((nb - 1) * b->ss + na) * se;
+        const uint8_t *rows = buf;
+        if (S->v.nplanes) {
+          for (int q = 0; q < 2; q++)
+            li_tr2d(1, simd, sp + q * sps, hi + q * sps, sp + q * sps, b->ss,
+                    pb + q * e, nb, nb, na);
+          combine2(&S->v, pb, e, buf, e);
+        } else {
+          li_tr2d((size_t)se, simd, sp, hi, sp, b->ss, buf, nb, nb, na);
+        }
+        for (int64_t i = 0; i < na; i++) {
+          uint8_t *di = dp + i * a->ds * de;
+          if (D->v.nplanes) {
+            conv_run(S, D, rows + i * nb * rs, tmp, nb, cc + i * a->cs);
+            split2(&D->v, tmp, di, dps, nb);
+          } else {
+            conv_run(S, D, rows + i * nb * rs, di, nb, cc + i * a->cs);
+          }
+        }
       }
     }
   }
@@ -304,7 +407,7 @@ static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
                    const li_rows2 *g, int64_t ssi, uint8_t *dst, int64_t dsi,
                    int64_t k, int64_t cb, int64_t csi, int64_t pre,
                    int64_t post) {
-  if (pre || post || S->v.nplanes || D->v.nplanes || !tr_esz(S->esz) ||
+  if (pre || post || !planes_ok(S) || !planes_ok(D) || !tr_esz(S->esz) ||
       !tr_esz(D->esz) || !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v) ||
       g->m < 2 || k < 2)
     return 0;

@@ -12,6 +12,11 @@
 
 #include "kern.h"
 
+static void combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
+                     uint8_t *u, int64_t n);
+static void split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
+                   int64_t ps, int64_t n);
+
 static uint32_t ld_bits(const uint8_t *p, size_t n) {
   uint32_t u = 0;
   memcpy(&u, p, n); /* little-endian host */
@@ -123,7 +128,10 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
     int np = S->v.nplanes;
     size_t hs = li_dt_size(S->v.hw);
     uint8_t *bits = S->v.kind == LI_VR_ID ? tb : ta;
-    if (hs == 2 && np == 2) {
+    if (hs == 2 && np == 2 && ssi == 1) { /* rows of contiguous bytes */
+      for (int64_t r = 0; r < m; r++)
+        combine2(&S->v, s + so[r], S->pstride, bits + r * k * 2, k);
+    } else if (hs == 2 && np == 2) {
       uint16_t *t16 = (uint16_t *)(void *)bits;
       int64_t ps = S->pstride;
       uint32_t m0 = S->v.mask[0], m1 = S->v.mask[1];
@@ -164,7 +172,10 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
       hs = li_dt_size(D->v.hw);
     }
     int np = D->v.nplanes;
-    if (np == 2 && hs == 2) {
+    if (np == 2 && hs == 2 && dsi == 1) { /* rows of contiguous bytes */
+      for (int64_t r = 0; r < m; r++)
+        split2(&D->v, bits + r * k * 2, d + dof[r], D->pstride, k);
+    } else if (np == 2 && hs == 2) {
       int64_t ps = D->pstride;
       uint32_t m0 = D->v.mask[0], m1 = D->v.mask[1];
       int h0 = D->v.shift[0], h1 = D->v.shift[1];

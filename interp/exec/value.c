@@ -886,7 +886,7 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
     return;
   }
   if (r->kind == LI_VR_CAST &&
-      ((r->round != LG_R_TRUNC && li_vs_cast(from, to, src, dst, n, r->simd)) ||
+      (li_vs_cast2(from, to, r->round == LG_R_TRUNC, src, dst, n, r->simd) ||
        fast_cast(from, to, r->round, src, dst, n) ||
        int_cast(from, to, r->saturate, src, dst, n)))
     return;

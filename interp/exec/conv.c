@@ -451,7 +451,7 @@ static int conv_direct(const li_side *S, const li_side *D,
                        int64_t csi, int64_t pre, int64_t post,
                        const uint8_t *pad) {
   int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
-  if (ssi != 1 || dsi != 1 || k < 32 || (perch && csi != 0) ||
+  if (ssi != 1 || dsi != 1 || k < 16 || (perch && csi != 0) ||
       S->v.nplanes || D->v.nplanes || !tr_rule_ok(&S->v) ||
       !tr_rule_ok(&D->v))
     return 0;

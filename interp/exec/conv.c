@@ -441,17 +441,18 @@ static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
   return 1;
 }
 
-/* Rows contiguous on both sides, each of one channel (or a per-tensor
-** rule), long enough to pay a call: each converted straight from the
-** source into the destination (conv_run), its pads around it; 0 when the
-** rows are not of that shape. */
+/* Rows contiguous on both sides, each of one channel (or, per tensor,
+** of a tile or more: shorter ones share a tile's conversion call), each
+** converted straight from the source into the destination (conv_run),
+** its pads around it; 0 when the rows are not of that shape. */
 static int conv_direct(const li_side *S, const li_side *D,
                        const uint8_t *src, const li_rows2 *g, int64_t ssi,
                        uint8_t *dst, int64_t dsi, int64_t k, int64_t cb,
                        int64_t csi, int64_t pre, int64_t post,
                        const uint8_t *pad) {
   int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
-  if (ssi != 1 || dsi != 1 || k < 16 || (perch && csi != 0) ||
+  /* per tensor, the tiles convert several short rows in one call */
+  if (ssi != 1 || dsi != 1 || k < (perch ? 16 : TILE) || (perch && csi != 0) ||
       S->v.nplanes || D->v.nplanes || !tr_rule_ok(&S->v) ||
       !tr_rule_ok(&D->v))
     return 0;

@@ -441,29 +441,55 @@ static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
   return 1;
 }
 
-/* Rows contiguous on both sides, each of one channel (or, per tensor,
-** of a tile or more: shorter ones share a tile's conversion call), each
-** converted straight from the source into the destination (conv_run),
-** its pads around it; 0 when the rows are not of that shape. */
+/* Rows contiguous on both sides, 16 elements or more, each of one channel
+** (or per tensor): groups of rows of one channel converted by one call
+** (conv_run) from the source (or a gathered copy) into the destination
+** (or a buffer scattered from), the pads around each row; 0 when the rows
+** are not of that shape. */
 static int conv_direct(const li_side *S, const li_side *D,
                        const uint8_t *src, const li_rows2 *g, int64_t ssi,
                        uint8_t *dst, int64_t dsi, int64_t k, int64_t cb,
                        int64_t csi, int64_t pre, int64_t post,
                        const uint8_t *pad) {
   int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
-  /* per tensor, the tiles convert several short rows in one call */
-  if (ssi != 1 || dsi != 1 || k < (perch ? 16 : TILE) || (perch && csi != 0) ||
+  if (ssi != 1 || dsi != 1 || k < 16 || (perch && csi != 0) ||
       S->v.nplanes || D->v.nplanes || !tr_rule_ok(&S->v) ||
       !tr_rule_ok(&D->v))
     return 0;
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  /* rows of one channel (cso 0, or per tensor) in groups: gathered into
+  ** sb unless the source has them back to back, converted in one call
+  ** into db unless the destination has them back to back (and no pads) */
+  _Alignas(64) uint8_t sb[TRB], db[TRB];
+  const int64_t z = se > de ? se : de;
+  const int64_t R = (g->cso == 0 || !perch) && k * z <= TRB / 4 ? TRB / (k * z) : 1;
+  const int sc = g->sso == k, dc = g->dso == k && !pre && !post;
   for (int64_t t = 0; t < g->n2; t++)
-    for (int64_t r = 0; r < g->m; r++) {
-      const uint8_t *sr = src + (t * g->sso2 + r * g->sso) * se;
-      uint8_t *dr = dst + (t * g->dso2 + r * g->dso) * de;
-      conv_run(S, D, sr, dr, k, cb + t * g->cso2 + r * g->cso);
-      if (pre) fill_n(dr - pre * de, 1, pre, pad, (size_t)de);
-      if (post) fill_n(dr + k * de, 1, post, pad, (size_t)de);
+    for (int64_t r0 = 0; r0 < g->m; r0 += R) {
+      int64_t nr = g->m - r0 < R ? g->m - r0 : R;
+      const uint8_t *sr = src + (t * g->sso2 + r0 * g->sso) * se;
+      uint8_t *dr = dst + (t * g->dso2 + r0 * g->dso) * de;
+      int64_t c = cb + t * g->cso2 + r0 * g->cso;
+      if (nr == 1) {
+        conv_run(S, D, sr, dr, k, c);
+      } else {
+        const uint8_t *si = sr;
+        uint8_t *di = dc ? dr : db;
+        if (!sc) {
+          for (int64_t r = 0; r < nr; r++)
+            memcpy(sb + r * k * se, sr + r * g->sso * se, (size_t)(k * se));
+          si = sb;
+        }
+        conv_run(S, D, si, di, nr * k, c);
+        if (!dc)
+          for (int64_t r = 0; r < nr; r++)
+            memcpy(dr + r * g->dso * de, db + r * k * de, (size_t)(k * de));
+      }
+      for (int64_t r = 0; r < nr && (pre || post); r++) {
+        uint8_t *p = dr + r * g->dso * de;
+        if (pre) fill_n(p - pre * de, 1, pre, pad, (size_t)de);
+        if (post) fill_n(p + k * de, 1, post, pad, (size_t)de);
+      }
     }
   return 1;
 }

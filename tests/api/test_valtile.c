@@ -9,7 +9,8 @@
 ** unpacked (u = lo | hi << 8) and dequantized; fp32 <-> bf16 casts
 ** (round to nearest even; back: the bits moved up). Layouts whose
 ** channels are a block cut by the tile ([c/16, n, h, w, c%16], [n, c/4,
-** h, w, c%4], AMD's [h, c/8, w, n, c%8]) and plain rows, shapes with odd
+** h, w, c%4], AMD's [h, c/8, w, n, c%8]), plain rows and rows padded
+** to 16 elements ([n, c, h, ceil(w, 16)]), shapes with odd
 ** extents (vector tails) and channel counts that are not a multiple of
 ** the block. CTest runs it at every SIMD level (LAY_SIMD).
 */
@@ -35,10 +36,10 @@ static const vt k_types[] = {{"int8", LAY_DT_INT8, 1, -128, 127},
                              {"int16", LAY_DT_INT16, 2, -32768, 32767},
                              {"uint16", LAY_DT_UINT16, 2, 0, 65535}};
 
-enum { L_C16, L_C4, L_AMD8, L_ROWS, L_PL16, NLAY };
+enum { L_C16, L_C4, L_AMD8, L_ROWS, L_PADW, L_PL16, NLAY };
 static const char *const k_lay[] = {
     "[c/16, n, h, w, c%16]", "[n, c/4, h, w, c%4]", "[h, c/8, w, n, c%8]",
-    "[n, c, h, w]",
+    "[n, c, h, w]", "[n, c, h, ceil(w, 16)]",
     "[c/16, n, h, w, byte, c%16]\n"
     "    where byte = bytes(lo = u & 0xff, hi = (u >> 8) & 0xff)"};
 
@@ -49,9 +50,10 @@ typedef struct shp {
 /* Elements (hw) of layout l, and the offset of CPU element (n, c, h, w). */
 static int64_t lay_size(int l, const shp *s) {
   int64_t c16 = (s->C + 15) / 16, c4 = (s->C + 3) / 4, c8 = (s->C + 7) / 8;
-  int64_t p = s->N * s->H * s->W;
+  int64_t p = s->N * s->H * s->W, w16 = (s->W + 15) / 16 * 16;
   return l == L_C16 ? c16 * p * 16 : l == L_C4 ? c4 * p * 4
-         : l == L_AMD8 ? c8 * p * 8 : l == L_ROWS ? p * s->C : c16 * p * 32;
+         : l == L_AMD8 ? c8 * p * 8 : l == L_ROWS ? p * s->C
+         : l == L_PADW ? s->N * s->C * s->H * w16 : c16 * p * 32;
 }
 
 static int64_t lay_off(int l, const shp *s, int64_t n, int64_t c, int64_t h,
@@ -62,6 +64,7 @@ static int64_t lay_off(int l, const shp *s, int64_t n, int64_t c, int64_t h,
   case L_C4: return (((n * c4 + c / 4) * s->H + h) * s->W + w) * 4 + c % 4;
   case L_AMD8: return (((h * c8 + c / 8) * s->W + w) * s->N + n) * 8 + c % 8;
   case L_ROWS: return ((n * s->C + c) * s->H + h) * s->W + w;
+  case L_PADW: return ((n * s->C + c) * s->H + h) * ((s->W + 15) / 16 * 16) + w;
   default: return (((c / 16 * s->N + n) * s->H + h) * s->W + w) * 32 + c % 16;
   }
 }

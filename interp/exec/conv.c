@@ -6,6 +6,12 @@
 ** the destination's, and scattered (or split into planes), with the
 ** destination's row pads written around each row. Casts, quantization and
 ** byte planes all take this path (value.c converts the tiles).
+** Two shapes skip the element-by-element tiles: two loops, one contiguous
+** in the source and the other in the destination, go through tr.c's 2-D
+** transposition and contiguous value runs (conv_tr); rows contiguous on
+** both sides are converted in groups straight from side to side
+** (conv_direct). A per-channel rule then converts each run of one channel
+** with that channel's per-tensor rule (value.c's vector paths).
 */
 #include <stdint.h>
 #include <string.h>

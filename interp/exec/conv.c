@@ -260,43 +260,57 @@ static int planes_ok(const li_side *X) {
 }
 
 /* The planes' bytes s[i] and s[i + ps] combined into 16-bit element bits
-** u[i] = (s[i] & mask0) << shift0 | (s[i + ps] & mask1) << shift1. */
-typedef uint16_t pl_u16 __attribute__((vector_size(32)));
-typedef uint8_t pl_u8 __attribute__((vector_size(16)));
+** u[i] = (s[i] & mask0) << shift0 | (s[i + ps] & mask1) << shift1 (16
+** bits: shifts of 16 and more leave nothing, as in the scalar loop). */
 static void combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
                      uint8_t *u, int64_t n) {
-  const uint16_t m0 = (uint16_t)v->mask[0], m1 = (uint16_t)v->mask[1];
+  const uint32_t m0 = v->mask[0] & 0xffu, m1 = v->mask[1] & 0xffu;
   const int h0 = v->shift[0], h1 = v->shift[1];
   int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128i z = _mm_setzero_si128(), c0 = _mm_cvtsi32_si128(h0),
+                c1 = _mm_cvtsi32_si128(h1), k0 = _mm_set1_epi16((short)m0),
+                k1 = _mm_set1_epi16((short)m1);
   for (; i + 16 <= n; i += 16) {
-    pl_u8 a, b;
-    memcpy(&a, s + i, 16);
-    memcpy(&b, s + i + ps, 16);
-    pl_u16 x = (__builtin_convertvector(a, pl_u16) & m0) << h0;
-    pl_u16 y = (__builtin_convertvector(b, pl_u16) & m1) << h1;
-    x |= y;
-    memcpy(u + 2 * i, &x, 32);
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + ps));
+    __m128i x0 = _mm_or_si128(
+        _mm_sll_epi16(_mm_and_si128(_mm_unpacklo_epi8(a, z), k0), c0),
+        _mm_sll_epi16(_mm_and_si128(_mm_unpacklo_epi8(b, z), k1), c1));
+    __m128i x1 = _mm_or_si128(
+        _mm_sll_epi16(_mm_and_si128(_mm_unpackhi_epi8(a, z), k0), c0),
+        _mm_sll_epi16(_mm_and_si128(_mm_unpackhi_epi8(b, z), k1), c1));
+    _mm_storeu_si128((__m128i *)(void *)(u + 2 * i), x0);
+    _mm_storeu_si128((__m128i *)(void *)(u + 2 * i + 16), x1);
   }
+#endif
   for (; i < n; i++) {
-    uint16_t w = (uint16_t)(((s[i] & m0) << h0) | ((s[i + ps] & m1) << h1));
-    memcpy(u + 2 * i, &w, 2);
+    uint32_t w = (s[i] & m0) << h0 | (s[i + ps] & m1) << h1;
+    uint16_t w16 = (uint16_t)w;
+    memcpy(u + 2 * i, &w16, 2);
   }
 }
 
 /* The inverse: 16-bit element bits u[i] split into d[i] and d[i + ps]. */
 static void split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
                    int64_t ps, int64_t n) {
-  const uint16_t m0 = (uint16_t)v->mask[0], m1 = (uint16_t)v->mask[1];
+  const uint32_t m0 = v->mask[0] & 0xffu, m1 = v->mask[1] & 0xffu;
   const int h0 = v->shift[0], h1 = v->shift[1];
   int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128i c0 = _mm_cvtsi32_si128(h0), c1 = _mm_cvtsi32_si128(h1),
+                k0 = _mm_set1_epi16((short)m0), k1 = _mm_set1_epi16((short)m1);
   for (; i + 16 <= n; i += 16) {
-    pl_u16 x;
-    memcpy(&x, u + 2 * i, 32);
-    pl_u8 a = __builtin_convertvector((x >> h0) & m0, pl_u8);
-    pl_u8 b = __builtin_convertvector((x >> h1) & m1, pl_u8);
-    memcpy(d + i, &a, 16);
-    memcpy(d + i + ps, &b, 16);
+    __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)(u + 2 * i));
+    __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(u + 2 * i + 16));
+    __m128i lo = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, c0), k0),
+                                  _mm_and_si128(_mm_srl_epi16(x1, c0), k0));
+    __m128i hi = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, c1), k1),
+                                  _mm_and_si128(_mm_srl_epi16(x1, c1), k1));
+    _mm_storeu_si128((__m128i *)(void *)(d + i), lo);
+    _mm_storeu_si128((__m128i *)(void *)(d + i + ps), hi);
   }
+#endif
   for (; i < n; i++) {
     uint16_t w;
     memcpy(&w, u + 2 * i, 2);

@@ -454,6 +454,7 @@ static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
   else if (perch && b->cs == 0) ct = 0;
   else if (perch) return 0;
   else ct = a->n >= b->n;
+  if ((ct ? a->n : b->n) < 16) return 0; /* runs too short to pay */
   int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
   for (int64_t t = 0; t < g->n2; t++)
     tr_rows(S, D, src + t * g->sso2 * se, dst + t * g->dso2 * de, a, b,

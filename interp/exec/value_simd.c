@@ -175,7 +175,7 @@ int li_vs_cast2(lay_dtype from, lay_dtype to, int trunc, const void *src,
   uint8_t *d = dst;
   int64_t i;
   if (simd < LI_SIMD_SSE) return 0;
-  if (trunc) { /* to bf16 only: the high halves */
+  if (trunc && to != LAY_DT_FP32) { /* to bf16 only: the high halves */
     if (from != LAY_DT_FP32 || to != LAY_DT_BF16) return 0;
     i = simd >= LI_SIMD_AVX2 ? vs_bf16t_avx2(s, d, n) : vs_bf16t_sse(s, d, n);
     for (; i < n; i++) memcpy(d + 2 * i, s + 4 * i + 2, 2);

@@ -6,11 +6,22 @@
 ** the destination's, and scattered (or split into planes), with the
 ** destination's row pads written around each row. Casts, quantization and
 ** byte planes all take this path (value.c converts the tiles).
+** Two shapes skip the element-by-element tiles: two loops, one contiguous
+** in the source and the other in the destination, go through tr.c's 2-D
+** transposition and contiguous value runs (conv_tr); rows contiguous on
+** both sides are converted in groups straight from side to side
+** (conv_direct). A per-channel rule then converts each run of one channel
+** with that channel's per-tensor rule (value.c's vector paths).
 */
 #include <stdint.h>
 #include <string.h>
 
 #include "kern.h"
+
+static void combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
+                     uint8_t *u, int64_t n);
+static void split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
+                   int64_t ps, int64_t n);
 
 static uint32_t ld_bits(const uint8_t *p, size_t n) {
   uint32_t u = 0;
@@ -123,7 +134,10 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
     int np = S->v.nplanes;
     size_t hs = li_dt_size(S->v.hw);
     uint8_t *bits = S->v.kind == LI_VR_ID ? tb : ta;
-    if (hs == 2 && np == 2) {
+    if (hs == 2 && np == 2 && ssi == 1) { /* rows of contiguous bytes */
+      for (int64_t r = 0; r < m; r++)
+        combine2(&S->v, s + so[r], S->pstride, bits + r * k * 2, k);
+    } else if (hs == 2 && np == 2) {
       uint16_t *t16 = (uint16_t *)(void *)bits;
       int64_t ps = S->pstride;
       uint32_t m0 = S->v.mask[0], m1 = S->v.mask[1];
@@ -164,7 +178,10 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
       hs = li_dt_size(D->v.hw);
     }
     int np = D->v.nplanes;
-    if (np == 2 && hs == 2) {
+    if (np == 2 && hs == 2 && dsi == 1) { /* rows of contiguous bytes */
+      for (int64_t r = 0; r < m; r++)
+        split2(&D->v, bits + r * k * 2, d + dof[r], D->pstride, k);
+    } else if (np == 2 && hs == 2) {
       int64_t ps = D->pstride;
       uint32_t m0 = D->v.mask[0], m1 = D->v.mask[1];
       int h0 = D->v.shift[0], h1 = D->v.shift[1];
@@ -203,6 +220,301 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
   }
 }
 
+/* ---- Transposing tiles ----------------------------------------------------
+** Two loops of which one (A) is contiguous in the source and the other (B)
+** in the destination: the value path as a 2-D transposition (tr.c
+** li_tr2d) and contiguous runs. Either each run of A is converted into an
+** L1 buffer of the destination's elements and the buffer transposed into
+** the destination (convert, then transpose: CT), or the source is
+** transposed into a buffer of its own elements and each run of B converted
+** into the destination (TC). A per-channel rule needs its channel constant
+** along the converted run; it then converts with its per-tensor rule of
+** that channel (li_vrule_channel), which takes the vector paths. */
+#define TRB 16384 /* bytes of the transposition buffer */
+
+typedef struct tloop {
+  int64_t n, ss, ds, cs; /* extent and strides (elements) */
+} tloop;
+
+/* The rule r of channel c into v, r itself when it is per tensor. */
+static const li_vrule *rule_of(const li_vrule *r, int64_t c, li_vrule *v) {
+  if (r->axis < 0 || r->nch <= 1) return r;
+  li_vrule_channel(r, (int32_t)c, v);
+  return v;
+}
+
+/* Bytes of one element of a side's value runs: the 16-bit element bits
+** of 2 byte planes, else the element. */
+static int64_t run_esz(const li_side *X) {
+  return X->v.nplanes ? 2 : (int64_t)X->esz;
+}
+
+/* 2 byte planes whose element bits are 16-bit (the 'hl' formats). */
+static int planes_ok(const li_side *X) {
+  if (!X->v.nplanes) return 1;
+  const li_vrule *v = &X->v;
+  return v->nplanes == 2 && X->esz == 1 &&
+         li_dt_size(v->kind == LI_VR_ID ? v->cpu : v->hw) == 2 &&
+         v->shift[0] >= 0 && v->shift[0] < 16 && v->shift[1] >= 0 &&
+         v->shift[1] < 16;
+}
+
+/* The planes' bytes s[i] and s[i + ps] combined into 16-bit element bits
+** u[i] = (s[i] & mask0) << shift0 | (s[i + ps] & mask1) << shift1 (16
+** bits: shifts of 16 and more leave nothing, as in the scalar loop). */
+static void combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
+                     uint8_t *u, int64_t n) {
+  const uint32_t m0 = v->mask[0] & 0xffu, m1 = v->mask[1] & 0xffu;
+  const int h0 = v->shift[0], h1 = v->shift[1];
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128i z = _mm_setzero_si128(), c0 = _mm_cvtsi32_si128(h0),
+                c1 = _mm_cvtsi32_si128(h1), k0 = _mm_set1_epi16((short)m0),
+                k1 = _mm_set1_epi16((short)m1);
+  for (; i + 16 <= n; i += 16) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + ps));
+    __m128i x0 = _mm_or_si128(
+        _mm_sll_epi16(_mm_and_si128(_mm_unpacklo_epi8(a, z), k0), c0),
+        _mm_sll_epi16(_mm_and_si128(_mm_unpacklo_epi8(b, z), k1), c1));
+    __m128i x1 = _mm_or_si128(
+        _mm_sll_epi16(_mm_and_si128(_mm_unpackhi_epi8(a, z), k0), c0),
+        _mm_sll_epi16(_mm_and_si128(_mm_unpackhi_epi8(b, z), k1), c1));
+    _mm_storeu_si128((__m128i *)(void *)(u + 2 * i), x0);
+    _mm_storeu_si128((__m128i *)(void *)(u + 2 * i + 16), x1);
+  }
+#endif
+  for (; i < n; i++) {
+    uint32_t w = (s[i] & m0) << h0 | (s[i + ps] & m1) << h1;
+    uint16_t w16 = (uint16_t)w;
+    memcpy(u + 2 * i, &w16, 2);
+  }
+}
+
+/* The inverse: 16-bit element bits u[i] split into d[i] and d[i + ps]. */
+static void split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
+                   int64_t ps, int64_t n) {
+  const uint32_t m0 = v->mask[0] & 0xffu, m1 = v->mask[1] & 0xffu;
+  const int h0 = v->shift[0], h1 = v->shift[1];
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128i c0 = _mm_cvtsi32_si128(h0), c1 = _mm_cvtsi32_si128(h1),
+                k0 = _mm_set1_epi16((short)m0), k1 = _mm_set1_epi16((short)m1);
+  for (; i + 16 <= n; i += 16) {
+    __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)(u + 2 * i));
+    __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(u + 2 * i + 16));
+    __m128i lo = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, c0), k0),
+                                  _mm_and_si128(_mm_srl_epi16(x1, c0), k0));
+    __m128i hi = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, c1), k1),
+                                  _mm_and_si128(_mm_srl_epi16(x1, c1), k1));
+    _mm_storeu_si128((__m128i *)(void *)(d + i), lo);
+    _mm_storeu_si128((__m128i *)(void *)(d + i + ps), hi);
+  }
+#endif
+  for (; i < n; i++) {
+    uint16_t w;
+    memcpy(&w, u + 2 * i, 2);
+    d[i] = (uint8_t)((w >> h0) & m0);
+    d[i + ps] = (uint8_t)((w >> h1) & m1);
+  }
+}
+
+/* n contiguous value-run elements (run_esz) of S into D's, every element
+** of channel c (per-channel rules). */
+static void conv_run(const li_side *S, const li_side *D, const uint8_t *s,
+                     uint8_t *d, int64_t n, int64_t c) {
+  li_vrule sv, dv;
+  const li_vrule *sr = rule_of(&S->v, c, &sv), *dr = rule_of(&D->v, c, &dv);
+  if (sr->kind == LI_VR_ID) {
+    if (dr->kind == LI_VR_ID) memcpy(d, s, (size_t)(n * run_esz(D)));
+    else li_encode(dr, s, d, n, NULL);
+    return;
+  }
+  if (dr->kind == LI_VR_ID) {
+    li_decode(sr, s, d, n, NULL);
+    return;
+  }
+  uint8_t t[TILE * 8];
+  const int64_t ss = run_esz(S), ds = run_esz(D);
+  for (int64_t i = 0; i < n; i += TILE) {
+    int64_t m = n - i < TILE ? n - i : TILE;
+    li_decode(sr, s + i * ss, t, m, NULL);
+    li_encode(dr, t, d + i * ds, m, NULL);
+  }
+}
+
+static int tr_esz(size_t z) { return z == 1 || z == 2 || z == 4 || z == 8; }
+
+/* 1 when the side's rule converts runs of one channel as tr_rows needs. */
+static int tr_rule_ok(const li_vrule *r) {
+  if (r->axis < 0 || r->nch <= 1) return 1;
+  return r->kind == LI_VR_QUANT || r->kind == LI_VR_DEQUANT;
+}
+
+/* A run of S (n elements from s, contiguous) converted into D's value
+** bits at d (planes combined first; tmp: room for n 16-bit elements). */
+static void conv_in(const li_side *S, const li_side *D, const uint8_t *s,
+                    int64_t ps, uint8_t *d, int64_t n, int64_t c,
+                    uint8_t *tmp) {
+  if (S->v.nplanes) {
+    combine2(&S->v, s, ps, tmp, n);
+    s = tmp;
+  }
+  conv_run(S, D, s, d, n, c);
+}
+
+/* One step of the two loops a (source stride 1) and b (destination stride
+** 1) from s to d, channel c0 at their origin; ct: convert, then transpose.
+** Byte planes are transposed plane by plane (1-byte elements), combined
+** into or split from their 16-bit element bits in the contiguous runs. */
+static void tr_rows(const li_side *S, const li_side *D, const uint8_t *s,
+                    uint8_t *d, const tloop *a, const tloop *b, int64_t c0,
+                    int ct) {
+  _Alignas(64) uint8_t buf[TRB];
+  _Alignas(64) uint8_t pb[TRB]; /* the planes' bytes, one after the other */
+  _Alignas(64) uint8_t tmp[1024];
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  const int64_t rs = run_esz(S), rd = run_esz(D);
+  const int64_t sps = S->pstride, dps = D->pstride;
+  const int simd = S->v.simd;
+  const int64_t z = rs > rd ? rs : rd, cap = TRB / z;
+  /* the converted loop's block long, the other's what the buffer holds */
+  const tloop *cv = ct ? a : b, *ot = ct ? b : a;
+  int64_t wc = cv->n < 512 ? cv->n : 512;
+  if (wc * ot->n > cap) wc = cap / (ot->n < 16 ? ot->n : 16);
+  if (wc > 512) wc = 512; /* tmp's room */
+  if (wc > cv->n) wc = cv->n;
+  int64_t wo = cap / wc < ot->n ? cap / wc : ot->n;
+  for (int64_t c = 0; c < cv->n; c += wc) {
+    int64_t nc = cv->n - c < wc ? cv->n - c : wc;
+    for (int64_t o = 0; o < ot->n; o += wo) {
+      int64_t no = ot->n - o < wo ? ot->n - o : wo;
+      int64_t ia = ct ? c : o, ib = ct ? o : c; /* block origin in a, b */
+      int64_t na = ct ? nc : no, nb = ct ? no : nc, e = na * nb;
+      const uint8_t *sp = s + (ia + ib * b->ss) * se;
+      uint8_t *dp = d + (ia * a->ds + ib) * de;
+      int64_t cc = c0 + ia * a->cs + ib * b->cs;
+      if (ct) { /* rows of a converted into buf (nb x na), transposed */
+        for (int64_t j = 0; j < nb; j++)
+          conv_in(S, D, sp + j * b->ss * se, sps, buf + j * na * rd, na,
+                  cc + j * b->cs, tmp);
+        if (D->v.nplanes) {
+          split2(&D->v, buf, pb, e, e);
+          for (int q = 0; q < 2; q++)
+            li_tr2d(1, simd, pb + q * e, pb + (q + 1) * e, pb + q * e, na,
+                    dp + q * dps, a->ds, nb, na);
+        } else {
+          li_tr2d((size_t)de, simd, buf, buf + e * de, buf, na, dp, a->ds,
+                  nb, na);
+        }
+      } else { /* the source transposed into buf (na x nb), rows of b */
+        const uint8_t *hi = sp + ((nb - 1) * b->ss + na) * se;
+        const uint8_t *rows = buf;
+        if (S->v.nplanes) {
+          for (int q = 0; q < 2; q++)
+            li_tr2d(1, simd, sp + q * sps, hi + q * sps, sp + q * sps, b->ss,
+                    pb + q * e, nb, nb, na);
+          combine2(&S->v, pb, e, buf, e);
+        } else {
+          li_tr2d((size_t)se, simd, sp, hi, sp, b->ss, buf, nb, nb, na);
+        }
+        for (int64_t i = 0; i < na; i++) {
+          uint8_t *di = dp + i * a->ds * de;
+          if (D->v.nplanes) {
+            conv_run(S, D, rows + i * nb * rs, tmp, nb, cc + i * a->cs);
+            split2(&D->v, tmp, di, dps, nb);
+          } else {
+            conv_run(S, D, rows + i * nb * rs, di, nb, cc + i * a->cs);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* The rows of g (k elements each, strides ssi, dsi, csi) as transposing
+** tiles: 0 when they are not two loops of that shape. */
+static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
+                   const li_rows2 *g, int64_t ssi, uint8_t *dst, int64_t dsi,
+                   int64_t k, int64_t cb, int64_t csi, int64_t pre,
+                   int64_t post) {
+  if (pre || post || !planes_ok(S) || !planes_ok(D) || !tr_esz(S->esz) ||
+      !tr_esz(D->esz) || !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v) ||
+      g->m < 2 || k < 2)
+    return 0;
+  tloop o = {g->m, g->sso, g->dso, g->cso}, in = {k, ssi, dsi, csi};
+  const tloop *a, *b;
+  if (o.ss == 1 && in.ds == 1) { a = &o; b = &in; }
+  else if (in.ss == 1 && o.ds == 1) { a = &in; b = &o; }
+  else return 0;
+  if (a->ds <= 1 || b->ss <= 1) return 0; /* not a transposition */
+  int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
+  int ct;
+  if (perch && a->cs == 0) ct = 1;
+  else if (perch && b->cs == 0) ct = 0;
+  else if (perch) return 0;
+  else ct = a->n >= b->n;
+  if ((ct ? a->n : b->n) < 16) return 0; /* runs too short to pay */
+  int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  for (int64_t t = 0; t < g->n2; t++)
+    tr_rows(S, D, src + t * g->sso2 * se, dst + t * g->dso2 * de, a, b,
+            cb + t * g->cso2, ct);
+  return 1;
+}
+
+/* Rows contiguous on both sides, 16 elements or more, each of one channel
+** (or per tensor): groups of rows of one channel converted by one call
+** (conv_run) from the source (or a gathered copy) into the destination
+** (or a buffer scattered from), the pads around each row; 0 when the rows
+** are not of that shape. */
+static int conv_direct(const li_side *S, const li_side *D,
+                       const uint8_t *src, const li_rows2 *g, int64_t ssi,
+                       uint8_t *dst, int64_t dsi, int64_t k, int64_t cb,
+                       int64_t csi, int64_t pre, int64_t post,
+                       const uint8_t *pad) {
+  int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
+  if (ssi != 1 || dsi != 1 || k < 16 || (perch && csi != 0) ||
+      S->v.nplanes || D->v.nplanes || !tr_rule_ok(&S->v) ||
+      !tr_rule_ok(&D->v))
+    return 0;
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  /* rows of one channel (cso 0, or per tensor) in groups: gathered into
+  ** sb unless the source has them back to back, converted in one call
+  ** into db unless the destination has them back to back (and no pads) */
+  _Alignas(64) uint8_t sb[TRB], db[TRB];
+  const int64_t z = se > de ? se : de;
+  const int64_t R = (g->cso == 0 || !perch) && k * z <= TRB / 4 ? TRB / (k * z) : 1;
+  const int sc = g->sso == k, dc = g->dso == k && !pre && !post;
+  for (int64_t t = 0; t < g->n2; t++)
+    for (int64_t r0 = 0; r0 < g->m; r0 += R) {
+      int64_t nr = g->m - r0 < R ? g->m - r0 : R;
+      const uint8_t *sr = src + (t * g->sso2 + r0 * g->sso) * se;
+      uint8_t *dr = dst + (t * g->dso2 + r0 * g->dso) * de;
+      int64_t c = cb + t * g->cso2 + r0 * g->cso;
+      if (nr == 1) {
+        conv_run(S, D, sr, dr, k, c);
+      } else {
+        const uint8_t *si = sr;
+        uint8_t *di = dc ? dr : db;
+        if (!sc) {
+          for (int64_t r = 0; r < nr; r++)
+            memcpy(sb + r * k * se, sr + r * g->sso * se, (size_t)(k * se));
+          si = sb;
+        }
+        conv_run(S, D, si, di, nr * k, c);
+        if (!dc)
+          for (int64_t r = 0; r < nr; r++)
+            memcpy(dr + r * g->dso * de, db + r * k * de, (size_t)(k * de));
+      }
+      for (int64_t r = 0; r < nr && (pre || post); r++) {
+        uint8_t *p = dr + r * g->dso * de;
+        if (pre) fill_n(p - pre * de, 1, pre, pad, (size_t)de);
+        if (post) fill_n(p + k * de, 1, post, pad, (size_t)de);
+      }
+    }
+  return 1;
+}
+
 /* Rows over two loops (n2 of them, strides sso2/dso2/cso2, around m
 ** rows of strides sso/dso/cso), each of k elements: as many whole rows a
 ** tile as TILE holds, so that short rows (4 channels of a block) still
@@ -211,6 +523,9 @@ void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
                   const li_rows2 *g, int64_t ssi, uint8_t *dst, int64_t dsi,
                   int64_t k, int64_t cb, int64_t csi, int64_t pre,
                   int64_t post, const uint8_t *pad) {
+  if (conv_tr(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post) ||
+      conv_direct(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post, pad))
+    return;
   int32_t ch[TILE];
   int64_t so[TILE], dof[TILE], co[TILE];
   int perch = S->v.axis >= 0 || D->v.axis >= 0;

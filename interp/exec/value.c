@@ -531,7 +531,11 @@ quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
            int64_t n) {
   const __m256 scv = _mm256_set1_ps(sc),
                hi = _mm256_set1_ps(0x1p30f), lo = _mm256_set1_ps(-0x1p30f);
+  const int u16 = r->hw == LAY_DT_UINT16;
   const __m256i zpv = _mm256_set1_epi32((int)r->zp[0]);
+  const __m256i bias = _mm256_set1_epi32(u16 ? 32768 : 0);
+  const __m256i x16 = _mm256_set1_epi16(u16 ? (short)0x8000 : 0);
+  const __m256 xov = _mm256_set1_ps((float)r->xoff[0]);
   const __m256i ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   int trunc = r->round == LG_R_TRUNC;
   int64_t i = 0;
@@ -540,12 +544,16 @@ quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
     for (int k = 0; k < 4; k++) {
       __m256 x = _mm256_loadu_ps((const float *)(const void *)(s + 4 * (i + 8 * k)));
       __m256 ok = _mm256_cmp_ps(x, x, _CMP_ORD_Q);
-      __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(x, scv), lo), hi);
+      __m256 t = _mm256_mul_ps(_mm256_sub_ps(x, xov), scv);
+      t = _mm256_min_ps(_mm256_max_ps(t, lo), hi);
       __m256i c = trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
-      q[k] = _mm256_and_si256(_mm256_add_epi32(c, zpv), _mm256_castps_si256(ok));
+      c = _mm256_and_si256(_mm256_add_epi32(c, zpv), _mm256_castps_si256(ok));
+      q[k] = _mm256_sub_epi32(c, bias); /* uint16: biased into int16 */
     }
     __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
-    if (r->hw == LAY_DT_INT16) {
+    if (r->hw == LAY_DT_INT16 || u16) {
+      a = _mm256_xor_si256(a, x16);
+      b = _mm256_xor_si256(b, x16);
       _mm256_storeu_si256((__m256i *)(void *)(d + 2 * i), _mm256_permute4x64_epi64(a, 0xD8));
       _mm256_storeu_si256((__m256i *)(void *)(d + 2 * i + 32), _mm256_permute4x64_epi64(b, 0xD8));
     } else {
@@ -570,12 +578,15 @@ int li_quant_fast(const li_vrule *r) {
 /* The factor fast_quant multiplies by, 0 when it cannot take r: that of
 ** li_quant_fast, or with arith f32/f32_div (every step in float32, as
 ** quant_run_f32) any scale, k = f32(num) / f32(den) finite and not 0 (x *
-** k is then the reference's product, and inf * k saturates as there). */
+** k is then the reference's product, and inf * k saturates as there), and
+** any finite xoff (f32(x) - f32(xoff) is the reference's first step);
+** uint16 too (biased by 2^15 through the signed packs). */
 static float quant_factor(const li_vrule *r) {
   if (li_quant_fast(r)) return (float)(r->num[0] / r->den[0]);
   if (r->kind != LI_VR_QUANT || r->cpu != LAY_DT_FP32 || r->nch > 1 ||
-      r->arith == LG_A_EXACT || !r->saturate || r->xoff[0] != 0 ||
-      !(r->hw == LAY_DT_INT8 || r->hw == LAY_DT_UINT8 || r->hw == LAY_DT_INT16) ||
+      r->arith == LG_A_EXACT || !r->saturate || !isfinite((float)r->xoff[0]) ||
+      !(r->hw == LAY_DT_INT8 || r->hw == LAY_DT_UINT8 ||
+        r->hw == LAY_DT_INT16 || r->hw == LAY_DT_UINT16) ||
       !(r->round == LG_R_HALF_EVEN || r->round == LG_R_TRUNC) ||
       r->zp[0] != floor(r->zp[0]) || fabs(r->zp[0]) > 65536)
     return 0;
@@ -592,6 +603,10 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
   const __m128 scv = _mm_set1_ps(sc), hi = _mm_set1_ps(0x1p30f),
                lo = _mm_set1_ps(-0x1p30f);
   const __m128i zpv = _mm_set1_epi32((int)r->zp[0]);
+  const int u16 = r->hw == LAY_DT_UINT16;
+  const __m128i bias = _mm_set1_epi32(u16 ? 32768 : 0),
+                x16 = _mm_set1_epi16(u16 ? (short)0x8000 : 0);
+  const __m128 xov = _mm_set1_ps((float)r->xoff[0]);
   const uint8_t *s = src;
   uint8_t *d = dst;
   int64_t i = 0, tail = -1, m = 0;
@@ -612,14 +627,16 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
   {                                                                          \
     __m128 x = _mm_loadu_ps((const float *)(const void *)(s + 4 * (i + OFF))); \
     __m128 ok = _mm_cmpord_ps(x, x);                                         \
-    __m128 t = _mm_min_ps(_mm_max_ps(_mm_mul_ps(x, scv), lo), hi);           \
+    __m128 t = _mm_mul_ps(_mm_sub_ps(x, xov), scv);                          \
+    t = _mm_min_ps(_mm_max_ps(t, lo), hi);                                   \
     Q = _mm_and_si128(_mm_add_epi32(CVTF(t), zpv), _mm_castps_si128(ok));    \
+    Q = _mm_sub_epi32(Q, bias);                                              \
   }
 #define ST8 _mm_storeu_si128((__m128i *)(void *)(d + i), _mm_packs_epi16(a, b));
 #define STU8 _mm_storeu_si128((__m128i *)(void *)(d + i), _mm_packus_epi16(a, b));
 #define ST16                                                    \
-  _mm_storeu_si128((__m128i *)(void *)(d + 2 * i), a);          \
-  _mm_storeu_si128((__m128i *)(void *)(d + 2 * i + 16), b);
+  _mm_storeu_si128((__m128i *)(void *)(d + 2 * i), _mm_xor_si128(a, x16));  \
+  _mm_storeu_si128((__m128i *)(void *)(d + 2 * i + 16), _mm_xor_si128(b, x16));
   if (r->round == LG_R_TRUNC) {
 #define CVTF _mm_cvttps_epi32
     if (r->hw == LAY_DT_INT8) QLOOP(CVTF, ST8)
@@ -657,6 +674,99 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
   return 0;
 #endif
 }
+
+/* Dequantization int8/uint8/int16/uint16 -> fp32 in float32 (arith f32
+** and f32_div, per tensor), dequant_run_f32's steps 8 lanes at a time:
+** with an integral zero point |zp| <= 65536, f32(q - zp) is f32(q) -
+** f32(zp) exactly; then the product by f32(den) / f32(num) or the
+** quotient by f32(num) / f32(den), both IEEE float32 operations; then +
+** xoff in double rounded to float (a float + 0.0f where xoff is a zero:
+** the same value, -0 + +0 giving +0 both ways). */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
+    defined(__SSE2__)
+typedef float dq_f __attribute__((vector_size(32)));
+typedef double dq_d __attribute__((vector_size(32)));
+typedef float dq_f4 __attribute__((vector_size(16)));
+typedef int32_t dq_i __attribute__((vector_size(32)));
+typedef int8_t dq_b __attribute__((vector_size(8)));
+typedef uint8_t dq_ub __attribute__((vector_size(8)));
+typedef int16_t dq_s __attribute__((vector_size(16)));
+typedef uint16_t dq_us __attribute__((vector_size(16)));
+
+#define DQ_BODY                                                            \
+  int64_t i = 0;                                                           \
+  const dq_f zv = {zp, zp, zp, zp, zp, zp, zp, zp},                       \
+             kv = {k, k, k, k, k, k, k, k};                                \
+  const dq_d xv = {xoff, xoff, xoff, xoff};                                \
+  const float xf = (float)xoff;                                            \
+  for (; i + 8 <= n; i += 8) {                                             \
+    dq_f x;                                                                \
+    if (t == LAY_DT_INT8) {                                                \
+      dq_b w; memcpy(&w, s + i, 8);                                        \
+      x = __builtin_convertvector(__builtin_convertvector(w, dq_i), dq_f); \
+    } else if (t == LAY_DT_UINT8) {                                        \
+      dq_ub w; memcpy(&w, s + i, 8);                                       \
+      x = __builtin_convertvector(__builtin_convertvector(w, dq_i), dq_f); \
+    } else if (t == LAY_DT_INT16) {                                        \
+      dq_s w; memcpy(&w, s + 2 * i, 16);                                   \
+      x = __builtin_convertvector(__builtin_convertvector(w, dq_i), dq_f); \
+    } else {                                                               \
+      dq_us w; memcpy(&w, s + 2 * i, 16);                                  \
+      x = __builtin_convertvector(__builtin_convertvector(w, dq_i), dq_f); \
+    }                                                                      \
+    dq_f v = div ? (x - zv) / kv : (x - zv) * kv;                          \
+    if (zx) {                                                              \
+      v = v + xf;                                                          \
+    } else {                                                               \
+      dq_f4 lo = {v[0], v[1], v[2], v[3]}, hi = {v[4], v[5], v[6], v[7]}; \
+      dq_f4 a = __builtin_convertvector(__builtin_convertvector(lo, dq_d) + xv, dq_f4); \
+      dq_f4 b = __builtin_convertvector(__builtin_convertvector(hi, dq_d) + xv, dq_f4); \
+      v = (dq_f){a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]};          \
+    }                                                                      \
+    memcpy(d + 4 * i, &v, 32);                                             \
+  }                                                                        \
+  return i;
+
+#define DQ_ARGS                                                            \
+  lay_dtype t, const uint8_t *s, uint8_t *d, int64_t n, float zp, float k, \
+      double xoff, int div, int zx
+__attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) { DQ_BODY }
+static int64_t dq_sse(DQ_ARGS) { DQ_BODY }
+#undef DQ_BODY
+#undef DQ_ARGS
+
+static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
+                        void *dst, int64_t n) {
+  if (r->simd < LI_SIMD_SSE || r->arith == LG_A_EXACT || r->nch > 1 ||
+      r->cpu != LAY_DT_FP32 || from != r->hw ||
+      !(from == LAY_DT_INT8 || from == LAY_DT_UINT8 || from == LAY_DT_INT16 ||
+        from == LAY_DT_UINT16) ||
+      r->zp[0] != floor(r->zp[0]) || fabs(r->zp[0]) > 65536)
+    return 0;
+  const int div = r->arith == LG_A_F32_DIV, zx = r->xoff[0] == 0;
+  const float k = div ? (float)r->num[0] / (float)r->den[0]
+                      : (float)r->den[0] / (float)r->num[0];
+  const float zp = (float)r->zp[0];
+  int64_t i = r->simd >= LI_SIMD_AVX2
+                  ? dq_avx2(from, src, dst, n, zp, k, r->xoff[0], div, zx)
+                  : dq_sse(from, src, dst, n, zp, k, r->xoff[0], div, zx);
+  if (i < n) { /* the tail: dequant_run_f32 itself */
+    double x[8];
+    size_t fs = li_dt_size(from);
+    ld_run(from, (const uint8_t *)src + (size_t)i * fs, x, n - i);
+    dequant_run_f32(r, x, n - i, NULL);
+    st_run(LAY_DT_FP32, (uint8_t *)dst + (size_t)i * 4, x, n - i, r->round,
+           r->saturate);
+  }
+  return 1;
+}
+#else
+static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
+                        void *dst, int64_t n) {
+  (void)r; (void)from; (void)src; (void)dst; (void)n;
+  return 0;
+}
+#endif
 
 /* The tile path with value_simd.c's stages (each the scalar stage's
 ** operations lane by lane): 0 when a stage does not take the types. */
@@ -776,7 +886,7 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
     return;
   }
   if (r->kind == LI_VR_CAST &&
-      ((r->round != LG_R_TRUNC && li_vs_cast(from, to, src, dst, n, r->simd)) ||
+      (li_vs_cast2(from, to, r->round == LG_R_TRUNC, src, dst, n, r->simd) ||
        fast_cast(from, to, r->round, src, dst, n) ||
        int_cast(from, to, r->saturate, src, dst, n)))
     return;
@@ -784,6 +894,8 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
       li_fp8_cast(from, to, r->round, r->saturate, src, dst, n, r->simd))
     return;
   if (r->kind == LI_VR_QUANT && enc && fast_quant(r, src, dst, n)) return;
+  if (r->kind == LI_VR_QUANT && !enc && fast_dequant(r, from, src, dst, n))
+    return;
   if (int_quant(r, enc, from, to, src, dst, n)) return;
   if (apply_simd(r, enc, from, to, src, dst, n, ch)) return;
   double x[TILE];

@@ -165,14 +165,27 @@ int li_vs_st(lay_dtype t, void *dst, const double *x, int64_t n, int round,
 
 int li_vs_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
                int64_t n, int simd) {
+  return li_vs_cast2(from, to, 0, src, dst, n, simd);
+}
+
+int li_vs_cast2(lay_dtype from, lay_dtype to, int trunc, const void *src,
+                void *dst, int64_t n, int simd) {
 #if defined(LI_VS)
   const uint8_t *s = src;
   uint8_t *d = dst;
   int64_t i;
   if (simd < LI_SIMD_SSE) return 0;
+  if (trunc && to != LAY_DT_FP32) { /* to bf16 only: the high halves */
+    if (from != LAY_DT_FP32 || to != LAY_DT_BF16) return 0;
+    i = simd >= LI_SIMD_AVX2 ? vs_bf16t_avx2(s, d, n) : vs_bf16t_sse(s, d, n);
+    for (; i < n; i++) memcpy(d + 2 * i, s + 4 * i + 2, 2);
+    return 1;
+  }
   if (from == LAY_DT_FP32 && to == LAY_DT_FP16) {
-    if (simd < LI_SIMD_AVX2 || !have_f16c()) return 0;
-    i = f16_avx2(s, d, n);
+    if (simd >= LI_SIMD_AVX2 && have_f16c()) i = f16_avx2(s, d, n);
+    else i = 0;
+    i += simd >= LI_SIMD_AVX2 ? vs_f16_avx2(s + 4 * i, d + 2 * i, n - i)
+                              : vs_f16_sse(s + 4 * i, d + 2 * i, n - i);
   } else if ((from == LAY_DT_FP32 && to == LAY_DT_BF16) ||
              (to == LAY_DT_FP32 && (from == LAY_DT_FP16 || from == LAY_DT_BF16))) {
     i = simd >= LI_SIMD_AVX2 ? vs_cast_avx2(from, to, s, d, n)
@@ -198,7 +211,8 @@ int li_vs_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
   }
   return 1;
 #else
-  (void)from; (void)to; (void)src; (void)dst; (void)n; (void)simd;
+  (void)from; (void)to; (void)trunc; (void)src; (void)dst; (void)n;
+  (void)simd;
   return 0;
 #endif
 }

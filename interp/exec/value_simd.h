@@ -29,5 +29,9 @@ int li_vs_st(lay_dtype t, void *dst, const double *x, int64_t n, int round,
 /* fp32 <-> fp16 / bf16 bit for bit as li_f32_to_f16 and friends. */
 int li_vs_cast(lay_dtype from, lay_dtype to, const void *src, void *dst,
                int64_t n, int simd);
+/* The same; trunc: fp32 -> bf16 with round = truncate (the high 16 bits);
+** decoding to fp32 ignores it. */
+int li_vs_cast2(lay_dtype from, lay_dtype to, int trunc, const void *src,
+                void *dst, int64_t n, int simd);
 
 #endif

@@ -295,6 +295,45 @@ static VS_ATTR void VS(st)(lay_dtype t, void *dst, const double *x,
 #undef VSTM
 }
 
+/* fp32 -> fp16 as li_f32_to_f16, without F16C: normal results rebias the
+** exponent and round to nearest even on the 13 bits dropped (+ 0xfff +
+** the kept lowest bit carries exactly when the rest is over half or half
+** with an odd result); subnormal ones and zeros come from the float sum
+** |x| + 0.5f, whose rounding (to nearest even, at 2^-24) is that of
+** |x| / 2^-24; from 65520 up infinity, NaNs quietened with their top
+** payload bits. */
+static VS_ATTR int64_t VS(f16)(const uint8_t *s, uint8_t *d, int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    vu u;
+    memcpy(&u, s + 4 * i, sizeof u);
+    vu sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    vu nrm = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;
+    vf af = (vf)a;
+    vu sub = (vu)(af + 0.5f) - 0x3f000000u;
+    vu nan = (vu)((vi)a > 0x7f800000), inf = (vu)((vi)a >= 0x477ff000);
+    vu small = (vu)((vi)a < 0x38800000);
+    vu r = (nrm & ~small) | (sub & small);
+    r = (r & ~inf) | (0x7c00u & inf);
+    r = (r & ~nan) | ((0x7e00u | ((a >> 13) & 0x3ffu)) & nan);
+    vus h = __builtin_convertvector(r | sign, vus);
+    memcpy(d + 2 * i, &h, sizeof h);
+  }
+  return i;
+}
+
+/* fp32 -> bf16 truncating (round = truncate): the high 16 bits. */
+static VS_ATTR int64_t VS(bf16t)(const uint8_t *s, uint8_t *d, int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    vu u;
+    memcpy(&u, s + 4 * i, sizeof u);
+    vus h = __builtin_convertvector(u >> 16, vus);
+    memcpy(d + 2 * i, &h, sizeof h);
+  }
+  return i;
+}
+
 /* fp32 -> bf16 as li_f32_to_bf16, fp16 -> fp32 / bf16 -> fp32 bitwise. */
 static VS_ATTR int64_t VS(cast)(lay_dtype from, lay_dtype to,
                                 const uint8_t *s, uint8_t *d, int64_t n) {

@@ -166,7 +166,8 @@ static void rules_all(void) {
         }
 }
 
-/* fp32 -> fp16 / bf16 on patterns over all 2^32, and back on all 2^16. */
+/* fp32 -> fp16 / bf16 (to nearest even and truncating) on patterns over
+** all 2^32, and back on all 2^16. */
 static void casts_all(void) {
   enum { N = 4096 };
   static uint32_t src[N];
@@ -176,8 +177,9 @@ static void casts_all(void) {
   r.cpu = LAY_DT_FP32;
   r.saturate = 1;
   r.axis = -1;
-  for (int h = 0; h < 2; h++) {
-    r.hw = h ? LAY_DT_BF16 : LAY_DT_FP16;
+  for (int h = 0; h < 4; h++) { /* fp16, bf16, then both truncating */
+    r.hw = h & 1 ? LAY_DT_BF16 : LAY_DT_FP16;
+    r.round = h >= 2 ? LG_R_TRUNC : LG_R_HALF_EVEN;
     uint64_t u = (uint64_t)h * 7;
     while (u < 0x100000000u) {
       int64_t n = 0;

@@ -283,7 +283,10 @@ static void ndst_masks(sh_masks *k, size_t esz, int P, int64_t m, int64_t W,
     *pd = data || p >= k->v || !pat ? 0 : pat[bb];
     if (++bb == esz) {
       bb = 0;
-      if (++e == W) e = 0, q++;
+      if (++e == W) {
+        e = 0;
+        q++;
+      }
     }
   }
 }

@@ -40,8 +40,8 @@ enum { L_C16, L_C4, L_AMD8, L_ROWS, L_PADW, L_PL16, NLAY };
 static const char *const k_lay[] = {
     "[c/16, n, h, w, c%16]", "[n, c/4, h, w, c%4]", "[h, c/8, w, n, c%8]",
     "[n, c, h, w]", "[n, c, h, ceil(w, 16)]",
-    "[c/16, n, h, w, byte, c%16]\n"
-    "    where byte = bytes(lo = u & 0xff, hi = (u >> 8) & 0xff)"};
+    ("[c/16, n, h, w, byte, c%16]\n"
+     "    where byte = bytes(lo = u & 0xff, hi = (u >> 8) & 0xff)")};
 
 typedef struct shp {
   int64_t N, C, H, W;

@@ -175,17 +175,25 @@ TR_WIDE(wide_8, 64, 2, 1)
 ** of one register, stored 32 bytes whole: where A has fewer than 2T
 ** columns (no wide tiles) B's rows get half the stores (kneron.1w16c8b
 ** unpack: 16 channel planes, 16 columns). */
+/* 2N rows of 16 bytes into N registers, rows i and N + i in the lanes of
+** register i, transposed: register j holds column j of both tiles (the
+** tall tile's and the two-tile column table's first half). */
+#define TR_TWO_TILES(W, r, N, ROUNDS, a, lda)                                \
+  do {                                                                       \
+    const uint8_t *a2_ = (a) + (size_t)(N) * (lda);                          \
+    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
+      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)((a) + (size_t)i * (lda))); \
+      __m128i hi_ = _mm_loadu_si128((const __m128i *)(const void *)(a2_ + (size_t)i * (lda))); \
+      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);   \
+    }                                                                        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);       \
+  } while (0)
+
 #define TR_TALL(NAME, W, N, ROUNDS)                                          \
   __attribute__((target("avx2"))) static void NAME(                          \
       const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
     __m256i r[N];                                                            \
-    const uint8_t *a2 = a + (size_t)(N) * lda;                               \
-    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
-      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
-      __m128i hi_ = _mm_loadu_si128((const __m128i *)(const void *)(a2 + (size_t)i * lda)); \
-      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);   \
-    }                                                                        \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);       \
+    TR_TWO_TILES(W, r, N, ROUNDS, a, lda);                                   \
     TR_UNROLL for (int j = 0; j < (N); j++)                                  \
       _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb), r[j]);   \
   }
@@ -935,13 +943,7 @@ typedef void (*trc_fn)(const uint8_t *, size_t, uint8_t *const *, size_t);
   __attribute__((target("avx2"))) static void NAME(                           \
       const uint8_t *a, size_t lda, uint8_t *const *bp, size_t off) {         \
     __m256i r[N];                                                             \
-    const uint8_t *a2 = a + (size_t)(N) * lda;                                \
-    TR_UNROLL for (int i = 0; i < (N); i++) {                                 \
-      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
-      __m128i hi_ = _mm_loadu_si128((const __m128i *)(const void *)(a2 + (size_t)i * lda)); \
-      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);    \
-    }                                                                         \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);        \
+    TR_TWO_TILES(W, r, N, ROUNDS, a, lda);                                    \
     TR_UNROLL for (int j = 0; j < (N); j++)                                   \
       _mm256_storeu_si256((__m256i *)(void *)(bp[j] + off), r[j]);            \
   }

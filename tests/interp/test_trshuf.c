@@ -44,7 +44,7 @@ static int ndst_case(size_t esz, int simd, int64_t m, int64_t W, int64_t gp,
   uint8_t *want = malloc(gbytes + 2 * GUARD + 16);
   if (!abuf || !bbuf || !want) return 1;
   uint8_t *a = abuf + ao, *b = bbuf + bo, *w = want + bo;
-  uint8_t pat[8];
+  uint8_t pat[8] = {0};
   for (size_t i = 0; i < esz; i++) pat[i] = (uint8_t)(0xC0 + i);
   for (size_t i = 0; i < abytes; i++) a[i] = (uint8_t)next();
   memset(bbuf, 0x5A, gbytes + 2 * GUARD + 16);

@@ -432,6 +432,65 @@ static void tr_rows(const li_side *S, const li_side *D, const uint8_t *s,
   }
 }
 
+/* Three loops: a contiguous in the source (ss 1), b1 contiguous in the
+** destination (ds 1), and b2 continuing b1 in the destination (ds ==
+** b1's extent) but not in the source (Kneron's 4W4C8BHL unpacked: c%4
+** innermost in the source, w%4 inside w/4 in the destination). The
+** source's runs of a are gathered, b2 by b1, into a buffer in which b2
+** and b1 are one loop J of stride a's extent, and each chunk of the
+** buffer goes through tr_rows as the 2-D transposition of a and J
+** (transpose, then convert J's contiguous runs): one extra pass over L1.
+** 0 when the loops are not of that shape. */
+#define GB 8192 /* bytes of the gathered source */
+static int conv_tr3(const li_side *S, const li_side *D, const uint8_t *src,
+                    uint8_t *dst, const tloop *l, int64_t c0) {
+  const tloop *a = NULL, *b1 = NULL, *b2 = NULL;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      int k = 3 - i - j;
+      if (i == j || k < 0 || k > 2 || k == i || k == j) continue;
+      if (l[i].ss == 1 && l[j].ds == 1 && l[k].ds == l[j].n && l[i].n >= 2 &&
+          l[j].n >= 2 && l[k].n >= 2 && !a) {
+        a = &l[i];
+        b1 = &l[j];
+        b2 = &l[k];
+      }
+    }
+  if (!a || a->ds <= 1 || b1->ss <= 1 || b1->n * b2->n < 16) return 0;
+  int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
+  if (perch && (b1->cs != 0 || b2->cs != 0)) return 0;
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  const int np = S->v.nplanes ? 2 : 1;
+  const int64_t rowb = a->n * se;        /* bytes of a run of a, a plane */
+  const int64_t runb = b1->n * rowb;     /* bytes of one step of b2 */
+  const int64_t cap = GB / (runb * np);  /* steps of b2 a chunk */
+  if (cap < 1) return 0;
+  _Alignas(64) uint8_t gb[GB];
+  li_side S2 = *S;
+  const int whole = b1->ss == a->n; /* b1's runs of a back to back */
+  for (int64_t j2 = 0; j2 < b2->n; j2 += cap) {
+    const int64_t nj = b2->n - j2 < cap ? b2->n - j2 : cap, nJ = nj * b1->n;
+    const int64_t ps = nJ * rowb; /* the planes in the buffer */
+    for (int q = 0; q < np; q++)
+      for (int64_t t = 0; t < nj; t++) {
+        const uint8_t *sp = src + (j2 + t) * b2->ss * se + q * S->pstride;
+        uint8_t *gp = gb + q * ps + t * runb;
+        if (whole && runb == 16) memcpy(gp, sp, 16);
+        else if (whole && runb == 32) memcpy(gp, sp, 32);
+        else if (whole) memcpy(gp, sp, (size_t)runb);
+        else if (rowb == 4)
+          for (int64_t j = 0; j < b1->n; j++) memcpy(gp + j * 4, sp + j * b1->ss * se, 4);
+        else
+          for (int64_t j = 0; j < b1->n; j++)
+            memcpy(gp + j * rowb, sp + j * b1->ss * se, (size_t)rowb);
+      }
+    if (np == 2) S2.pstride = ps;
+    const tloop A = {a->n, 1, a->ds, a->cs}, B = {nJ, a->n, 1, b1->cs};
+    tr_rows(&S2, D, gb, dst + j2 * b2->ds * de, &A, &B, c0 + j2 * b2->cs, 0);
+  }
+  return 1;
+}
+
 /* The rows of g (k elements each, strides ssi, dsi, csi) as transposing
 ** tiles: 0 when they are not two loops of that shape. */
 static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
@@ -446,7 +505,10 @@ static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
   const tloop *a, *b;
   if (o.ss == 1 && in.ds == 1) { a = &o; b = &in; }
   else if (in.ss == 1 && o.ds == 1) { a = &in; b = &o; }
-  else return 0;
+  else {
+    const tloop l3[3] = {{g->n2, g->sso2, g->dso2, g->cso2}, o, in};
+    return g->n2 >= 2 && conv_tr3(S, D, src, dst, l3, cb);
+  }
   if (a->ds <= 1 || b->ss <= 1) return 0; /* not a transposition */
   int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
   int ct;

@@ -584,15 +584,18 @@ static int conv_direct(const li_side *S, const li_side *D,
 ** channel's rule (conv_run, the vector paths) and split (split2), row by
 ** row through an L1 buffer (Kneron's 16W1C8BHL_QC: 500 -> 430 us packed,
 ** 556 -> 340 unpacked; per tensor, conv_tile's rows of tiles are faster
-** than a call a row). 0 when the rows are not of that shape. */
+** than a call a row), or without value rules split or combined straight
+** from side to side (16W1C8BHL). 0 when the rows are not of that shape. */
 static int conv_direct_planes(const li_side *S, const li_side *D,
                               const uint8_t *src, const li_rows2 *g,
                               int64_t ssi, uint8_t *dst, int64_t dsi,
                               int64_t k, int64_t cb, int64_t csi,
                               int64_t pre, int64_t post) {
   int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
-  if (!perch || ssi != 1 || dsi != 1 || k < 16 || k > 512 || pre || post ||
-      csi != 0 || (!S->v.nplanes && !D->v.nplanes) ||
+  const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID &&
+                  (S->v.nplanes ? D->esz : S->esz) == 2;
+  if (!(perch || ids) || ssi != 1 || dsi != 1 || k < 16 || k > 512 || pre ||
+      post || (perch && csi != 0) || (!S->v.nplanes && !D->v.nplanes) ||
       !planes_ok(S) || !planes_ok(D) || !tr_esz(S->esz) || !tr_esz(D->esz) ||
       !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v))
     return 0;
@@ -603,7 +606,11 @@ static int conv_direct_planes(const li_side *S, const li_side *D,
       const uint8_t *sr = src + (j * g->sso2 + r * g->sso) * se;
       uint8_t *dr = dst + (j * g->dso2 + r * g->dso) * de;
       int64_t c = cb + j * g->cso2 + r * g->cso;
-      if (!D->v.nplanes) {
+      if (ids && D->v.nplanes) { /* the bits as they are, split */
+        split2(&D->v, sr, dr, D->pstride, k);
+      } else if (ids) {
+        combine2(&S->v, sr, S->pstride, dr, k);
+      } else if (!D->v.nplanes) {
         conv_in(S, D, sr, S->pstride, dr, k, c, u);
       } else {
         conv_in(S, D, sr, S->pstride, t, k, c, u);

@@ -3,7 +3,8 @@
 ** packed by lay against a per-element reference written here from
 ** LANGUAGE.md: plane p of element u is (u >> SHIFT_p) & MASK_p. Layouts
 ** [n, c/K, h, w/W, byte, w%W, c%K] (Kneron's 4W4C8BHL generalized) and
-** [n, c/K, h, w, byte, c%K] for K = 2, 4, 8, 16 and W = 1, 2, 4, 8, with
+** [n, c/K, h, w, byte, c%K] for K = 1, 2, 4, 8, 16 and W = 1, 2, 4, 8, 16
+** (K 1, W 16: Kneron's 16W1C8BHL), with
 ** extents that are and are not multiples of the blocks (pads hold 0 in
 ** both planes), two splits (full bytes, and Kneron's 7-bit low plane);
 ** each case unpacked back from the reference's planes too (unpack
@@ -141,11 +142,11 @@ int main(void) {
   static const int64_t shapes[][4] = {
       {1, 64, 56, 56}, {1, 37, 29, 23}, {4, 32, 28, 28}, {2, 16, 3, 5},
       {1, 8, 1, 17},   {3, 5, 7, 9},    {1, 16, 4, 64},  {1, 2, 1, 1}};
-  static const int Ks[] = {2, 4, 8, 16}, Ws[] = {0, 1, 2, 4, 8};
+  static const int Ks[] = {1, 2, 4, 8, 16}, Ws[] = {0, 1, 2, 4, 8, 16};
   int cases = 0;
   for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
-    for (int ki = 0; ki < 4; ki++)
-      for (int wi = 0; wi < 5; wi++)
+    for (int ki = 0; ki < 5; ki++)
+      for (int wi = 0; wi < 6; wi++)
         for (int kn = 0; kn < 2; kn++) {
           one(ctx, Ks[ki], Ws[wi], kn, shapes[si]);
           cases++;

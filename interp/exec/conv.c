@@ -314,8 +314,8 @@ static void split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
   for (; i < n; i++) {
     uint16_t w;
     memcpy(&w, u + 2 * i, 2);
-    d[i] = (uint8_t)((w >> h0) & m0);
-    d[i + ps] = (uint8_t)((w >> h1) & m1);
+    d[i] = (uint8_t)(((uint32_t)w >> h0) & m0);
+    d[i + ps] = (uint8_t)(((uint32_t)w >> h1) & m1);
   }
 }
 

@@ -10,8 +10,13 @@
 ** in the source and the other in the destination, go through tr.c's 2-D
 ** transposition and contiguous value runs (conv_tr); rows contiguous on
 ** both sides are converted in groups straight from side to side
-** (conv_direct). A per-channel rule then converts each run of one channel
-** with that channel's per-tensor rule (value.c's vector paths).
+** (conv_direct). Three loops, one contiguous in the source and two that
+** make one contiguous run in the destination, are gathered into L1 and
+** go through the same transposition (conv_tr3: 4W4C8BHL unpacked); rows
+** contiguous on both sides with byte planes are split or combined row by
+** row (conv_direct_planes). A per-channel rule then converts each run of
+** one channel with that channel's per-tensor rule (value.c's vector
+** paths).
 */
 #include <stdint.h>
 #include <string.h>

@@ -417,7 +417,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     ** rule) split bit-wise into two byte planes, rows of up to 16
     ** contiguous destination bytes (Kneron's 1W16C8BHL, its _q and _qc) */
     const int vid = p->d.v.kind == LI_VR_ID;
-    if (sp && n >= 2 && in->ds == 1 && in->ext <= 16 && !pre && !post &&
+    if (sp && n >= 2 && in->ds == 1 && in->ss != 1 && in->ext <= 16 &&
+        !pre && !post &&
         p->s.v.kind == LI_VR_ID && !p->s.v.nplanes &&
         (vid ? p->s.esz == 2 : 1) && p->d.v.nplanes == 2 && esz == 1 &&
         li_dt_size(vid ? p->d.v.cpu : p->d.v.hw) == 2 &&

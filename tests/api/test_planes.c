@@ -3,9 +3,13 @@
 ** packed by lay against a per-element reference written here from
 ** LANGUAGE.md: plane p of element u is (u >> SHIFT_p) & MASK_p. Layouts
 ** [n, c/K, h, w/W, byte, w%W, c%K] (Kneron's 4W4C8BHL generalized) and
-** [n, c/K, h, w, byte, c%K] for K = 2, 4, 8, 16 and W = 1, 2, 4, 8, with
+** [n, c/K, h, w, byte, c%K] for K = 1, 2, 4, 8, 16 and W = 1, 2, 4, 8, 16
+** (K 1, W 16: Kneron's 16W1C8BHL), with
 ** extents that are and are not multiples of the blocks (pads hold 0 in
-** both planes), two splits (full bytes, and Kneron's 7-bit low plane).
+** both planes), two splits (full bytes, and Kneron's 7-bit low plane);
+** each case unpacked back from the reference's planes too (unpack
+** recombines OR_p (plane_p & MASK_p) << SHIFT_p: conv.c's three-loop
+** transposition for W > 1).
 ** CTest runs it at every SIMD level (LAY_SIMD).
 */
 #include <stdint.h>
@@ -93,6 +97,36 @@ static void one(lay_ctx *ctx, int K, int W, int kn, const int64_t *s) {
     }
   }
   lay_plan_free(pl);
+  pl = NULL;
+  /* unpack of the reference's planes: OR_p (plane_p & MASK_p) << SHIFT_p
+  ** (LANGUAGE.md), the split's bits of each input element */
+  uint16_t *back = malloc(nin * 2);
+  if (lay_plan_create(ctx, q, s, 4, LAY_DT_INT16, LAY_UNPACK, &pl, &err) !=
+      LAY_OK) {
+    fprintf(stderr, "FAIL unpack plan K %d W %d: %s\n", K, W, err.message);
+    fails++;
+  } else {
+    memset(back, 0xa5, nin * 2);
+    size_t bad = nin;
+    if (lay_plan_run(pl, ref, nout, back, nin * 2, 1, &err) != LAY_OK)
+      bad = 0;
+    for (size_t i = 0; i < nin && bad == nin; i++) {
+      uint32_t u = in[i], e = 0;
+      for (int p = 0; p < 2; p++)
+        e |= ((u >> sh[kn][p]) & mk[kn][p]) << sh[kn][p];
+      if (back[i] != (uint16_t)e) bad = i;
+    }
+    if (bad != nin) {
+      fprintf(stderr,
+              "FAIL unpack K %d W %d split %d shape %lld,%lld,%lld,%lld: "
+              "element %zu\n",
+              K, W, kn, (long long)N, (long long)C, (long long)H,
+              (long long)Wd, bad);
+      fails++;
+    }
+  }
+  lay_plan_free(pl);
+  free(back);
   free(in);
   free(ref);
   free(out);
@@ -108,11 +142,11 @@ int main(void) {
   static const int64_t shapes[][4] = {
       {1, 64, 56, 56}, {1, 37, 29, 23}, {4, 32, 28, 28}, {2, 16, 3, 5},
       {1, 8, 1, 17},   {3, 5, 7, 9},    {1, 16, 4, 64},  {1, 2, 1, 1}};
-  static const int Ks[] = {2, 4, 8, 16}, Ws[] = {0, 1, 2, 4, 8};
+  static const int Ks[] = {1, 2, 4, 8, 16}, Ws[] = {0, 1, 2, 4, 8, 16};
   int cases = 0;
   for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
-    for (int ki = 0; ki < 4; ki++)
-      for (int wi = 0; wi < 5; wi++)
+    for (int ki = 0; ki < 5; ki++)
+      for (int wi = 0; wi < 6; wi++)
         for (int kn = 0; kn < 2; kn++) {
           one(ctx, Ks[ki], Ws[wi], kn, shapes[si]);
           cases++;

@@ -244,6 +244,23 @@ static block_fn block_for(size_t esz, int k) {
   return NULL;
 }
 
+/* The pads of n rows of W elements (pre before the K elements at d +
+** r*dso, W - K - pre after them), the pattern's esz bytes each. */
+static void block_pads(size_t esz, uint8_t *d, int64_t dso, int64_t n, int K,
+                       int pre, int W, const uint8_t *pat) {
+  const int64_t z = (int64_t)esz, post = W - K - pre;
+  for (int64_t r = 0; r < n; r++) {
+    uint8_t *dr = d + r * dso * z;
+    if (esz == 1) {
+      padb(dr - pre, pre, pat[0]);
+      padb(dr + K, post, pat[0]);
+    } else {
+      fill_n(dr - pre * z, 1, pre, pat, esz);
+      fill_n(dr + K * z, 1, post, pat, esz);
+    }
+  }
+}
+
 void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
                       int64_t ssi, uint8_t *d, int64_t dso, int64_t n, int K,
                       int pre, int W, const uint8_t *pat, int simd,
@@ -254,6 +271,18 @@ void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
       li_shuf_ndst(esz, simd, lo, hi, s, ssi, K, n, d - pre * (int64_t)esz,
                    dso, W, pre, pat))
     return;
+  /* the same with rows of a tile or more (too wide for li_shuf_ndst's
+  ** registers): the tiled transposition writes the elements, then the
+  ** pads go in row by row */
+  if (sso == 1 && simd >= LI_SIMD_SSE && K >= (int)(16 / esz) && n >= 2 &&
+      (esz == 1 || esz == 2 || esz == 4 || esz == 8)) {
+    li_tr2d(esz, simd, lo, hi, s, ssi, d, dso, K, n);
+    if (W > K) {
+      static const uint8_t zero[8];
+      block_pads(esz, d, dso, n, K, pre, W, pat ? pat : zero);
+    }
+    return;
+  }
   block_fn f = bk ? block_for(esz, bk) : NULL;
   if (f) { f(s, sso, ssi, d, dso, n, pre, W, pat); return; }
   if (esz == 1) blockn_uint8_t(s, sso, ssi, d, dso, n, K, pre, W, pat);

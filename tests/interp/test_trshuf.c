@@ -172,8 +172,9 @@ static int blocks(int simd, int *cases) {
         size_t esz = eszs[ei];
         int K = ks[ki];
         int64_t n = ns[ni];
-        for (int v = 0; v < 4; v++) {
-          int pre = v & 1, post = v == 0 ? 0 : v == 3 ? 3 : 1;
+        for (int v = 0; v < 6; v++) { /* pads: none, few, most of a group */
+          int pre = v & 1,
+              post = v == 0 ? 0 : v == 3 ? 3 : v == 4 ? 27 : v == 5 ? 11 : 1;
           int W = pre + K + post;
           int64_t dso = v == 2 ? W + 5 : W; /* a gap after each group */
           /* source rows contiguous (column i at i * ssi), or not */

@@ -131,7 +131,7 @@ static int block_case(size_t esz, int simd, int64_t n, int K, int pre, int W,
   size_t bbytes = (size_t)((n - 1) * dso + W) * esz + 2 * GUARD;
   uint8_t *a = malloc(abytes), *bbuf = malloc(bbytes), *want = malloc(bbytes);
   if (!a || !bbuf || !want) return 1;
-  uint8_t pat[8];
+  uint8_t pat[8] = {0};
   for (size_t i = 0; i < esz; i++) pat[i] = (uint8_t)(0xE0 + i);
   for (size_t i = 0; i < abytes; i++) a[i] = (uint8_t)next();
   memset(bbuf, 0x3C, bbytes);

@@ -244,6 +244,52 @@ static block_fn block_for(size_t esz, int k) {
   return NULL;
 }
 
+/* The pads of n rows of W elements (pre before the K elements at d +
+** r*dso, W - K - pre after them), the pattern's esz bytes each. */
+static void block_pads(size_t esz, uint8_t *d, int64_t dso, int64_t n, int K,
+                       int pre, int W, const uint8_t *pat) {
+  const int64_t z = (int64_t)esz, post = W - K - pre;
+  for (int64_t r = 0; r < n; r++) {
+    uint8_t *dr = d + r * dso * z;
+    if (esz == 1) {
+      padb(dr - pre, pre, pat[0]);
+      padb(dr + K, post, pat[0]);
+    } else {
+      fill_n(dr - pre * z, 1, pre, pat, esz);
+      fill_n(dr + K * z, 1, post, pat, esz);
+    }
+  }
+}
+
+/* n rows of K elements contiguous in the source (row r at s + r*sso)
+** into groups of W elements (8 to 256 bytes; esz 1, 2, 4 or 8) at d + r*dso
+** - pre: the pattern over the whole group, then the row's bytes. */
+static void block_short_rows(size_t esz, const uint8_t *s, int64_t sso,
+                             uint8_t *d, int64_t dso, int64_t n, int K, int pre,
+                             int W, const uint8_t *pat) {
+  static const uint8_t zero[8];
+  const int64_t z = (int64_t)esz, gb = W * z;
+  const uint8_t *pt = pat ? pat : zero;
+  uint8_t pv[16];
+  switch (esz) { /* fixed sizes: no call, no division */
+  case 1: memset(pv, pt[0], 16); break;
+  case 2: for (int i = 0; i < 16; i += 2) memcpy(pv + i, pt, 2); break;
+  case 4: for (int i = 0; i < 16; i += 4) memcpy(pv + i, pt, 4); break;
+  default: memcpy(pv, pt, 8); memcpy(pv + 8, pt, 8); break;
+  }
+  for (int64_t r = 0; r < n; r++) {
+    uint8_t *g = d + (r * dso - pre) * z;
+    if (gb >= 16) {
+      for (int64_t o = 0; o + 16 <= gb; o += 16) memcpy(g + o, pv, 16);
+      memcpy(g + gb - 16, pv, 16); /* the tail (gb - 16: whole elements) */
+    } else { /* 8 to 15 bytes: two overlapping words */
+      memcpy(g, pv, 8);
+      memcpy(g + gb - 8, pv, 8);
+    }
+    cpys(g + pre * z, s + r * sso * z, (size_t)(K * z));
+  }
+}
+
 void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
                       int64_t ssi, uint8_t *d, int64_t dso, int64_t n, int K,
                       int pre, int W, const uint8_t *pat, int simd,
@@ -254,6 +300,26 @@ void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
       li_shuf_ndst(esz, simd, lo, hi, s, ssi, K, n, d - pre * (int64_t)esz,
                    dso, W, pre, pat))
     return;
+  /* the same with rows of a tile or more (too wide for li_shuf_ndst's
+  ** registers): the tiled transposition writes the elements, then the
+  ** pads go in row by row */
+  if (sso == 1 && simd >= LI_SIMD_SSE && K >= (int)(16 / esz) && n >= 2 &&
+      (esz == 1 || esz == 2 || esz == 4 || esz == 8)) {
+    li_tr2d(esz, simd, lo, hi, s, ssi, d, dso, K, n);
+    if (W > K) {
+      static const uint8_t zero[8];
+      block_pads(esz, d, dso, n, K, pre, W, pat ? pat : zero);
+    }
+    return;
+  }
+  /* each row's elements contiguous in the source, groups of 8 to 256
+  ** bytes: the group's pads as word stores of the pattern over the whole
+  ** group, then the row's bytes over them */
+  if (ssi == 1 && W * (int64_t)esz >= 8 && W * (int64_t)esz <= 256 && W > K &&
+      (esz == 1 || esz == 2 || esz == 4 || esz == 8)) {
+    block_short_rows(esz, s, sso, d, dso, n, K, pre, W, pat);
+    return;
+  }
   block_fn f = bk ? block_for(esz, bk) : NULL;
   if (f) { f(s, sso, ssi, d, dso, n, pre, W, pat); return; }
   if (esz == 1) blockn_uint8_t(s, sso, ssi, d, dso, n, K, pre, W, pat);

@@ -10,6 +10,11 @@
 **           of 1..16 elements, B's rows back to back (ldb == rows) or
 **           with gaps whose bytes must stay unchanged (ldb > rows), A's
 **           rows back to back (lda == cols) or longer than what is read;
+**   block   li_block_any (kern_rows.c, kernel BLOCK): n rows of K
+**           elements read ssi apart, each written as a group of W with
+**           pads around it, rows dso apart (the bytes between them
+**           unchanged); source rows contiguous (sso 1, the tiled
+**           transposition for K of a tile or more) or not;
 **   plan    lay.h plans (LAY_SIMD set for each level): core.nchw <->
 **           core.nhwc for C = 1..17 and onednn.nChw16c / kneron.1w16c8b
 **           pack and unpack with C = 5 (a 16-channel block, 11 pads a
@@ -21,6 +26,7 @@
 #include <string.h>
 
 #include "lay.h"
+#include "kern.h"
 #include "plan_int.h"
 #include "tr_shuf.h"
 
@@ -114,6 +120,70 @@ static int tr2d_case(size_t esz, int simd, int64_t rows, int64_t cols,
   free(bbuf);
   free(want);
   return bad;
+}
+
+/* li_block_any against its definition: row r's group at d + r*dso - pre
+** holds pre pads, s[r*sso + i*ssi] for i < K, then pads up to W. */
+static int block_case(size_t esz, int simd, int64_t n, int K, int pre, int W,
+                      int64_t sso, int64_t ssi, int64_t dso) {
+  int64_t last = (n - 1) * sso + (K - 1) * ssi;
+  size_t abytes = (size_t)(last + 1) * esz;
+  size_t bbytes = (size_t)((n - 1) * dso + W) * esz + 2 * GUARD;
+  uint8_t *a = malloc(abytes), *bbuf = malloc(bbytes), *want = malloc(bbytes);
+  if (!a || !bbuf || !want) return 1;
+  uint8_t pat[8] = {0};
+  for (size_t i = 0; i < esz; i++) pat[i] = (uint8_t)(0xE0 + i);
+  for (size_t i = 0; i < abytes; i++) a[i] = (uint8_t)next();
+  memset(bbuf, 0x3C, bbytes);
+  memset(want, 0x3C, bbytes);
+  for (int64_t r = 0; r < n; r++)
+    for (int e = 0; e < W; e++) {
+      uint8_t *q = want + GUARD + (size_t)(r * dso + e) * esz;
+      int i = e - pre;
+      if (i >= 0 && i < K) memcpy(q, a + (size_t)(r * sso + i * ssi) * esz, esz);
+      else memcpy(q, pat, esz);
+    }
+  li_block_any(esz, 0, a, sso, ssi, bbuf + GUARD + (size_t)pre * esz, dso, n,
+               K, pre, W, pat, simd, a, a + abytes);
+  int bad = memcmp(bbuf, want, bbytes) != 0;
+  if (bad) {
+    size_t k = 0;
+    while (bbuf[k] == want[k]) k++;
+    fprintf(stderr,
+            "FAIL block esz %zu simd %d n %lld K %d pre %d W %d sso %lld ssi "
+            "%lld dso %lld: byte %lld of B\n",
+            esz, simd, (long long)n, K, pre, W, (long long)sso, (long long)ssi,
+            (long long)dso, (long long)k - GUARD);
+  }
+  free(a);
+  free(bbuf);
+  free(want);
+  return bad;
+}
+
+static int blocks(int simd, int *cases) {
+  static const size_t eszs[] = {1, 2, 4};
+  static const int ks[] = {2, 3, 7, 8, 15, 16, 17, 23, 37, 40};
+  static const int64_t ns[] = {1, 2, 5, 16, 17, 33, 667};
+  int fails = 0;
+  for (int ei = 0; ei < 3; ei++)
+    for (int ki = 0; ki < 10; ki++)
+      for (int ni = 0; ni < 7; ni++) {
+        size_t esz = eszs[ei];
+        int K = ks[ki];
+        int64_t n = ns[ni];
+        for (int v = 0; v < 6; v++) { /* pads: none, few, most of a group */
+          int pre = v & 1,
+              post = v == 0 ? 0 : v == 3 ? 3 : v == 4 ? 27 : v == 5 ? 11 : 1;
+          int W = pre + K + post;
+          int64_t dso = v == 2 ? W + 5 : W; /* a gap after each group */
+          /* source rows contiguous (column i at i * ssi), or not */
+          fails += block_case(esz, simd, n, K, pre, W, 1, n + v, dso);
+          fails += block_case(esz, simd, n, K, pre, W, K + 1, 1, dso);
+          *cases += 2;
+        }
+      }
+  return fails;
 }
 
 static int kernels(int simd, int *cases) {
@@ -281,6 +351,7 @@ int main(void) {
   int fails = 0, cases = 0, top = li_simd_level();
   for (int simd = 0; simd <= top; simd++) {
     fails += kernels(simd, &cases);
+    fails += blocks(simd, &cases);
     char lv[2] = {(char)('0' + simd), 0};
     setenv("LAY_SIMD", lv, 1); /* read when a plan is made */
     fails += plans(simd, &cases);

@@ -14,10 +14,12 @@
 # Needs valgrind and python3 (to read `ctest --show-only=json-v1`).
 # Left out by default: bench_check (valgrind cannot load lay_bench) and the
 # tests that loop over millions of cases (the sweep's checks, the seeded
-# differential test, the value paths' comparison, the big threads run):
+# differential test, the value paths' comparison, the fp8 conversions'
+# 50 million checks, the big threads run):
 # under valgrind they would take most of CI's time; they run under
 # ASan+UBSan, and their code runs under valgrind in the smaller tests
-# (fuzz.replay_diff, api_threads_formats, interp_plan_values, ...).
+# (fuzz.replay_diff, api_threads_formats, interp_plan_values,
+# interp_cast8_plan, ...).
 # cli_stream too: it moves ~100 MB under `ulimit -v 64 MB`, in which
 # valgrind cannot start; cli_stream_slabs runs the same code on small data.
 # hsi.stream likewise (40 MB limit); hsi.cli.lay runs the --hsi moves.
@@ -29,7 +31,7 @@ jobs=2
 inc=
 # lay_bench's large static buffers cannot be loaded by valgrind ("mmap
 # failed in UME"); -E '' runs it anyway.
-exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded|interp_value|api_threads_formats_big|cli_stream|hsi\.stream)$'
+exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream)$'
 while [ $# -gt 0 ]; do
   case $1 in
   -j) jobs=$2; shift 2 ;;

@@ -59,7 +59,8 @@ static int tile_shape(lw *w, const srcref *sr, const lg_layout *L,
 typedef struct tlist {
   const int64_t *v;
   int n;
-  const srcref *sr; /* where to report about it */
+  srcref sr;        /* where to report about it (a copy: the value it
+                    ** came from is gone when the list is checked) */
   uint32_t pos;
   const char *pre;  /* "argument 'pos': " or "" */
 } tlist;
@@ -69,11 +70,11 @@ static int tile_list(lw *w, const env *en, const lg_expr *e,
   val v;
   if (lg_eval(w, en, e, &v)) return -1;
   memset(out, 0, sizeof *out);
-  out->sr = &en->sr;
+  out->sr = en->sr;
   out->pos = e->pos;
   out->pre = "";
   if (v.arg) {
-    out->sr = &v.arg_sr;
+    out->sr = v.arg_sr;
     out->pos = v.arg->pos;
     out->pre = lg_arena_printf(w->a, "argument '%s': ", v.param);
     if (!out->pre) return lg_nomem(w);
@@ -84,17 +85,17 @@ static int tile_list(lw *w, const env *en, const lg_expr *e,
   }
   if (v.k == V_NAME) return lg_unknown_name(w, en, e, &v);
   if (v.k == V_INT)
-    return lg_fail(w, out->sr, out->pos, LAY_E_ARG,
+    return lg_fail(w, &out->sr, out->pos, LAY_E_ARG,
                    "%stile: the %s must be a list, not the number %lld",
                    out->pre, what, (long long)v.i);
   if (v.k != V_LIST)
-    return lg_fail(w, out->sr, out->pos, LAY_E_ARG,
+    return lg_fail(w, &out->sr, out->pos, LAY_E_ARG,
                    "%stile: the %s must be a list, not '%s'", out->pre, what,
                    lg_etext(w, &en->sr, e));
   if (!v.ilist) {
     for (int i = 0; i < v.n; i++)
       if (v.list[i] != (double)(int64_t)v.list[i])
-        return lg_fail(w, out->sr, out->pos, LAY_E_ARG,
+        return lg_fail(w, &out->sr, out->pos, LAY_E_ARG,
                        "%stile: the %s hold integers, not %g", out->pre,
                        what, v.list[i]);
   }
@@ -118,34 +119,34 @@ static int tile_lists(lw *w, const env *en, const lg_expr *call, int rank,
     return -1;
   if (*unk) return 0;
   if (pos->n != sz->n)
-    return lg_fail(w, sz->sr, sz->pos, LAY_E_ARG,
+    return lg_fail(w, &sz->sr, sz->pos, LAY_E_ARG,
                    "%stile: %d position%s but %d size%s (one size per "
                    "position)", sz->pre, pos->n, pos->n == 1 ? "" : "s",
                    sz->n, sz->n == 1 ? "" : "s");
   for (int i = 0; i < pos->n; i++) {
     int64_t p = pos->v[i];
     if (rank >= 0 && (p < 0 || p >= rank))
-      return lg_fail(w, pos->sr, pos->pos, LAY_E_ARG,
+      return lg_fail(w, &pos->sr, pos->pos, LAY_E_ARG,
                      "%stile: position %lld is out of range for %d "
                      "dimension%s (0 to %d)", pos->pre, (long long)p, rank,
                      rank == 1 ? "" : "s", rank - 1);
     if (p < 0)
-      return lg_fail(w, pos->sr, pos->pos, LAY_E_ARG,
+      return lg_fail(w, &pos->sr, pos->pos, LAY_E_ARG,
                      "%stile: position %lld is out of range (positions "
                      "count from 0)", pos->pre, (long long)p);
     for (int j = 0; j < i; j++)
       if (pos->v[j] == p)
-        return lg_fail(w, pos->sr, pos->pos, LAY_E_ARG,
+        return lg_fail(w, &pos->sr, pos->pos, LAY_E_ARG,
                        "%stile: position %lld is given twice", pos->pre,
                        (long long)p);
     if (sz->v[i] <= 0)
-      return lg_fail(w, sz->sr, sz->pos, LAY_E_ARG,
+      return lg_fail(w, &sz->sr, sz->pos, LAY_E_ARG,
                      "%stile: size %lld of position %lld is not a positive "
                      "integer", sz->pre, (long long)sz->v[i], (long long)p);
   }
   if (perm->n == 0) return 0;
   if (rank >= 0 && perm->n != rank)
-    return lg_fail(w, perm->sr, perm->pos, LAY_E_ARG,
+    return lg_fail(w, &perm->sr, perm->pos, LAY_E_ARG,
                    "%stile: the permutation has %d entr%s, the layout has %d "
                    "dimension%s", perm->pre, perm->n,
                    perm->n == 1 ? "y" : "ies", rank, rank == 1 ? "" : "s");
@@ -158,7 +159,7 @@ static int tile_lists(lw *w, const env *en, const lg_expr *call, int rank,
     if (!why) continue;
     char buf[200];
     lg_fmt_list(buf, sizeof buf, perm->v, perm->n);
-    return lg_fail(w, perm->sr, perm->pos, LAY_E_ARG,
+    return lg_fail(w, &perm->sr, perm->pos, LAY_E_ARG,
                    "%stile: %s is not a permutation of 0 .. %d (%lld %s)",
                    perm->pre, buf, perm->n - 1, (long long)p, why);
   }

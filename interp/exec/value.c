@@ -419,6 +419,19 @@ static void put_int(uint8_t *d, size_t ts, uint64_t u, int neg, int big,
   else memcpy(d, &u, 8);
 }
 
+/* u as fp32, rounded once to nearest even: u cut to its top 53 bits (exact
+** in a double), what was cut off kept as a sticky low bit, so that the one
+** rounding, double -> float, sees it. A plain (float)u is one rounding too
+** on the CPU, but valgrind emulates it through a double, which rounds
+** twice (conformance_uint64's "uint64 to fp32 rounds once"). */
+static float u64_f32(uint64_t u) {
+  int k = 0;
+  while (k < 11 && (u >> k) >= UINT64_C(1) << 53) k++;
+  uint64_t r = u >> k;
+  if (k && (u & ((UINT64_C(1) << k) - 1))) r |= 1;
+  return (float)ldexp((double)r, k);
+}
+
 /* Casts between integer types one of which is int64 or uint64, and from
 ** int64 or uint64 to fp32, without doubles (a double holds 53 bits): the
 ** value as its 64 bits and a sign, saturated to the target's range or, with
@@ -449,7 +462,7 @@ static int int_cast(lay_dtype from, lay_dtype to, int saturate,
       u = (uint64_t)(int64_t)v;
     }
     if (to == LAY_DT_FP32) {
-      float f = neg ? (float)(int64_t)u : (float)u;
+      float f = neg ? -u64_f32(0 - u) : u64_f32(u);
       memcpy(d, &f, 4);
       continue;
     }

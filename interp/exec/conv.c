@@ -583,29 +583,24 @@ static int conv_direct(const li_side *S, const li_side *D,
   return 1;
 }
 
-/* Rows contiguous on both sides, 16 elements or more, each of one channel
-** of a per-channel rule, byte planes on one side or both (16-bit element bits,
-** no row pads): each row's planes combined (combine2), converted by its
-** channel's rule (conv_run, the vector paths) and split (split2), row by
-** row through an L1 buffer (Kneron's 16W1C8BHL_QC: 500 -> 430 us packed,
-** 556 -> 340 unpacked; per tensor, conv_tile's rows of tiles are faster
-** than a call a row), or without value rules split or combined straight
-** from side to side (16W1C8BHL). 0 when the rows are not of that shape. */
-static int conv_direct_planes(const li_side *S, const li_side *D,
-                              const uint8_t *src, const li_rows2 *g,
-                              int64_t ssi, uint8_t *dst, int64_t dsi,
-                              int64_t k, int64_t cb, int64_t csi,
-                              int64_t pre, int64_t post) {
-  int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
-  const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID &&
-                  (S->v.nplanes ? D->esz : S->esz) == 2;
-  if (!(perch || ids) || ssi != 1 || dsi != 1 || k < 16 || k > 512 || pre ||
-      post || (perch && csi != 0) || (!S->v.nplanes && !D->v.nplanes) ||
-      !planes_ok(S) || !planes_ok(D) || !tr_esz(S->esz) || !tr_esz(D->esz) ||
-      !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v))
-    return 0;
+/* Rows contiguous on both sides, byte planes on one side or both (16-bit
+** element bits, no row pads), each row of one channel of a per-channel
+** rule (or per tensor). Without value rules, rows of 16 elements and more
+** are split or combined straight from side to side, one call a row
+** (rows1). Otherwise up to RB elements of rows at a time (rows of one
+** channel) go through L1 as one run (rows_grouped): the source's rows
+** (each plane's) gathered back to back, the planes combined (combine2),
+** converted by one call (conv_run: the vector paths of the channel's
+** rule) and split (split2), the rows copied out. Short rows (16W1C8BHL's
+** 16 and 7 elements) so pay the calls once a group, not once a row. */
+#define RB 1024 /* elements a group */
+
+/* One row at a time, straight from side to side. */
+static void rows1(const li_side *S, const li_side *D, const uint8_t *src,
+                  const li_rows2 *g, uint8_t *dst, int64_t k, int64_t cb) {
+  const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID;
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
-  _Alignas(64) uint8_t u[1024], t[512 * 8];
+  _Alignas(64) uint8_t u[2 * RB], t[8 * RB];
   for (int64_t j = 0; j < g->n2; j++)
     for (int64_t r = 0; r < g->m; r++) {
       const uint8_t *sr = src + (j * g->sso2 + r * g->sso) * se;
@@ -622,6 +617,95 @@ static int conv_direct_planes(const li_side *S, const li_side *D,
         split2(&D->v, t, dr, D->pstride, k);
       }
     }
+}
+
+/* Groups of up to R rows (of one channel unless cross) through L1. */
+static void rows_grouped(const li_side *S, const li_side *D,
+                         const uint8_t *src, const li_rows2 *g, uint8_t *dst,
+                         int64_t k, int64_t cb, int64_t R, int cross) {
+  const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID;
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  const int64_t rs = run_esz(S), rd = run_esz(D);
+  const int64_t sps = S->pstride, dps = D->pstride;
+  _Alignas(64) uint8_t pl[2 * RB], u[2 * RB], sb[8 * RB], t[8 * RB];
+  int64_t so[RB], dof[RB]; /* the group's rows (bytes from sr, dr) */
+  int64_t j = 0, i = 0; /* the next row */
+  while (j < g->n2) {
+    const uint8_t *sr = src + (j * g->sso2 + i * g->sso) * se;
+    uint8_t *dr = dst + (j * g->dso2 + i * g->dso) * de;
+    const int64_t c = cb + j * g->cso2 + i * g->cso, j0 = j, i0 = i;
+    int sc = 1, dcon = 1; /* rows back to back in S's plane, D's */
+    int64_t nr = 0;
+    while (nr < R && j < g->n2 && (cross || j == j0)) {
+      so[nr] = ((j - j0) * g->sso2 + (i - i0) * g->sso) * se;
+      dof[nr] = ((j - j0) * g->dso2 + (i - i0) * g->dso) * de;
+      if (so[nr] != nr * k * se) sc = 0;
+      if (dof[nr] != nr * k * de) dcon = 0;
+      nr++;
+      if (++i == g->m) {
+        i = 0;
+        j++;
+      }
+    }
+    const int64_t n = nr * k;
+    const uint8_t *bits = sr; /* S's run elements, back to back */
+    if (S->v.nplanes && sc) {
+      combine2(&S->v, sr, sps, u, n);
+      bits = u;
+    } else if (S->v.nplanes) {
+      for (int64_t r = 0; r < nr; r++) {
+        cpys(pl + r * k, sr + so[r], (size_t)k);
+        cpys(pl + RB + r * k, sr + so[r] + sps, (size_t)k);
+      }
+      combine2(&S->v, pl, RB, u, n);
+      bits = u;
+    } else if (!sc) {
+      for (int64_t r = 0; r < nr; r++)
+        cpy(sb + r * k * rs, sr + so[r], (size_t)(k * rs));
+      bits = sb;
+    }
+    const int dc = !D->v.nplanes && dcon;
+    const uint8_t *out = bits; /* D's run elements, back to back */
+    if (!ids) {
+      conv_run(S, D, bits, dc ? dr : t, n, c);
+      out = dc ? NULL : t;
+    }
+    if (D->v.nplanes && dcon) {
+      split2(&D->v, out, dr, dps, n);
+    } else if (D->v.nplanes) {
+      split2(&D->v, out, pl, RB, n);
+      for (int64_t r = 0; r < nr; r++) {
+        cpys(dr + dof[r], pl + r * k, (size_t)k);
+        cpys(dr + dof[r] + dps, pl + RB + r * k, (size_t)k);
+      }
+    } else if (out && dc) {
+      memcpy(dr, out, (size_t)(n * rd));
+    } else if (out) {
+      for (int64_t r = 0; r < nr; r++)
+        cpy(dr + dof[r], out + r * k * rd, (size_t)(k * rd));
+    }
+  }
+}
+
+/* 0 when the rows are not of that shape. */
+static int conv_direct_planes(const li_side *S, const li_side *D,
+                              const uint8_t *src, const li_rows2 *g,
+                              int64_t ssi, uint8_t *dst, int64_t dsi,
+                              int64_t k, int64_t cb, int64_t csi,
+                              int64_t pre, int64_t post) {
+  int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
+  const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID;
+  if (ssi != 1 || dsi != 1 || k > RB || pre || post ||
+      (perch && csi != 0) || (!S->v.nplanes && !D->v.nplanes) ||
+      !planes_ok(S) || !planes_ok(D) || !tr_esz(S->esz) || !tr_esz(D->esz) ||
+      !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v) ||
+      (ids && run_esz(S) != run_esz(D)))
+    return 0;
+  if ((perch && g->cso != 0 && k >= 16) || (ids && k >= 16))
+    rows1(S, D, src, g, dst, k, cb);
+  else
+    rows_grouped(S, D, src, g, dst, k, cb,
+                 perch && g->cso != 0 ? 1 : RB / k, !perch || g->cso2 == 0);
   return 1;
 }
 

@@ -583,6 +583,160 @@ static int conv_direct(const li_side *S, const li_side *D,
   return 1;
 }
 
+/* ---- Loops of a step and the next through a buffer ----------------------
+** The CONV step's loops and the rest of the next odometer loop (exec.c
+** step_CONV), outer first, the destination's run innermost (ds 1), the
+** source's contiguous loop a further out: CONV's three loops alone would
+** gather element by element (4W4C8BHL unpacked: c%4 outside h, w/4 and
+** w%4). The other loops J, in chunks of the outermost, go through L1:
+** the source's runs along a (with the J loops that continue them in the
+** source: w%4 of a 16-byte entry) gathered J by J into a buffer (each
+** plane's), the buffer transposed (tr.c li_tr2d) into a's rows of J,
+** the planes combined, each row converted by its channel's rule in one
+** call (conv_run) and copied out in the destination's runs along J (the
+** J loops that continue the innermost in the destination: w%4 and w/4). */
+#define LB 16384 /* bytes of each buffer */
+
+/* The next offset (elements) of the first n loops of l, their indexes
+** ix (the last fastest), on the source (src) or the destination side. */
+static int64_t loop_next(const li_loop *l, int n, int64_t *ix, int src,
+                         int64_t o) {
+  for (int i = n - 1; i >= 0; i--) {
+    const int64_t st = src ? l[i].ss : l[i].ds;
+    o += st;
+    if (++ix[i] < l[i].ext) return o;
+    o -= st * l[i].ext;
+    ix[i] = 0;
+  }
+  return o;
+}
+
+/* How many innermost loops of l (n of them) continue a run of r elements
+** on the source (src) or destination side; *run: the run's length. */
+static int fold_run(const li_loop *l, int n, int64_t r, int src,
+                    int64_t *run) {
+  int k = 0;
+  while (k < n && (src ? l[n - 1 - k].ss : l[n - 1 - k].ds) == r) {
+    r *= l[n - 1 - k].ext;
+    k++;
+  }
+  *run = r;
+  return k;
+}
+
+/* One chunk: J's loops (nj of them, outer first), a the source's run. */
+static void tr_chunk(const li_side *S, const li_side *D, const uint8_t *src,
+                     uint8_t *dst, const li_loop *J, int nj, const li_loop *a,
+                     int64_t c0, uint8_t *G, uint8_t *T, uint8_t *DB) {
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  const int np = S->v.nplanes ? 2 : 1;
+  int64_t nJ = 1;
+  for (int i = 0; i < nj; i++) nJ *= J[i].ext;
+  const int64_t na = a->ext, n = nJ * na;
+  /* gather: runs of a (and the J loops continuing it) J by J */
+  int64_t srun;
+  const int sk = fold_run(J, nj, na, 1, &srun);
+  const int64_t nsr = n / srun, sb = srun * se;
+  int64_t ix[4] = {0, 0, 0, 0}, o = 0;
+  for (int p = 0; p < np; p++) {
+    const uint8_t *sp = src + p * S->pstride;
+    uint8_t *gp = G + p * n;
+    o = 0;
+    ix[0] = ix[1] = ix[2] = ix[3] = 0;
+#define GATHER(B)                                                        \
+  for (int64_t q = 0; q < nsr; q++) {                                   \
+    memcpy(gp + q * (B), sp + o * se, (size_t)(B));                     \
+    o = loop_next(J, nj - sk, ix, 1, o);                                \
+  }
+    if (sb == 16) GATHER(16)
+    else if (sb == 8) GATHER(8)
+    else if (sb == 32) GATHER(32)
+    else if (sb == 4) GATHER(4)
+    else GATHER(sb)
+#undef GATHER
+  }
+  /* transposed: a's rows of J */
+  const size_t te = np == 2 ? 1 : (size_t)se;
+  for (int p = 0; p < np; p++)
+    li_tr2d(te, S->v.simd, G + p * n, G + (p + 1) * n * (int64_t)te,
+            G + p * n, na, T + p * n, nJ, nJ, na);
+  const uint8_t *rows = T;
+  if (np == 2) { /* the planes combined into 16-bit element bits */
+    combine2(&S->v, T, n, G, n);
+    rows = G;
+  }
+  const int64_t rs = run_esz(S);
+  int64_t drun;
+  const int dk = fold_run(J, nj, 1, 0, &drun);
+  const int64_t ndr = nJ / drun;
+  const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID;
+  for (int64_t i = 0; i < na; i++) {
+    const uint8_t *r = rows + i * nJ * rs;
+    if (!ids) {
+      conv_run(S, D, r, DB, nJ, c0 + i * a->cs);
+      r = DB;
+    }
+    uint8_t *di = dst + i * a->ds * de;
+    int64_t jx[4] = {0, 0, 0, 0}, od = 0;
+    for (int64_t q = 0; q < ndr; q++) {
+      cpy(di + od * de, r + q * drun * de, (size_t)(drun * de));
+      od = loop_next(J, nj - dk, jx, 0, od);
+    }
+  }
+}
+
+int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
+                  uint8_t *dst, const li_loop *l, int n, int64_t cb) {
+  if (n < 3 || n > 4 || D->v.nplanes || !planes_ok(S) || !tr_esz(S->esz) ||
+      !tr_esz(D->esz) || !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v) ||
+      l[n - 1].ds != 1 || l[n - 1].ss == 1)
+    return 0;
+  int ai = -1;
+  for (int i = 0; i < n; i++) {
+    if (l[i].tab) return 0;
+    if (l[i].ss == 1 && ai < 0) ai = i;
+  }
+  if (ai != 0 || l[0].ext < 2 || l[0].ds <= 1) return 0;
+  if (S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID &&
+      run_esz(S) != (int64_t)D->esz)
+    return 0;
+  const int perch = (S->v.axis >= 0 && S->v.nch > 1) ||
+                    (D->v.axis >= 0 && D->v.nch > 1);
+  li_loop J[4];
+  int nj = 0;
+  int64_t tot = 1;
+  for (int i = 0; i < n; i++) {
+    if (i == ai) continue;
+    if (perch && l[i].cs != 0) return 0;
+    J[nj++] = l[i];
+    tot *= l[i].ext;
+  }
+  if (n == 3) { /* conv_tr3's shape: its buffer of the source's runs */
+    const tloop l3[3] = {{l[0].ext, l[0].ss, l[0].ds, l[0].cs},
+                         {l[1].ext, l[1].ss, l[1].ds, l[1].cs},
+                         {l[2].ext, l[2].ss, l[2].ds, l[2].cs}};
+    if (conv_tr3(S, D, src, dst, l3, cb)) return 1;
+  }
+  const li_loop *a = &l[ai];
+  /* elements a chunk: each buffer holds them (G and T: the planes' bytes
+  ** or the source's elements, G also the combined bits; DB a row of D's) */
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  const int64_t eb = S->v.nplanes ? 2 : se;
+  const int64_t cap = LB / (eb > de ? eb : de);
+  const int64_t inner = tot / J[0].ext * a->ext; /* a chunk of one J0 */
+  if (inner > cap || tot * a->ext < 64) return 0;
+  _Alignas(64) uint8_t G[LB], T[LB], DB[LB];
+  const int64_t step = cap / inner; /* J0's iterations a chunk */
+  for (int64_t j = 0; j < J[0].ext; j += step) {
+    li_loop Jc[4];
+    memcpy(Jc, J, sizeof *J * (size_t)nj);
+    Jc[0].ext = J[0].ext - j < step ? J[0].ext - j : step;
+    tr_chunk(S, D, src + j * J[0].ss * se, dst + j * J[0].ds * de, Jc, nj, a,
+             cb + j * J[0].cs, G, T, DB);
+  }
+  return 1;
+}
+
 /* Rows contiguous on both sides, byte planes on one side or both (16-bit
 ** element bits, no row pads), each row of one channel of a per-channel
 ** rule (or per tensor). Without value rules, rows of 16 elements and more

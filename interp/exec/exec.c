@@ -457,6 +457,23 @@ LI_STEP step_CONV(walk *w, uint8_t *d) {
   const li_plan *p = w->p;
   const li_loop *in = w->in;
   const uint8_t *s = w->src + w->sb * (int64_t)w->se;
+  if (w->nl >= 3 && !w->pre && !w->post) {
+    /* the source's contiguous loop outside the rows: the step's loops
+    ** (and the rest of the next odometer loop) through a buffer */
+    int64_t cnt;
+    const li_loop *lj = odo_rest(w, &cnt);
+    li_loop l4[4];
+    int n = 0;
+    if (lj && lj->ss == 1) {
+      l4[n] = *lj;
+      l4[n++].ext = cnt;
+    }
+    for (int i = w->nl - 3; i < w->nl; i++) l4[n++] = w->L[i];
+    if (l4[0].ss == 1 && li_conv_loops(&p->s, &p->d, s, d, l4, n, w->cb)) {
+      if (n == 4) odo_skip(w, lj, cnt - 1);
+      return;
+    }
+  }
   if (w->nl >= 2) { /* rows over the two loops outside the innermost */
     const li_loop *o = &w->L[w->nl - 2];
     const li_loop *o2 = w->nl >= 3 ? &w->L[w->nl - 3] : NULL;

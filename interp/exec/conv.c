@@ -597,19 +597,24 @@ static int conv_direct(const li_side *S, const li_side *D,
 ** J loops that continue the innermost in the destination: w%4 and w/4). */
 #define LB 16384 /* bytes of each buffer */
 
-/* The next offset (elements) of the first n loops of l, their indexes
-** ix (the last fastest), on the source (src) or the destination side. */
-static int64_t loop_next(const li_loop *l, int n, int64_t *ix, int src,
-                         int64_t o) {
-  for (int i = n - 1; i >= 0; i--) {
-    const int64_t st = src ? l[i].ss : l[i].ds;
-    o += st;
-    if (++ix[i] < l[i].ext) return o;
-    o -= st * l[i].ext;
-    ix[i] = 0;
+/* The first m (<= 3) loops of l as three, the outer ones of extent 1:
+** extents e and strides st (elements) on the source (src) or the
+** destination side; the nested loops over them stay in registers. */
+static void outer3(const li_loop *l, int m, int src, int64_t *e,
+                   int64_t *st) {
+  for (int i = 0; i < 3; i++) {
+    const int k = i - (3 - m); /* loop k of l, or none */
+    e[i] = k >= 0 ? l[k].ext : 1;
+    st[i] = k >= 0 ? (src ? l[k].ss : l[k].ds) : 0;
   }
-  return o;
 }
+#define FOR3(e, st, o, BODY)                                             \
+  for (int64_t i0_ = 0, q = 0; i0_ < e[0]; i0_++)                        \
+    for (int64_t i1_ = 0; i1_ < e[1]; i1_++)                             \
+      for (int64_t i2_ = 0; i2_ < e[2]; i2_++, q++) {                    \
+        const int64_t o = i0_ * st[0] + i1_ * st[1] + i2_ * st[2];       \
+        BODY                                                             \
+      }
 
 /* How many innermost loops of l (n of them) continue a run of r elements
 ** on the source (src) or destination side; *run: the run's length. */
@@ -636,18 +641,13 @@ static void tr_chunk(const li_side *S, const li_side *D, const uint8_t *src,
   /* gather: runs of a (and the J loops continuing it) J by J */
   int64_t srun;
   const int sk = fold_run(J, nj, na, 1, &srun);
-  const int64_t nsr = n / srun, sb = srun * se;
-  int64_t ix[4] = {0, 0, 0, 0}, o = 0;
+  const int64_t sb = srun * se;
+  int64_t ge[3], gs[3];
+  outer3(J, nj - sk, 1, ge, gs);
   for (int p = 0; p < np; p++) {
     const uint8_t *sp = src + p * S->pstride;
     uint8_t *gp = G + p * n;
-    o = 0;
-    ix[0] = ix[1] = ix[2] = ix[3] = 0;
-#define GATHER(B)                                                        \
-  for (int64_t q = 0; q < nsr; q++) {                                   \
-    memcpy(gp + q * (B), sp + o * se, (size_t)(B));                     \
-    o = loop_next(J, nj - sk, ix, 1, o);                                \
-  }
+#define GATHER(B) FOR3(ge, gs, o, memcpy(gp + q * (B), sp + o * se, (size_t)(B));)
     if (sb == 16) GATHER(16)
     else if (sb == 8) GATHER(8)
     else if (sb == 32) GATHER(32)
@@ -668,7 +668,8 @@ static void tr_chunk(const li_side *S, const li_side *D, const uint8_t *src,
   const int64_t rs = run_esz(S);
   int64_t drun;
   const int dk = fold_run(J, nj, 1, 0, &drun);
-  const int64_t ndr = nJ / drun;
+  int64_t de3[3], ds3[3];
+  outer3(J, nj - dk, 0, de3, ds3);
   const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID;
   for (int64_t i = 0; i < na; i++) {
     const uint8_t *r = rows + i * nJ * rs;
@@ -677,28 +678,99 @@ static void tr_chunk(const li_side *S, const li_side *D, const uint8_t *src,
       r = DB;
     }
     uint8_t *di = dst + i * a->ds * de;
-    int64_t jx[4] = {0, 0, 0, 0}, od = 0;
-    for (int64_t q = 0; q < ndr; q++) {
-      cpy(di + od * de, r + q * drun * de, (size_t)(drun * de));
-      od = loop_next(J, nj - dk, jx, 0, od);
+    FOR3(de3, ds3, od, cpy(di + od * de, r + q * drun * de, (size_t)(drun * de));)
+  }
+}
+
+/* The mirror (a packing): a innermost, the destination's run (a
+** channel's 4 bytes of 4W4C8BHL's entry row), the source's runs along J.
+** Each of a's rows of J is converted by its channel's rule (the source's
+** span of the row in one call when the row fills at least half of it,
+** else run by run) into a buffer, split into the planes, transposed into
+** J's rows of a and copied out in the destination's runs (a and the J
+** loops that continue it: w%4 of the entry). */
+static void ct_chunk(const li_side *S, const li_side *D, const uint8_t *src,
+                     uint8_t *dst, const li_loop *J, int nj, const li_loop *a,
+                     int64_t c0, uint8_t *G, uint8_t *T, uint8_t *DB) {
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  const int64_t rd = run_esz(D);
+  const int np = D->v.nplanes ? 2 : 1;
+  int64_t nJ = 1, span = 1;
+  for (int i = 0; i < nj; i++) {
+    nJ *= J[i].ext;
+    span += (J[i].ext - 1) * J[i].ss;
+  }
+  const int64_t na = a->ext, n = nJ * na;
+  int64_t srun;
+  const int sk = fold_run(J, nj, 1, 1, &srun);
+  int64_t ge[3], gs[3];
+  outer3(J, nj - sk, 1, ge, gs);
+  const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID;
+  const int dense = !ids && span <= 2 * nJ && span * rd <= LB;
+  for (int64_t i = 0; i < na; i++) {
+    const uint8_t *si = src + i * a->ss * se;
+    uint8_t *gi = G + i * nJ * rd;
+    const int64_t c = c0 + i * a->cs;
+    if (dense) {
+      conv_run(S, D, si, DB, span, c);
+      si = DB;
+    }
+    const int64_t ze = ids || dense ? rd : se; /* bytes of si's elements */
+    if (ids || dense) {
+      FOR3(ge, gs, o, cpy(gi + q * srun * rd, si + o * ze, (size_t)(srun * rd));)
+    } else {
+      FOR3(ge, gs, o, conv_run(S, D, si + o * se, gi + q * srun * rd, srun, c);)
+    }
+  }
+  /* G: a's rows of J (D's run elements); out: J's rows of a */
+  const uint8_t *out = T;
+  size_t te = (size_t)rd;
+  if (np == 2) {
+    split2(&D->v, G, T, n, n);
+    for (int p = 0; p < 2; p++)
+      li_tr2d(1, D->v.simd, T + p * n, T + (p + 1) * n, T + p * n, nJ,
+              G + p * n, na, na, nJ);
+    out = G;
+    te = 1;
+  } else {
+    li_tr2d(te, D->v.simd, G, G + n * rd, G, nJ, T, na, na, nJ);
+  }
+  int64_t drun;
+  const int dk = fold_run(J, nj, na, 0, &drun);
+  const int64_t rb = drun * (int64_t)te;
+  int64_t de3[3], ds3[3];
+  outer3(J, nj - dk, 0, de3, ds3);
+  for (int p = 0; p < np; p++) {
+    uint8_t *dp = dst + p * D->pstride;
+    const uint8_t *op = out + p * n;
+    if (rb == 16) {
+      FOR3(de3, ds3, od, memcpy(dp + od * de, op + q * 16, 16);)
+    } else {
+      FOR3(de3, ds3, od, cpy(dp + od * de, op + q * rb, (size_t)rb);)
     }
   }
 }
 
 int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
                   uint8_t *dst, const li_loop *l, int n, int64_t cb) {
-  if (n < 3 || n > 4 || D->v.nplanes || !planes_ok(S) || !tr_esz(S->esz) ||
+  if (n < 3 || n > 4 || !planes_ok(S) || !planes_ok(D) || !tr_esz(S->esz) ||
       !tr_esz(D->esz) || !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v) ||
-      l[n - 1].ds != 1 || l[n - 1].ss == 1)
+      l[n - 1].ds != 1 || l[n - 1].ss == 1 || l[n - 1].ext < 2)
     return 0;
   int ai = -1;
   for (int i = 0; i < n; i++) {
     if (l[i].tab) return 0;
     if (l[i].ss == 1 && ai < 0) ai = i;
   }
-  if (ai != 0 || l[0].ext < 2 || l[0].ds <= 1) return 0;
+  /* a: the source's run outermost (convert after the transposition), or
+  ** the destination's innermost (before it, ct) */
+  if (ai < 0) return 0;
+  const int ct = ai != 0 && !S->v.nplanes;
+  if (!ct && (ai != 0 || D->v.nplanes)) return 0;
+  if (ct) ai = n - 1;
+  if (l[ai].ext < 2 || (!ct && l[0].ds <= 1)) return 0;
   if (S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID &&
-      run_esz(S) != (int64_t)D->esz)
+      run_esz(S) != run_esz(D))
     return 0;
   const int perch = (S->v.axis >= 0 && S->v.nch > 1) ||
                     (D->v.axis >= 0 && D->v.nch > 1);
@@ -711,7 +783,7 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
     J[nj++] = l[i];
     tot *= l[i].ext;
   }
-  if (n == 3) { /* conv_tr3's shape: its buffer of the source's runs */
+  if (n == 3 && !ct) { /* conv_tr3's shape: its buffer of the source's runs */
     const tloop l3[3] = {{l[0].ext, l[0].ss, l[0].ds, l[0].cs},
                          {l[1].ext, l[1].ss, l[1].ds, l[1].cs},
                          {l[2].ext, l[2].ss, l[2].ds, l[2].cs}};
@@ -721,18 +793,39 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
   /* elements a chunk: each buffer holds them (G and T: the planes' bytes
   ** or the source's elements, G also the combined bits; DB a row of D's) */
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
-  const int64_t eb = S->v.nplanes ? 2 : se;
-  const int64_t cap = LB / (eb > de ? eb : de);
-  const int64_t inner = tot / J[0].ext * a->ext; /* a chunk of one J0 */
+  int64_t eb = S->v.nplanes ? 2 : se;
+  if (de > eb) eb = de;
+  if (run_esz(D) > eb) eb = run_esz(D);
+  const int64_t cap = LB / eb;
+  /* chunks along J[k], the outermost loop inside which the rest fits
+  ** (the loops outside it one step at a time) */
+  int k = 0;
+  int64_t inner = tot / J[0].ext * a->ext; /* elements a step of J[k] */
+  while (inner > cap && k + 1 < nj) inner /= J[++k].ext;
   if (inner > cap || tot * a->ext < 64) return 0;
   _Alignas(64) uint8_t G[LB], T[LB], DB[LB];
-  const int64_t step = cap / inner; /* J0's iterations a chunk */
-  for (int64_t j = 0; j < J[0].ext; j += step) {
-    li_loop Jc[4];
-    memcpy(Jc, J, sizeof *J * (size_t)nj);
-    Jc[0].ext = J[0].ext - j < step ? J[0].ext - j : step;
-    tr_chunk(S, D, src + j * J[0].ss * se, dst + j * J[0].ds * de, Jc, nj, a,
-             cb + j * J[0].cs, G, T, DB);
+  const int64_t step = cap / inner; /* J[k]'s iterations a chunk */
+  int64_t nout = 1, ix[4] = {0, 0, 0, 0}, os = 0, od = 0, oc = 0;
+  for (int i = 0; i < k; i++) nout *= J[i].ext;
+  for (int64_t q = 0; q < nout; q++) {
+    for (int64_t j = 0; j < J[k].ext; j += step) {
+      li_loop Jc[4];
+      memcpy(Jc, J + k, sizeof *J * (size_t)(nj - k));
+      Jc[0].ext = J[k].ext - j < step ? J[k].ext - j : step;
+      (ct ? ct_chunk : tr_chunk)(S, D, src + (os + j * J[k].ss) * se,
+                                 dst + (od + j * J[k].ds) * de, Jc, nj - k, a,
+                                 cb + oc + j * J[k].cs, G, T, DB);
+    }
+    for (int i = k - 1; i >= 0; i--) { /* the next step outside J[k] */
+      os += J[i].ss;
+      od += J[i].ds;
+      oc += J[i].cs;
+      if (++ix[i] < J[i].ext) break;
+      os -= J[i].ss * J[i].ext;
+      od -= J[i].ds * J[i].ext;
+      oc -= J[i].cs * J[i].ext;
+      ix[i] = 0;
+    }
   }
   return 1;
 }

@@ -498,6 +498,22 @@ LI_STEP step_SPLIT2(walk *w, uint8_t *d) {
                      p->d.v.shift[1], p->d.v.mask[0] & 0xff,
                      p->d.v.mask[1] & 0xff};
   const uint8_t *s = w->src + w->sb * (int64_t)w->se;
+  { /* the step's loops and the rest of the next odometer loop through a
+    ** buffer: the source's runs converted, split, transposed */
+    int64_t cnt;
+    const li_loop *lj = o2 ? odo_rest(w, &cnt) : NULL;
+    li_loop l4[4];
+    int n = 0;
+    if (lj) {
+      l4[n] = *lj;
+      l4[n++].ext = cnt;
+    }
+    for (int i = w->nl - 3; o2 && i < w->nl; i++) l4[n++] = w->L[i];
+    if (o2 && li_conv_loops(&p->s, &p->d, s, d, l4, n, w->cb)) {
+      if (lj) odo_skip(w, lj, cnt - 1);
+      return;
+    }
+  }
   if (p->d.v.kind == LI_VR_ID) {
     li_split2_3(s, d, &a, o2 ? o2->ext : 1, o2 ? o2->ss : 0, o2 ? o2->ds : 0,
                 o->ext, (int)in->ext, p->simd);

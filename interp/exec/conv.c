@@ -779,7 +779,6 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
   int64_t tot = 1;
   for (int i = 0; i < n; i++) {
     if (i == ai) continue;
-    if (perch && l[i].cs != 0) return 0;
     J[nj++] = l[i];
     tot *= l[i].ext;
   }
@@ -801,8 +800,11 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
   ** (the loops outside it one step at a time) */
   int k = 0;
   int64_t inner = tot / J[0].ext * a->ext; /* elements a step of J[k] */
-  while (inner > cap && k + 1 < nj) inner /= J[++k].ext;
-  if (inner > cap || tot * a->ext < 64) return 0;
+  int kc = 0; /* per channel: the loops from J[kc] in keep the channel */
+  for (int i = 0; perch && i < nj; i++)
+    if (J[i].cs != 0) kc = i + 1;
+  while ((inner > cap || k < kc) && k + 1 < nj) inner /= J[++k].ext;
+  if (inner > cap || k < kc || tot * a->ext < 64) return 0;
   _Alignas(64) uint8_t G[LB], T[LB], DB[LB];
   const int64_t step = cap / inner; /* J[k]'s iterations a chunk */
   int64_t nout = 1, ix[4] = {0, 0, 0, 0}, os = 0, od = 0, oc = 0;

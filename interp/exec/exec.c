@@ -498,8 +498,11 @@ LI_STEP step_SPLIT2(walk *w, uint8_t *d) {
                      p->d.v.shift[1], p->d.v.mask[0] & 0xff,
                      p->d.v.mask[1] & 0xff};
   const uint8_t *s = w->src + w->sb * (int64_t)w->se;
-  { /* the step's loops and the rest of the next odometer loop through a
-    ** buffer: the source's runs converted, split, transposed */
+  /* the step's loops and the rest of the next odometer loop through a
+  ** buffer (the source's runs converted, split, transposed) unless the
+  ** bits split as they are over many rows a step (li_split2_3's K x 16
+  ** tiles: 1W16C8BHL, 2x faster there) */
+  if (p->d.v.kind != LI_VR_ID || (o2 ? o2->ext : 1) * o->ext < 256) {
     int64_t cnt;
     const li_loop *lj = o2 ? odo_rest(w, &cnt) : NULL;
     li_loop l4[4];

@@ -14,9 +14,14 @@
 ** make one contiguous run in the destination, are gathered into L1 and
 ** go through the same transposition (conv_tr3: 4W4C8BHL unpacked); rows
 ** contiguous on both sides with byte planes are split or combined row by
-** row (conv_direct_planes). A per-channel rule then converts each run of
-** one channel with that channel's per-tensor rule (value.c's vector
-** paths).
+** row or in groups of rows through L1 (conv_direct_planes). A step whose
+** source run lies outside CONV's three loops (4W4C8BHL: c%4 outside h,
+** w/4, w%4) takes the next odometer loop too and goes through an L1
+** buffer (li_conv_loops, from exec.c's CONV and SPLIT2 steps): the
+** source's runs gathered, transposed, combined and converted a row a
+** call (unpacking), or converted, split and transposed (packing). A
+** per-channel rule then converts each run of one channel with that
+** channel's per-tensor rule (value.c's vector paths).
 */
 #include <stdint.h>
 #include <string.h>

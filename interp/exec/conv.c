@@ -28,9 +28,11 @@
 
 #include "kern.h"
 
-static void combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
+static inline __attribute__((always_inline)) void
+combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
                      uint8_t *u, int64_t n);
-static void split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
+static inline __attribute__((always_inline)) void
+split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
                    int64_t ps, int64_t n);
 
 static uint32_t ld_bits(const uint8_t *p, size_t n) {
@@ -272,7 +274,8 @@ static int planes_ok(const li_side *X) {
 /* The planes' bytes s[i] and s[i + ps] combined into 16-bit element bits
 ** u[i] = (s[i] & mask0) << shift0 | (s[i + ps] & mask1) << shift1 (16
 ** bits: shifts of 16 and more leave nothing, as in the scalar loop). */
-static void combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
+static inline __attribute__((always_inline)) void
+combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
                      uint8_t *u, int64_t n) {
   const uint32_t m0 = v->mask[0] & 0xffu, m1 = v->mask[1] & 0xffu;
   const int h0 = v->shift[0], h1 = v->shift[1];
@@ -302,7 +305,8 @@ static void combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
 }
 
 /* The inverse: 16-bit element bits u[i] split into d[i] and d[i + ps]. */
-static void split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
+static inline __attribute__((always_inline)) void
+split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
                    int64_t ps, int64_t n) {
   const uint32_t m0 = v->mask[0] & 0xffu, m1 = v->mask[1] & 0xffu;
   const int h0 = v->shift[0], h1 = v->shift[1];

@@ -907,9 +907,10 @@ void li_split2(const uint8_t *s, uint8_t *d, const li_split_args *a,
   }
 }
 
-/* Quantize + interleave, fused (W == 8, 1-byte hw type): per 32 rows,
-** each present plane's 32 floats are quantized in registers (li_quant_fast's
-** arithmetic: 8 floats an op with saturating packs, NaN -> 0) into 32
+/* Quantize + interleave, fused (W == 8 or 4, 1-byte hw type): per 32
+** rows, each present plane's 32 floats are quantized in registers
+** (li_quant_k's arithmetic: f32(x - xoff) * k, 8 floats an op with
+** saturating packs, NaN -> 0; fast_quant in value.c does the same) into 32
 ** bytes, and the 8 byte vectors are interleaved as in ilv8_avx2; d[r*8 + w]
 ** for n >= 32 rows, the last step overlapping. When planes 4..7 are all
 ** pad (C <= 4 in HCWNC8), the network's first two rounds run on planes
@@ -938,7 +939,7 @@ ilv4p4x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, __m256i padv,
 }
 
 typedef struct {
-  __m256 sc, hi, lo;
+  __m256 sc, hi, lo, xo;
   __m256i zp, ord;
   int trunc, u8;
 } qv8;
@@ -952,7 +953,7 @@ q32(const qv8 *k, const float *f, const int zp0) {
   for (int j = 0; j < 4; j++) {
     __m256 x = _mm256_loadu_ps(f + 8 * j);
     __m256 ok = _mm256_cmp_ps(x, x, _CMP_ORD_Q);
-    __m256 t = _mm256_min_ps(_mm256_mul_ps(x, k->sc), k->hi);
+    __m256 t = _mm256_min_ps(_mm256_mul_ps(_mm256_sub_ps(x, k->xo), k->sc), k->hi);
     if (!zp0) t = _mm256_max_ps(t, k->lo);
     __m256i c = k->trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
     if (!zp0) c = _mm256_add_epi32(c, k->zp);
@@ -961,6 +962,35 @@ q32(const qv8 *k, const float *f, const int zp0) {
   __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
   __m256i c = k->u8 ? _mm256_packus_epi16(a, b) : _mm256_packs_epi16(a, b);
   return _mm256_permutevar8x32_epi32(c, k->ord);
+}
+
+/* 4 byte vectors of 32 rows interleaved 4 wide: d[r*4 + w]. */
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv4x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, uint8_t *d) {
+  __m256i p0 = _mm256_unpacklo_epi8(v0, v1), p1 = _mm256_unpackhi_epi8(v0, v1);
+  __m256i p2 = _mm256_unpacklo_epi8(v2, v3), p3 = _mm256_unpackhi_epi8(v2, v3);
+  __m256i q[4] = {_mm256_unpacklo_epi16(p0, p2), _mm256_unpackhi_epi16(p0, p2),
+                  _mm256_unpacklo_epi16(p1, p3), _mm256_unpackhi_epi16(p1, p3)};
+  __m128i *dl = (__m128i *)(void *)d, *dh = dl + 4;
+  for (int k = 0; k < 4; k++) {
+    _mm_storeu_si128(dl + k, _mm256_castsi256_si128(q[k]));
+    _mm_storeu_si128(dh + k, _mm256_extracti128_si256(q[k], 1));
+  }
+}
+
+/* Rows [0, n) of the interleave 4 wide, 32 a step, the last overlapping. */
+__attribute__((target("avx2"), always_inline)) static inline void
+qilv4_rows(const qv8 *k, const float *const *pl, __m256i padv, uint8_t *d,
+           int64_t n, const int zp0) {
+#define QX(w) (pl[w] ? q32(k, pl[w] + r, zp0) : padv)
+  for (int64_t r = 0;; r += 32) {
+    if (r + 32 > n) {
+      if (r >= n) break;
+      r = n - 32;
+    }
+    ilv4x32(QX(0), QX(1), QX(2), QX(3), d + r * 4);
+  }
+#undef QX
 }
 
 /* Rows [0, n) of the interleave, 32 a step, the last one overlapping. */
@@ -984,11 +1014,12 @@ qilv8_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
 }
 
 __attribute__((target("avx2"))) static int
-qilv8_avx2(const li_vrule *v, const uint8_t *s, int64_t ssi, int K, int pre,
-           uint8_t pad, uint8_t *d, int64_t n) {
-  const qv8 k = {.sc = _mm256_set1_ps((float)(v->num[0] / v->den[0])),
+qilv8_avx2(const li_vrule *v, float sc, const uint8_t *s, int64_t ssi, int K,
+           int pre, int W, uint8_t pad, uint8_t *d, int64_t n) {
+  const qv8 k = {.sc = _mm256_set1_ps(sc),
                  .hi = _mm256_set1_ps(0x1p30f),
                  .lo = _mm256_set1_ps(-0x1p30f),
+                 .xo = _mm256_set1_ps((float)v->xoff[0]),
                  .zp = _mm256_set1_epi32((int)v->zp[0]),
                  .ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
                  .trunc = v->round == LG_R_TRUNC,
@@ -997,6 +1028,11 @@ qilv8_avx2(const li_vrule *v, const uint8_t *s, int64_t ssi, int K, int pre,
   for (int w = 0; w < 8; w++)
     pl[w] = w >= pre && w < pre + K ? (const float *)(const void *)(s + (w - pre) * ssi * 4) : NULL;
   const __m256i padv = _mm256_set1_epi8((char)pad);
+  if (W == 4) {
+    if (v->zp[0] == 0) qilv4_rows(&k, pl, padv, d, n, 1);
+    else qilv4_rows(&k, pl, padv, d, n, 0);
+    return 1;
+  }
   if (v->zp[0] == 0)
     qilv8_rows(&k, pl, padv, pre + K <= 4, d, n, 1);
   else
@@ -1007,16 +1043,18 @@ qilv8_avx2(const li_vrule *v, const uint8_t *s, int64_t ssi, int K, int pre,
 #endif
 
 int li_qilv8(const li_side *S, const li_side *D, const uint8_t *s,
-                 int64_t ssi, int K, int pre, uint8_t pad, uint8_t *d,
-                 int64_t n, int simd) {
+             int64_t ssi, int K, int pre, int W, uint8_t pad, uint8_t *d,
+             int64_t n, int simd) {
 #if defined(LI_HAVE_X86_TARGET)
-  if (simd >= LI_SIMD_AVX2 && n >= 32 && S->v.kind == LI_VR_ID &&
-      S->v.cpu == LAY_DT_FP32 && !S->v.nplanes && !D->v.nplanes &&
-      D->esz == 1 && li_quant_fast(&D->v))
-    return qilv8_avx2(&D->v, s, ssi, K, pre, pad, d, n);
+  float sc;
+  if (simd >= LI_SIMD_AVX2 && n >= 32 && (W == 8 || W == 4) &&
+      pre + K <= W && S->v.kind == LI_VR_ID && S->v.cpu == LAY_DT_FP32 &&
+      !S->v.nplanes && !D->v.nplanes && D->esz == 1 &&
+      (sc = li_quant_k(&D->v)) != 0)
+    return qilv8_avx2(&D->v, sc, s, ssi, K, pre, W, pad, d, n);
 #else
-  (void)S; (void)D; (void)s; (void)ssi; (void)K; (void)pre; (void)pad;
-  (void)d; (void)n; (void)simd;
+  (void)S; (void)D; (void)s; (void)ssi; (void)K; (void)pre; (void)W;
+  (void)pad; (void)d; (void)n; (void)simd;
 #endif
   return 0;
 }

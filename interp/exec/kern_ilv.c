@@ -1013,6 +1013,10 @@ qilv8_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
 #undef QX
 }
 
+__attribute__((target("avx2"))) static void
+qilv8_avx2_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
+                int W, int zp0, uint8_t *d, int64_t n);
+
 __attribute__((target("avx2"))) static int
 qilv8_avx2(const li_vrule *v, float sc, const uint8_t *s, int64_t ssi, int K,
            int pre, int W, uint8_t pad, uint8_t *d, int64_t n) {
@@ -1028,16 +1032,35 @@ qilv8_avx2(const li_vrule *v, float sc, const uint8_t *s, int64_t ssi, int K,
   for (int w = 0; w < 8; w++)
     pl[w] = w >= pre && w < pre + K ? (const float *)(const void *)(s + (w - pre) * ssi * 4) : NULL;
   const __m256i padv = _mm256_set1_epi8((char)pad);
-  if (W == 4) {
-    if (v->zp[0] == 0) qilv4_rows(&k, pl, padv, d, n, 1);
-    else qilv4_rows(&k, pl, padv, d, n, 0);
+  if (n < 32) { /* short rows: through 32-row buffers (zeros past n) */
+    float buf[8][32];
+    uint8_t ob[8 * 32];
+    for (int w = 0; w < W; w++)
+      if (pl[w]) {
+        memcpy(buf[w], pl[w], (size_t)n * 4);
+        memset(buf[w] + n, 0, (size_t)(32 - n) * 4);
+        pl[w] = buf[w];
+      }
+    qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, v->zp[0] == 0, ob, 32);
+    memcpy(d, ob, (size_t)(n * W));
     return 1;
   }
-  if (v->zp[0] == 0)
-    qilv8_rows(&k, pl, padv, pre + K <= 4, d, n, 1);
-  else
-    qilv8_rows(&k, pl, padv, pre + K <= 4, d, n, 0);
+  qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, v->zp[0] == 0, d, n);
   return 1;
+}
+
+/* The copies of the row loops: width, zero point 0 or not. */
+__attribute__((target("avx2"))) static void
+qilv8_avx2_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
+                int W, int zp0, uint8_t *d, int64_t n) {
+  if (W == 4) {
+    if (zp0) qilv4_rows(k, pl, padv, d, n, 1);
+    else qilv4_rows(k, pl, padv, d, n, 0);
+  } else if (zp0) {
+    qilv8_rows(k, pl, padv, half, d, n, 1);
+  } else {
+    qilv8_rows(k, pl, padv, half, d, n, 0);
+  }
 }
 
 #endif
@@ -1047,7 +1070,7 @@ int li_qilv8(const li_side *S, const li_side *D, const uint8_t *s,
              int64_t n, int simd) {
 #if defined(LI_HAVE_X86_TARGET)
   float sc;
-  if (simd >= LI_SIMD_AVX2 && n >= 32 && (W == 8 || W == 4) &&
+  if (simd >= LI_SIMD_AVX2 && n >= 1 && (W == 8 || W == 4) &&
       pre + K <= W && S->v.kind == LI_VR_ID && S->v.cpu == LAY_DT_FP32 &&
       !S->v.nplanes && !D->v.nplanes && D->esz == 1 &&
       (sc = li_quant_k(&D->v)) != 0)

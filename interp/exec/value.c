@@ -522,6 +522,12 @@ static int int_quant(const li_vrule *r, int enc, lay_dtype from,
   return 1;
 }
 
+/* z is an integer, |z| <= 65536 (without floor, a call where the
+** baseline x86-64 has no roundsd: asked on every run). */
+static int small_int(double z) {
+  return fabs(z) <= 65536 && z == (double)(int32_t)z;
+}
+
 /* v = 2^k with -101 < k < 99 (frexp's 0.5 * 2^e, -100 < e < 100), read
 ** from the bits: li_quant_fast is asked on every run. */
 static int pow2(double v) {
@@ -610,7 +616,7 @@ int li_quant_fast(const li_vrule *r) {
          (r->hw == LAY_DT_INT8 || r->hw == LAY_DT_UINT8 || r->hw == LAY_DT_INT16) &&
          (r->round == LG_R_HALF_EVEN || r->round == LG_R_TRUNC) &&
          r->xoff[0] == 0 && pow2(r->num[0]) && pow2(r->den[0]) &&
-         r->zp[0] == floor(r->zp[0]) && fabs(r->zp[0]) <= 65536;
+         small_int(r->zp[0]);
 }
 
 /* The factor fast_quant multiplies by, 0 when it cannot take r: that of
@@ -620,13 +626,18 @@ int li_quant_fast(const li_vrule *r) {
 ** any finite xoff (f32(x) - f32(xoff) is the reference's first step);
 ** uint16 too (biased by 2^15 through the signed packs). */
 float li_quant_k(const li_vrule *r) {
-  if (li_quant_fast(r)) return (float)(r->num[0] / r->den[0]);
+  /* the tests of both cases, the cheap ones first: asked on every run */
   if (r->kind != LI_VR_QUANT || r->cpu != LAY_DT_FP32 || r->nch > 1 ||
-      r->arith == LG_A_EXACT || !r->saturate || !isfinite((float)r->xoff[0]) ||
+      !r->saturate || r->round == LG_R_HALF_AWAY)
+    return 0;
+  const double zp = r->zp[0];
+  if (!small_int(zp)) return 0;
+  if (r->arith == LG_A_EXACT) /* li_quant_fast's rules */
+    return r->hw != LAY_DT_UINT16 && li_quant_fast(r)
+               ? (float)(r->num[0] / r->den[0]) : 0;
+  if (!isfinite((float)r->xoff[0]) ||
       !(r->hw == LAY_DT_INT8 || r->hw == LAY_DT_UINT8 ||
-        r->hw == LAY_DT_INT16 || r->hw == LAY_DT_UINT16) ||
-      !(r->round == LG_R_HALF_EVEN || r->round == LG_R_TRUNC) ||
-      r->zp[0] != floor(r->zp[0]) || fabs(r->zp[0]) > 65536)
+        r->hw == LAY_DT_INT16 || r->hw == LAY_DT_UINT16))
     return 0;
   float k = (float)r->num[0] / (float)r->den[0];
   return isfinite(k) && k != 0 ? k : 0;
@@ -746,7 +757,6 @@ typedef uint16_t dq_us __attribute__((vector_size(16)));
              kv = {k, k, k, k, k, k, k, k};                                \
   const dq_d xv = {xoff, xoff, xoff, xoff};                                \
   const float xf = (float)xoff;                                            \
-  const dq_d rv = {rk, rk, rk, rk};                                        \
   for (;; i += 8) {                                                        \
     if (i + 8 > n) {                                                       \
       if (i >= n || ovl || n < 8) break;                                   \
@@ -766,16 +776,7 @@ typedef uint16_t dq_us __attribute__((vector_size(16)));
       dq_us w; memcpy(&w, s + 2 * i, 16);                                  \
       x = __builtin_convertvector(__builtin_convertvector(w, dq_i), dq_f); \
     }                                                                      \
-    dq_f v;                                                                \
-    if (div) { /* the quotient as a product in double, see fast_dequant */ \
-      dq_f y = x - zv;                                                     \
-      dq_f4 lo = {y[0], y[1], y[2], y[3]}, hi = {y[4], y[5], y[6], y[7]}; \
-      dq_f4 a = __builtin_convertvector(__builtin_convertvector(lo, dq_d) * rv, dq_f4); \
-      dq_f4 b = __builtin_convertvector(__builtin_convertvector(hi, dq_d) * rv, dq_f4); \
-      v = (dq_f){a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]};          \
-    } else {                                                               \
-      v = (x - zv) * kv;                                                   \
-    }                                                                      \
+    dq_f v = div ? (x - zv) / kv : (x - zv) * kv;                          \
     if (zx) {                                                              \
       v = v + xf;                                                          \
     } else {                                                               \
@@ -790,15 +791,15 @@ typedef uint16_t dq_us __attribute__((vector_size(16)));
 
 #define DQ_ARGS                                                            \
   lay_dtype t, const uint8_t *s, uint8_t *d, int64_t n, float zp, float k, \
-      double rk, double xoff, int div, int zx, int ovl
+      double xoff, int div, int zx, int ovl
 static int64_t dq_sse(DQ_ARGS) { DQ_BODY }
 
 /* The AVX2 copy with intrinsics (the generic vectors' lane moves between
 ** float and double compile to element by element code): 8 a step, the
 ** same operations. */
 __attribute__((target("avx2"), always_inline)) static inline __m256
-dq8(const uint8_t *s, lay_dtype t, __m256 zv, __m256 kv, __m256d rv,
-    __m256d xv, int div, int zx) {
+dq8(const uint8_t *s, lay_dtype t, __m256 zv, __m256 kv, __m256d xv,
+    int div, int zx) {
   __m256i w;
   if (t == LAY_DT_INT8)
     w = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)s));
@@ -809,13 +810,7 @@ dq8(const uint8_t *s, lay_dtype t, __m256 zv, __m256 kv, __m256d rv,
   else
     w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)s));
   __m256 y = _mm256_sub_ps(_mm256_cvtepi32_ps(w), zv), v;
-  if (div) {
-    __m128 a = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(y)), rv));
-    __m128 b = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)), rv));
-    v = _mm256_set_m128(b, a);
-  } else {
-    v = _mm256_mul_ps(y, kv);
-  }
+  v = div ? _mm256_div_ps(y, kv) : _mm256_mul_ps(y, kv);
   if (zx) return _mm256_add_ps(v, _mm256_setzero_ps());
   __m128 a = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), xv));
   __m128 b = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), xv));
@@ -824,9 +819,9 @@ dq8(const uint8_t *s, lay_dtype t, __m256 zv, __m256 kv, __m256d rv,
 
 __attribute__((target("avx2"), always_inline)) static inline int64_t
 dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
-          float k, double rk, double xoff, int div, int zx, int ovl) {
+          float k, double xoff, int div, int zx, int ovl) {
   const __m256 zv = _mm256_set1_ps(zp), kv = _mm256_set1_ps(k);
-  const __m256d rv = _mm256_set1_pd(rk), xv = _mm256_set1_pd(xoff);
+  const __m256d xv = _mm256_set1_pd(xoff);
   const size_t fs = li_dt_size(t);
   int64_t i = 0;
   for (;; i += 8) {
@@ -835,7 +830,7 @@ dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
       i = n - 8; /* the last step over the end */
     }
     _mm256_storeu_ps((float *)(void *)(d + 4 * i),
-                     dq8(s + fs * (size_t)i, t, zv, kv, rv, xv, div, zx));
+                     dq8(s + fs * (size_t)i, t, zv, kv, xv, div, zx));
   }
   return i;
 }
@@ -843,10 +838,10 @@ dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
 __attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) {
 #define DQT(T)                                                             \
   if (t == T) {                                                            \
-    if (div && zx) return dq_avx2_k(s, d, n, T, zp, k, rk, xoff, 1, 1, ovl); \
-    if (div) return dq_avx2_k(s, d, n, T, zp, k, rk, xoff, 1, 0, ovl);     \
-    if (zx) return dq_avx2_k(s, d, n, T, zp, k, rk, xoff, 0, 1, ovl);      \
-    return dq_avx2_k(s, d, n, T, zp, k, rk, xoff, 0, 0, ovl);              \
+    if (div && zx) return dq_avx2_k(s, d, n, T, zp, k, xoff, 1, 1, ovl); \
+    if (div) return dq_avx2_k(s, d, n, T, zp, k, xoff, 1, 0, ovl);     \
+    if (zx) return dq_avx2_k(s, d, n, T, zp, k, xoff, 0, 1, ovl);      \
+    return dq_avx2_k(s, d, n, T, zp, k, xoff, 0, 0, ovl);              \
   }
   DQT(LAY_DT_INT8)
   DQT(LAY_DT_UINT8)
@@ -864,27 +859,18 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
       r->cpu != LAY_DT_FP32 || from != r->hw ||
       !(from == LAY_DT_INT8 || from == LAY_DT_UINT8 || from == LAY_DT_INT16 ||
         from == LAY_DT_UINT16) ||
-      r->zp[0] != floor(r->zp[0]) || fabs(r->zp[0]) > 65536)
+      !small_int(r->zp[0]))
     return 0;
   const int div = r->arith == LG_A_F32_DIV, zx = r->xoff[0] == 0;
   const float k = div ? (float)r->num[0] / (float)r->den[0]
                       : (float)r->den[0] / (float)r->num[0];
   const float zp = (float)r->zp[0];
-  if (div && !(isfinite(k) && k != 0)) return 0;
-  /* f32_div: y / k (y = q - zp, an integer below 2^18) is f32(y * (1 / k))
-  ** with both operations in double: 1 / k (k a float) and the product are
-  ** within 2^-52 of the real quotient, and a real y / k that is not a
-  ** float lies at least 2^-49 (relative) from every midpoint between two
-  ** floats (y = m * k with m a midpoint, 25 significant bits, and k of 24
-  ** has no integer solution of 18 bits, and the distance is bounded by the
-  ** bits), so the one rounding to float is the division's. */
-  const double rk = 1.0 / (double)k;
   const size_t fs = li_dt_size(from);
   const int ovl = (uintptr_t)src < (uintptr_t)dst + (size_t)n * 4 &&
                   (uintptr_t)dst < (uintptr_t)src + (size_t)n * fs;
   int64_t i = r->simd >= LI_SIMD_AVX2
-                  ? dq_avx2(from, src, dst, n, zp, k, rk, r->xoff[0], div, zx, ovl)
-                  : dq_sse(from, src, dst, n, zp, k, rk, r->xoff[0], div, zx, ovl);
+                  ? dq_avx2(from, src, dst, n, zp, k, r->xoff[0], div, zx, ovl)
+                  : dq_sse(from, src, dst, n, zp, k, r->xoff[0], div, zx, ovl);
   if (i < n) { /* the tail: dequant_run_f32 itself */
     double x[8];
     ld_run(from, (const uint8_t *)src + (size_t)i * fs, x, n - i);

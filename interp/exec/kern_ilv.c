@@ -940,7 +940,7 @@ ilv4p4x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, __m256i padv,
 
 typedef struct {
   __m256 sc, hi, lo, xo;
-  __m256i zp, ord;
+  __m256i zp, ord, m[4]; /* m: the lanes of rows < n (msk) */
   int trunc, u8;
 } qv8;
 
@@ -948,10 +948,10 @@ typedef struct {
 ** each use): the zero point is 0, so values below the range need no clamp
 ** (cvt gives INT_MIN, which the packs saturate) and nothing is added. */
 __attribute__((target("avx2"), always_inline)) static inline __m256i
-q32(const qv8 *k, const float *f, const int zp0) {
+q32(const qv8 *k, const float *f, const int zp0, const int msk) {
   __m256i q[4];
   for (int j = 0; j < 4; j++) {
-    __m256 x = _mm256_loadu_ps(f + 8 * j);
+    __m256 x = msk ? _mm256_maskload_ps(f + 8 * j, k->m[j]) : _mm256_loadu_ps(f + 8 * j);
     __m256 ok = _mm256_cmp_ps(x, x, _CMP_ORD_Q);
     __m256 t = _mm256_min_ps(_mm256_mul_ps(_mm256_sub_ps(x, k->xo), k->sc), k->hi);
     if (!zp0) t = _mm256_max_ps(t, k->lo);
@@ -981,8 +981,8 @@ ilv4x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, uint8_t *d) {
 /* Rows [0, n) of the interleave 4 wide, 32 a step, the last overlapping. */
 __attribute__((target("avx2"), always_inline)) static inline void
 qilv4_rows(const qv8 *k, const float *const *pl, __m256i padv, uint8_t *d,
-           int64_t n, const int zp0) {
-#define QX(w) (pl[w] ? q32(k, pl[w] + r, zp0) : padv)
+           int64_t n, const int zp0, const int msk) {
+#define QX(w) (pl[w] ? q32(k, pl[w] + r, zp0, msk) : padv)
   for (int64_t r = 0;; r += 32) {
     if (r + 32 > n) {
       if (r >= n) break;
@@ -996,8 +996,8 @@ qilv4_rows(const qv8 *k, const float *const *pl, __m256i padv, uint8_t *d,
 /* Rows [0, n) of the interleave, 32 a step, the last one overlapping. */
 __attribute__((target("avx2"), always_inline)) static inline void
 qilv8_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
-           uint8_t *d, int64_t n, const int zp0) {
-#define QX(w) (pl[w] ? q32(k, pl[w] + r, zp0) : padv)
+           uint8_t *d, int64_t n, const int zp0, const int msk) {
+#define QX(w) (pl[w] ? q32(k, pl[w] + r, zp0, msk) : padv)
   for (int64_t r = 0;; r += 32) {
     if (r + 32 > n) {
       if (r >= n) break;
@@ -1015,52 +1015,49 @@ qilv8_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
 
 __attribute__((target("avx2"))) static void
 qilv8_avx2_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
-                int W, int zp0, uint8_t *d, int64_t n);
+                int W, int zp0, uint8_t *d, int64_t n, int msk);
 
 __attribute__((target("avx2"))) static int
 qilv8_avx2(const li_vrule *v, float sc, const uint8_t *s, int64_t ssi, int K,
            int pre, int W, uint8_t pad, uint8_t *d, int64_t n) {
-  const qv8 k = {.sc = _mm256_set1_ps(sc),
-                 .hi = _mm256_set1_ps(0x1p30f),
-                 .lo = _mm256_set1_ps(-0x1p30f),
-                 .xo = _mm256_set1_ps((float)v->xoff[0]),
-                 .zp = _mm256_set1_epi32((int)v->zp[0]),
-                 .ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
-                 .trunc = v->round == LG_R_TRUNC,
-                 .u8 = v->hw == LAY_DT_UINT8};
+  qv8 k; /* field by field: no zeroing of the masks nor copies */
+  k.sc = _mm256_set1_ps(sc);
+  k.hi = _mm256_set1_ps(0x1p30f);
+  k.lo = _mm256_set1_ps(-0x1p30f);
+  k.xo = _mm256_set1_ps((float)v->xoff[0]);
+  k.zp = _mm256_set1_epi32((int)v->zp[0]);
+  k.ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  k.trunc = v->round == LG_R_TRUNC;
+  k.u8 = v->hw == LAY_DT_UINT8;
   const float *pl[8];
   for (int w = 0; w < 8; w++)
     pl[w] = w >= pre && w < pre + K ? (const float *)(const void *)(s + (w - pre) * ssi * 4) : NULL;
   const __m256i padv = _mm256_set1_epi8((char)pad);
-  if (n < 32) { /* short rows: through 32-row buffers (zeros past n) */
-    float buf[8][32];
+  if (n < 32) { /* short rows: masked loads (zeros past n), then n rows */
     uint8_t ob[8 * 32];
-    for (int w = 0; w < W; w++)
-      if (pl[w]) {
-        memcpy(buf[w], pl[w], (size_t)n * 4);
-        memset(buf[w] + n, 0, (size_t)(32 - n) * 4);
-        pl[w] = buf[w];
-      }
-    qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, v->zp[0] == 0, ob, 32);
+    for (int j = 0; j < 4; j++)
+      k.m[j] = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n - 8 * j),
+                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, v->zp[0] == 0, ob, 32, 1);
     memcpy(d, ob, (size_t)(n * W));
     return 1;
   }
-  qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, v->zp[0] == 0, d, n);
+  qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, v->zp[0] == 0, d, n, 0);
   return 1;
 }
 
 /* The copies of the row loops: width, zero point 0 or not. */
 __attribute__((target("avx2"))) static void
 qilv8_avx2_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
-                int W, int zp0, uint8_t *d, int64_t n) {
-  if (W == 4) {
-    if (zp0) qilv4_rows(k, pl, padv, d, n, 1);
-    else qilv4_rows(k, pl, padv, d, n, 0);
-  } else if (zp0) {
-    qilv8_rows(k, pl, padv, half, d, n, 1);
-  } else {
-    qilv8_rows(k, pl, padv, half, d, n, 0);
+                int W, int zp0, uint8_t *d, int64_t n, int msk) {
+#define QR(Z, M)                                                            \
+  if (zp0 == Z && msk == M) {                                               \
+    if (W == 4) qilv4_rows(k, pl, padv, d, n, Z, M);                        \
+    else qilv8_rows(k, pl, padv, half, d, n, Z, M);                         \
+    return;                                                                 \
   }
+  QR(0, 0) QR(0, 1) QR(1, 0) QR(1, 1)
+#undef QR
 }
 
 #endif

@@ -625,8 +625,8 @@ int li_quant_fast(const li_vrule *r) {
 ** k is then the reference's product, and inf * k saturates as there), and
 ** any finite xoff (f32(x) - f32(xoff) is the reference's first step);
 ** uint16 too (biased by 2^15 through the signed packs). */
-float li_quant_k(const li_vrule *r) {
-  /* the tests of both cases, the cheap ones first: asked on every run */
+static float quant_k(const li_vrule *r) {
+  /* the tests of both cases, the cheap ones first */
   if (r->kind != LI_VR_QUANT || r->cpu != LAY_DT_FP32 || r->nch > 1 ||
       !r->saturate || r->round == LG_R_HALF_AWAY)
     return 0;
@@ -641,6 +641,15 @@ float li_quant_k(const li_vrule *r) {
     return 0;
   float k = (float)r->num[0] / (float)r->den[0];
   return isfinite(k) && k != 0 ? k : 0;
+}
+
+float li_quant_k(const li_vrule *r) {
+  return r->qk_set ? r->qk : quant_k(r);
+}
+
+void li_vrule_prep(li_vrule *r) {
+  r->qk = quant_k(r);
+  r->qk_set = 1;
 }
 
 static int fast_quant(const li_vrule *r, const void *src, void *dst,
@@ -962,6 +971,7 @@ int li_vrule_channel(const li_vrule *r, int32_t c, li_vrule *v) {
   if (r->kind != LI_VR_QUANT && r->kind != LI_VR_DEQUANT) return 0;
   v->nch = 1;
   v->axis = -1;
+  v->qk_set = 0; /* other constants */
   v->num = r->num + c;
   v->den = r->den + c;
   v->zp = r->zp + c;

@@ -97,8 +97,11 @@ static void run_rule(lg_ir *ir, li_vrule *v, int maxlv, const char *what) {
       }
     for (int i = 0; i < n; i++)
       r_decode_t(&r, r.hw, hsrc + off + r.hsz * (size_t)i, back + 4 * i, 0);
-    for (int lv = 0; lv <= maxlv; lv++) {
+    for (int lp = 0; lp <= 2 * maxlv + 1; lp++) {
+      int lv = lp / 2;
       v->simd = lv;
+      v->qk_set = 0;
+      if (lp % 2) li_vrule_prep(v); /* the choice made once, as plans do */
       memset(got, 0xa5, sizeof got);
       li_encode(v, src + off, got + off, n, NULL);
       checked++;

@@ -551,36 +551,35 @@ static int pow2(double v) {
 typedef struct {
   __m256 sc, hi, lo, xo;
   __m256i zp, bias;
-  int trunc;
 } qk8;
 
 __attribute__((target("avx2"), always_inline)) static inline __m256i
-q8v(const qk8 *k, const uint8_t *s) {
+q8v(const qk8 *k, const uint8_t *s, const int trunc) {
   __m256 x = _mm256_loadu_ps((const float *)(const void *)s);
   __m256 ok = _mm256_cmp_ps(x, x, _CMP_ORD_Q);
   __m256 t = _mm256_mul_ps(_mm256_sub_ps(x, k->xo), k->sc);
   t = _mm256_min_ps(_mm256_max_ps(t, k->lo), k->hi);
-  __m256i c = k->trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
+  __m256i c = trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
   c = _mm256_and_si256(_mm256_add_epi32(c, k->zp), _mm256_castps_si256(ok));
   return _mm256_sub_epi32(c, k->bias); /* uint16: biased into int16 */
 }
 
-__attribute__((target("avx2"))) static int64_t
-quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
-           int64_t n, int ovl) {
-  const int u16 = r->hw == LAY_DT_UINT16, w16 = u16 || r->hw == LAY_DT_INT16;
+/* hw and trunc: constants in each copy (quant_avx2) */
+__attribute__((target("avx2"), always_inline)) static inline int64_t
+quant_avx2_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+             int64_t n, int ovl, const lay_dtype hw, const int trunc) {
+  const int u16 = hw == LAY_DT_UINT16, w16 = u16 || hw == LAY_DT_INT16;
   const qk8 k = {.sc = _mm256_set1_ps(sc), .hi = _mm256_set1_ps(0x1p30f),
                  .lo = _mm256_set1_ps(-0x1p30f),
                  .xo = _mm256_set1_ps((float)r->xoff[0]),
                  .zp = _mm256_set1_epi32((int)r->zp[0]),
-                 .bias = _mm256_set1_epi32(u16 ? 32768 : 0),
-                 .trunc = r->round == LG_R_TRUNC};
+                 .bias = _mm256_set1_epi32(u16 ? 32768 : 0)};
   const __m256i x16 = _mm256_set1_epi16(u16 ? (short)0x8000 : 0);
   const __m256i ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
     __m256i q[4];
-    for (int j = 0; j < 4; j++) q[j] = q8v(&k, s + 4 * (i + 8 * j));
+    for (int j = 0; j < 4; j++) q[j] = q8v(&k, s + 4 * (i + 8 * j), trunc);
     __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
     if (w16) {
       a = _mm256_xor_si256(a, x16);
@@ -588,7 +587,7 @@ quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
       _mm256_storeu_si256((__m256i *)(void *)(d + 2 * i), _mm256_permute4x64_epi64(a, 0xD8));
       _mm256_storeu_si256((__m256i *)(void *)(d + 2 * i + 32), _mm256_permute4x64_epi64(b, 0xD8));
     } else {
-      __m256i c = r->hw == LAY_DT_INT8 ? _mm256_packs_epi16(a, b) : _mm256_packus_epi16(a, b);
+      __m256i c = hw == LAY_DT_INT8 ? _mm256_packs_epi16(a, b) : _mm256_packus_epi16(a, b);
       _mm256_storeu_si256((__m256i *)(void *)(d + i), _mm256_permutevar8x32_epi32(c, ord));
     }
   }
@@ -598,14 +597,30 @@ quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
       if (i >= n || ovl) break;
       i = n - 8; /* the last step over the end */
     }
-    __m256i c = q8v(&k, s + 4 * i);
+    __m256i c = q8v(&k, s + 4 * i, trunc);
     __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1));
     if (w16)
       _mm_storeu_si128((__m128i *)(void *)(d + 2 * i), _mm_xor_si128(w, _mm256_castsi256_si128(x16)));
     else
-      _mm_storel_epi64((__m128i *)(void *)(d + i), r->hw == LAY_DT_INT8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w));
+      _mm_storel_epi64((__m128i *)(void *)(d + i), hw == LAY_DT_INT8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w));
   }
   return i;
+}
+
+__attribute__((target("avx2"))) static int64_t
+quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+           int64_t n, int ovl) {
+  const int tr = r->round == LG_R_TRUNC;
+#define QA(T)                                                              \
+  if (r->hw == T)                                                          \
+    return tr ? quant_avx2_k(r, sc, s, d, n, ovl, T, 1)                    \
+              : quant_avx2_k(r, sc, s, d, n, ovl, T, 0);
+  QA(LAY_DT_INT8)
+  QA(LAY_DT_UINT8)
+  QA(LAY_DT_INT16)
+  QA(LAY_DT_UINT16)
+#undef QA
+  return 0;
 }
 #define LI_HAVE_QUANT_AVX2 1
 #endif

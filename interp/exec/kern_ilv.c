@@ -939,8 +939,8 @@ ilv4p4x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, __m256i padv,
 }
 
 typedef struct {
-  __m256 sc, hi, lo, xo;
-  __m256i zp, ord, m[4]; /* m: the lanes of rows < n (msk) */
+  __m256 sc[8], xo[8], hi, lo; /* sc, xo, zp: of each plane's rule */
+  __m256i zp[8], ord, m[4];    /* m: the lanes of rows < n (msk) */
   int trunc, u8;
 } qv8;
 
@@ -948,15 +948,15 @@ typedef struct {
 ** each use): the zero point is 0, so values below the range need no clamp
 ** (cvt gives INT_MIN, which the packs saturate) and nothing is added. */
 __attribute__((target("avx2"), always_inline)) static inline __m256i
-q32(const qv8 *k, const float *f, const int zp0, const int msk) {
+q32(const qv8 *k, int w, const float *f, const int zp0, const int msk) {
   __m256i q[4];
   for (int j = 0; j < 4; j++) {
     __m256 x = msk ? _mm256_maskload_ps(f + 8 * j, k->m[j]) : _mm256_loadu_ps(f + 8 * j);
     __m256 ok = _mm256_cmp_ps(x, x, _CMP_ORD_Q);
-    __m256 t = _mm256_min_ps(_mm256_mul_ps(_mm256_sub_ps(x, k->xo), k->sc), k->hi);
+    __m256 t = _mm256_min_ps(_mm256_mul_ps(_mm256_sub_ps(x, k->xo[w]), k->sc[w]), k->hi);
     if (!zp0) t = _mm256_max_ps(t, k->lo);
     __m256i c = k->trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
-    if (!zp0) c = _mm256_add_epi32(c, k->zp);
+    if (!zp0) c = _mm256_add_epi32(c, k->zp[w]);
     q[j] = _mm256_and_si256(c, _mm256_castps_si256(ok));
   }
   __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
@@ -982,7 +982,7 @@ ilv4x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, uint8_t *d) {
 __attribute__((target("avx2"), always_inline)) static inline void
 qilv4_rows(const qv8 *k, const float *const *pl, __m256i padv, uint8_t *d,
            int64_t n, const int zp0, const int msk) {
-#define QX(w) (pl[w] ? q32(k, pl[w] + r, zp0, msk) : padv)
+#define QX(w) (pl[w] ? q32(k, w, pl[w] + r, zp0, msk) : padv)
   for (int64_t r = 0;; r += 32) {
     if (r + 32 > n) {
       if (r >= n) break;
@@ -997,7 +997,7 @@ qilv4_rows(const qv8 *k, const float *const *pl, __m256i padv, uint8_t *d,
 __attribute__((target("avx2"), always_inline)) static inline void
 qilv8_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
            uint8_t *d, int64_t n, const int zp0, const int msk) {
-#define QX(w) (pl[w] ? q32(k, pl[w] + r, zp0, msk) : padv)
+#define QX(w) (pl[w] ? q32(k, w, pl[w] + r, zp0, msk) : padv)
   for (int64_t r = 0;; r += 32) {
     if (r + 32 > n) {
       if (r >= n) break;
@@ -1018,14 +1018,20 @@ qilv8_avx2_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
                 int W, int zp0, uint8_t *d, int64_t n, int msk);
 
 __attribute__((target("avx2"))) static int
-qilv8_avx2(const li_vrule *v, float sc, const uint8_t *s, int64_t ssi, int K,
-           int pre, int W, uint8_t pad, uint8_t *d, int64_t n) {
+qilv8_avx2(const li_vrule *v, const float *sc, const li_vrule *pv,
+           const uint8_t *s, int64_t ssi, int K, int pre, int W, uint8_t pad,
+           uint8_t *d, int64_t n) {
   qv8 k; /* field by field: no zeroing of the masks nor copies */
-  k.sc = _mm256_set1_ps(sc);
+  int zp0 = 1;
+  for (int j = 0; j < K; j++) { /* plane pre + j: its rule's constants */
+    const li_vrule *r = pv ? &pv[j] : v;
+    k.sc[pre + j] = _mm256_set1_ps(sc[j]);
+    k.xo[pre + j] = _mm256_set1_ps((float)r->xoff[0]);
+    k.zp[pre + j] = _mm256_set1_epi32((int)r->zp[0]);
+    zp0 &= r->zp[0] == 0;
+  }
   k.hi = _mm256_set1_ps(0x1p30f);
   k.lo = _mm256_set1_ps(-0x1p30f);
-  k.xo = _mm256_set1_ps((float)v->xoff[0]);
-  k.zp = _mm256_set1_epi32((int)v->zp[0]);
   k.ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   k.trunc = v->round == LG_R_TRUNC;
   k.u8 = v->hw == LAY_DT_UINT8;
@@ -1038,11 +1044,11 @@ qilv8_avx2(const li_vrule *v, float sc, const uint8_t *s, int64_t ssi, int K,
     for (int j = 0; j < 4; j++)
       k.m[j] = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n - 8 * j),
                                   _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, v->zp[0] == 0, ob, 32, 1);
+    qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, zp0, ob, 32, 1);
     memcpy(d, ob, (size_t)(n * W));
     return 1;
   }
-  qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, v->zp[0] == 0, d, n, 0);
+  qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, zp0, d, n, 0);
   return 1;
 }
 
@@ -1062,19 +1068,21 @@ qilv8_avx2_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
 
 #endif
 
-int li_qilv8(const li_side *S, const li_side *D, const uint8_t *s,
-             int64_t ssi, int K, int pre, int W, uint8_t pad, uint8_t *d,
-             int64_t n, int simd) {
+int li_qilv8(const li_side *S, const li_side *D, const li_vrule *pv,
+             const uint8_t *s, int64_t ssi, int K, int pre, int W,
+             uint8_t pad, uint8_t *d, int64_t n, int simd) {
 #if defined(LI_HAVE_X86_TARGET)
-  float sc;
-  if (simd >= LI_SIMD_AVX2 && n >= 1 && (W == 8 || W == 4) &&
-      pre + K <= W && S->v.kind == LI_VR_ID && S->v.cpu == LAY_DT_FP32 &&
-      !S->v.nplanes && !D->v.nplanes && D->esz == 1 &&
-      (sc = li_quant_k(&D->v)) != 0)
-    return qilv8_avx2(&D->v, sc, s, ssi, K, pre, W, pad, d, n);
+  float sc[8];
+  if (!(simd >= LI_SIMD_AVX2 && n >= 1 && (W == 8 || W == 4) && K >= 1 &&
+        pre + K <= W && S->v.kind == LI_VR_ID && S->v.cpu == LAY_DT_FP32 &&
+        !S->v.nplanes && !D->v.nplanes && D->esz == 1))
+    return 0;
+  for (int j = 0; j < K; j++) /* every plane's rule one li_quant_k takes */
+    if ((sc[j] = li_quant_k(pv ? &pv[j] : &D->v)) == 0) return 0;
+  return qilv8_avx2(&D->v, sc, pv, s, ssi, K, pre, W, pad, d, n);
 #else
-  (void)S; (void)D; (void)s; (void)ssi; (void)K; (void)pre; (void)W;
-  (void)pad; (void)d; (void)n; (void)simd;
-#endif
+  (void)S; (void)D; (void)pv; (void)s; (void)ssi; (void)K; (void)pre;
+  (void)W; (void)pad; (void)d; (void)n; (void)simd;
   return 0;
+#endif
 }

@@ -14,7 +14,8 @@
 **                    saturating or not. Inputs: ties, values around the saturation
 **                    bounds, huge values, infinities, NaNs, -0.0, denormals.
 **   test_vrun plans  user layouts that interleave 4, 8 and 16 wide with a
-**                    quantizing rule (any scale, zero point, f32 arith),
+**                    quantizing rule (any scale, zero point, f32 arith) or
+**                    a cast, and Kneron's per-channel fixed point,
 **                    pack and unpack, odd shapes, at the LAY_SIMD level of
 **                    the environment (CMake runs it at 0, 1 and 2).
 */
@@ -334,6 +335,22 @@ static void plans(void) {
   for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++)
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
       plan_case(ctx, fmts[f][0], shapes[k], atof(fmts[f][1]));
+  /* per channel, one channel a plane (Kneron's fixed point per channel,
+  ** 4 and 16 wide): a scale and a radix of each channel */
+  static const char *pc[] = {"kneron.4w4c8b_qc", "kneron.1w16c8b_qc"};
+  for (size_t f = 0; f < 2; f++)
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+      char fmt[4096], sc[1800], rx[1000];
+      int o = 0, q = 0;
+      for (int64_t c = 0; c < shapes[k][1]; c++) {
+        o += snprintf(sc + o, sizeof sc - (size_t)o, "%s%g", c ? ", " : "",
+                      0.3 + 0.17 * (double)(c % 7));
+        q += snprintf(rx + q, sizeof rx - (size_t)q, "%s%d", c ? ", " : "",
+                      (int)(c % 5));
+      }
+      snprintf(fmt, sizeof fmt, "%s([%s], [%s])", pc[f], sc, rx);
+      plan_case(ctx, fmt, shapes[k], 10);
+    }
   lay_ctx_free(ctx);
 }
 

@@ -80,7 +80,7 @@ static void run_rule(lg_ir *ir, li_vrule *v, int maxlv, const char *what) {
   static uint8_t src[4 * MAXN + 8], want[4 * MAXN], got[4 * MAXN + 8],
       hsrc[4 * MAXN + 8], back[4 * MAXN], gback[4 * MAXN + 8];
   double s = ir->value.num[0] / ir->value.den[0];
-  for (int n = 1; n <= MAXN; n = n < 100 ? n + 1 : n + 500) {
+  for (int n = 1; n <= MAXN; n = n < 100 ? n + 1 : n + 1000) { /* 1..100, 1100 */
     int off = (int)(next() % 4); /* misaligned runs */
     for (int i = 0; i < n; i++) {
       float f = gen_f(s);
@@ -104,11 +104,11 @@ static void run_rule(lg_ir *ir, li_vrule *v, int maxlv, const char *what) {
       }
     for (int i = 0; i < n; i++)
       r_decode_t(&r, r.hw, hsrc + off + r.hsz * (size_t)i, back + 4 * i, 0);
-    for (int lp = 0; lp <= 2 * maxlv + 1; lp++) {
-      int lv = lp / 2;
+    for (int lp = 0; lp <= maxlv + 1; lp++) { /* each level, then the top */
+      int lv = lp <= maxlv ? lp : maxlv;  /* one with the choice made once */
       v->simd = lv;
       v->qk_set = 0;
-      if (lp % 2) li_vrule_prep(v); /* the choice made once, as plans do */
+      if (lp > maxlv) li_vrule_prep(v); /* as plans do */
       /* the input in a heap block that ends where the run ends (ASan sees
       ** any read past it) */
       uint8_t *sx = malloc((size_t)off + 4 * (size_t)n);

@@ -9,7 +9,7 @@
 **                    CPU has: quantize fp32 -> int8/uint8/int16/uint16 with
 **                    arith exact (power-of-two scales), f32 and f32_div, every
 **                    rounding mode, zero points 0, 3, -5, 128, 0.5, x offsets
-**                    0 and 1.5; dequantize back; fp32 <-> bf16 both
+**                    0 and 1.5; dequantize back; fp32 <-> bf16 / fp16 both
 **                    roundings; fp32 <-> fp8 (e4m3, e5m2) every rounding
 **                    saturating or not. Inputs: ties, values around the saturation
 **                    bounds, huge values, infinities, NaNs, -0.0, denormals.
@@ -89,17 +89,22 @@ static void run_rule(lg_ir *ir, li_vrule *v, int maxlv, const char *what) {
       if ((r.hw == LAY_DT_FP8E4M3 || r.hw == LAY_DT_FP8E5M2) && isfinite(f) &&
           fabsf(f) > 1e5f)
         f = copysignf(1e5f, f);
+      if (r.hw == LAY_DT_FP16 && isnan(f)) /* ref.h: no fp16 payloads */
+        f = copysignf(NAN, f);
       memcpy(src + off + 4 * i, &f, 4);
       r_encode_t(&r, r.hw, src + off + 4 * i, want + r.hsz * (size_t)i, 0);
     }
     /* the hw elements to decode: what encoding gives and random bits */
     for (size_t i = 0; i < (size_t)n * r.hsz; i++)
       hsrc[off + i] = next() % 3 ? want[i] : (uint8_t)next();
-    if (r.hw == LAY_DT_BF16) /* quiet NaNs only, as gen_f */
+    if (r.hw == LAY_DT_BF16 || r.hw == LAY_DT_FP16) /* quiet NaNs only, as gen_f */
       for (int i = 0; i < n; i++) {
         uint16_t h;
         memcpy(&h, hsrc + off + 2 * i, 2);
-        if ((h & 0x7f80u) == 0x7f80u && (h & 0x7fu)) h |= 0x40u;
+        if (r.hw == LAY_DT_BF16 && (h & 0x7f80u) == 0x7f80u && (h & 0x7fu)) h |= 0x40u;
+        /* (ref.h's fp16 NaN is a double NaN: no payload) */
+        if (r.hw == LAY_DT_FP16 && (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu))
+          h = (uint16_t)((h & 0x8000u) | 0x7e00u);
         memcpy(hsrc + off + 2 * i, &h, 2);
       }
     for (int i = 0; i < n; i++)
@@ -196,14 +201,16 @@ static void runs(void) {
                        rounds[m]);
               run_rule(&ir, &v, maxlv, what);
             }
-  /* fp32 <-> bf16 casts, both roundings */
-  for (size_t m = 0; m < 3; m += 2) {
+  /* fp32 <-> bf16 and fp16 casts, both roundings */
+  for (size_t c = 0; c < 4; c++) {
+    lay_dtype ht = c < 2 ? LAY_DT_BF16 : LAY_DT_FP16;
+    size_t m = c % 2 ? 2 : 0;
     double one = 1;
     lg_ir ir;
     memset(&ir, 0, sizeof ir);
     ir.value.kind = LG_V_CAST;
     ir.value.cpu = LAY_DT_FP32;
-    ir.value.hw = LAY_DT_BF16;
+    ir.value.hw = ht;
     ir.value.axis = -1;
     ir.value.n = 1;
     ir.value.num = ir.value.den = &one;
@@ -213,12 +220,12 @@ static void runs(void) {
     memset(&v, 0, sizeof v);
     v.kind = LI_VR_CAST;
     v.cpu = LAY_DT_FP32;
-    v.hw = LAY_DT_BF16;
+    v.hw = ht;
     v.round = rounds[m];
     v.saturate = 1;
     v.axis = -1;
     v.nch = 1;
-    snprintf(what, sizeof what, "bf16 round %d", rounds[m]);
+    snprintf(what, sizeof what, "%s round %d", lay_dtype_name(ht), rounds[m]);
     run_rule(&ir, &v, maxlv, what);
   }
   /* fp32 <-> fp8 (cast8.c), every rounding, saturating or not */

@@ -363,7 +363,13 @@ void li_fp8_to_f32(lay_dtype t, const uint8_t *src, void *dst, int64_t n,
   uint8_t *d = dst;
   int64_t i = 0;
 #if defined(LI_C8_SIMD)
-  if (simd >= LI_SIMD_AVX2) i = dec_avx2(fmt_of(t), src, d, n);
+  if (simd >= LI_SIMD_AVX2) {
+    i = dec_avx2(fmt_of(t), src, d, n);
+    /* the rest by one step of 16 over the end when the buffers are apart */
+    if (i < n && n >= 16 && ((uintptr_t)src + (size_t)n <= (uintptr_t)d ||
+                             (uintptr_t)d + 4 * (size_t)n <= (uintptr_t)src))
+      i = n - 16 + dec_avx2(fmt_of(t), src + n - 16, d + 4 * (n - 16), 16);
+  }
 #else
   (void)simd;
 #endif
@@ -382,6 +388,12 @@ void li_fp8_of_f32(lay_dtype t, const void *src, uint8_t *dst, int64_t n,
     if (simd >= LI_SIMD_AVX2) i = enc_avx2(f, s, dst, n, round, saturate);
     i += enc_sse(f, s + 4 * i, dst + i, n - i, round, saturate);
     if (i == n) return;
+    if (n >= 16 && ((uintptr_t)s + 4 * (size_t)n <= (uintptr_t)dst ||
+                    (uintptr_t)dst + (size_t)n <= (uintptr_t)s)) {
+      /* one step of 16 over the end (the bytes written twice are equal) */
+      enc_sse(f, s + 4 * (n - 16), dst + n - 16, 16, round, saturate);
+      return;
+    }
     memcpy(tb, s + 4 * i, (size_t)(n - i) * 4); /* the tail as 16 */
     enc_sse(f, tb, ob, 16, round, saturate);
     memcpy(dst + i, ob, (size_t)(n - i));

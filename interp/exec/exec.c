@@ -418,9 +418,9 @@ LI_STEP step_CONV_ILV(walk *w, uint8_t *d) {
   for (int k = 0; perk && k < K; k++)
     perk = li_vrule_channel(&p->d.v, (int32_t)(w->cb + k * in->cs), &pv[k]);
   w->pre = w->post = 0; /* written with the rows */
-  if (bk == 8 && direct &&
-      li_qilv8(&p->s, &p->d, w->src + w->sb * se, in->ss, K, (int)pre,
-               w->dpat[0], d - pre, o->ext, p->simd))
+  if ((bk == 8 || bk == 4) && (direct || perk) &&
+      li_qilv8(&p->s, &p->d, perk ? pv : NULL, w->src + w->sb * se, in->ss,
+               K, (int)pre, bk, w->dpat[0], d - pre, o->ext, p->simd))
     return;
   uint8_t tmp[8 * TILE];
   for (int64_t r0 = 0; r0 < o->ext; r0 += TILE) {

@@ -240,9 +240,11 @@ int li_split2_conv(const li_side *S, const li_side *D, const uint8_t *s,
                    uint8_t *d, const li_split_args *a, const int64_t *o3,
                    int64_t n1, int64_t cso, int K, int64_t cb, int64_t csi,
                    int simd);
-/* fp32 quantized and interleaved 8 wide in one pass; 0: not taken. */
-int li_qilv8(const li_side *S, const li_side *D, const uint8_t *s,
-             int64_t ssi, int K, int pre, uint8_t pad, uint8_t *d, int64_t n,
-             int simd);
+/* fp32 quantized and interleaved W (4 or 8) wide in one pass: plane pre +
+** k by pv[k] (per-channel rules, one channel a plane) or by D's rule (pv
+** NULL), rules li_quant_k takes; 0: not taken. */
+int li_qilv8(const li_side *S, const li_side *D, const li_vrule *pv,
+             const uint8_t *s, int64_t ssi, int K, int pre, int W,
+             uint8_t pad, uint8_t *d, int64_t n, int simd);
 
 #endif /* LI_KERN_H */

@@ -907,9 +907,10 @@ void li_split2(const uint8_t *s, uint8_t *d, const li_split_args *a,
   }
 }
 
-/* Quantize + interleave, fused (W == 8, 1-byte hw type): per 32 rows,
-** each present plane's 32 floats are quantized in registers (li_quant_fast's
-** arithmetic: 8 floats an op with saturating packs, NaN -> 0) into 32
+/* Quantize + interleave, fused (W == 8 or 4, 1-byte hw type): per 32
+** rows, each present plane's 32 floats are quantized in registers
+** (li_quant_k's arithmetic: f32(x - xoff) * k, 8 floats an op with
+** saturating packs, NaN -> 0; fast_quant in value.c does the same) into 32
 ** bytes, and the 8 byte vectors are interleaved as in ilv8_avx2; d[r*8 + w]
 ** for n >= 32 rows, the last step overlapping. When planes 4..7 are all
 ** pad (C <= 4 in HCWNC8), the network's first two rounds run on planes
@@ -938,8 +939,8 @@ ilv4p4x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, __m256i padv,
 }
 
 typedef struct {
-  __m256 sc, hi, lo;
-  __m256i zp, ord;
+  __m256 sc[8], xo[8], hi, lo; /* sc, xo, zp: of each plane's rule */
+  __m256i zp[8], ord, m[4];    /* m: the lanes of rows < n (msk) */
   int trunc, u8;
 } qv8;
 
@@ -947,15 +948,15 @@ typedef struct {
 ** each use): the zero point is 0, so values below the range need no clamp
 ** (cvt gives INT_MIN, which the packs saturate) and nothing is added. */
 __attribute__((target("avx2"), always_inline)) static inline __m256i
-q32(const qv8 *k, const float *f, const int zp0) {
+q32(const qv8 *k, int w, const float *f, const int zp0, const int msk) {
   __m256i q[4];
   for (int j = 0; j < 4; j++) {
-    __m256 x = _mm256_loadu_ps(f + 8 * j);
+    __m256 x = msk ? _mm256_maskload_ps(f + 8 * j, k->m[j]) : _mm256_loadu_ps(f + 8 * j);
     __m256 ok = _mm256_cmp_ps(x, x, _CMP_ORD_Q);
-    __m256 t = _mm256_min_ps(_mm256_mul_ps(x, k->sc), k->hi);
+    __m256 t = _mm256_min_ps(_mm256_mul_ps(_mm256_sub_ps(x, k->xo[w]), k->sc[w]), k->hi);
     if (!zp0) t = _mm256_max_ps(t, k->lo);
     __m256i c = k->trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
-    if (!zp0) c = _mm256_add_epi32(c, k->zp);
+    if (!zp0) c = _mm256_add_epi32(c, k->zp[w]);
     q[j] = _mm256_and_si256(c, _mm256_castps_si256(ok));
   }
   __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
@@ -963,11 +964,40 @@ q32(const qv8 *k, const float *f, const int zp0) {
   return _mm256_permutevar8x32_epi32(c, k->ord);
 }
 
+/* 4 byte vectors of 32 rows interleaved 4 wide: d[r*4 + w]. */
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv4x32(__m256i v0, __m256i v1, __m256i v2, __m256i v3, uint8_t *d) {
+  __m256i p0 = _mm256_unpacklo_epi8(v0, v1), p1 = _mm256_unpackhi_epi8(v0, v1);
+  __m256i p2 = _mm256_unpacklo_epi8(v2, v3), p3 = _mm256_unpackhi_epi8(v2, v3);
+  __m256i q[4] = {_mm256_unpacklo_epi16(p0, p2), _mm256_unpackhi_epi16(p0, p2),
+                  _mm256_unpacklo_epi16(p1, p3), _mm256_unpackhi_epi16(p1, p3)};
+  __m128i *dl = (__m128i *)(void *)d, *dh = dl + 4;
+  for (int k = 0; k < 4; k++) {
+    _mm_storeu_si128(dl + k, _mm256_castsi256_si128(q[k]));
+    _mm_storeu_si128(dh + k, _mm256_extracti128_si256(q[k], 1));
+  }
+}
+
+/* Rows [0, n) of the interleave 4 wide, 32 a step, the last overlapping. */
+__attribute__((target("avx2"), always_inline)) static inline void
+qilv4_rows(const qv8 *k, const float *const *pl, __m256i padv, uint8_t *d,
+           int64_t n, const int zp0, const int msk) {
+#define QX(w) (pl[w] ? q32(k, w, pl[w] + r, zp0, msk) : padv)
+  for (int64_t r = 0;; r += 32) {
+    if (r + 32 > n) {
+      if (r >= n) break;
+      r = n - 32;
+    }
+    ilv4x32(QX(0), QX(1), QX(2), QX(3), d + r * 4);
+  }
+#undef QX
+}
+
 /* Rows [0, n) of the interleave, 32 a step, the last one overlapping. */
 __attribute__((target("avx2"), always_inline)) static inline void
 qilv8_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
-           uint8_t *d, int64_t n, const int zp0) {
-#define QX(w) (pl[w] ? q32(k, pl[w] + r, zp0) : padv)
+           uint8_t *d, int64_t n, const int zp0, const int msk) {
+#define QX(w) (pl[w] ? q32(k, w, pl[w] + r, zp0, msk) : padv)
   for (int64_t r = 0;; r += 32) {
     if (r + 32 > n) {
       if (r >= n) break;
@@ -983,40 +1013,76 @@ qilv8_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
 #undef QX
 }
 
+__attribute__((target("avx2"))) static void
+qilv8_avx2_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
+                int W, int zp0, uint8_t *d, int64_t n, int msk);
+
 __attribute__((target("avx2"))) static int
-qilv8_avx2(const li_vrule *v, const uint8_t *s, int64_t ssi, int K, int pre,
-           uint8_t pad, uint8_t *d, int64_t n) {
-  const qv8 k = {.sc = _mm256_set1_ps((float)(v->num[0] / v->den[0])),
-                 .hi = _mm256_set1_ps(0x1p30f),
-                 .lo = _mm256_set1_ps(-0x1p30f),
-                 .zp = _mm256_set1_epi32((int)v->zp[0]),
-                 .ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
-                 .trunc = v->round == LG_R_TRUNC,
-                 .u8 = v->hw == LAY_DT_UINT8};
+qilv8_avx2(const li_vrule *v, const float *sc, const li_vrule *pv,
+           const uint8_t *s, int64_t ssi, int K, int pre, int W, uint8_t pad,
+           uint8_t *d, int64_t n) {
+  qv8 k; /* field by field: no zeroing of the masks nor copies */
+  int zp0 = 1;
+  for (int j = 0; j < K; j++) { /* plane pre + j: its rule's constants */
+    const li_vrule *r = pv ? &pv[j] : v;
+    k.sc[pre + j] = _mm256_set1_ps(sc[j]);
+    k.xo[pre + j] = _mm256_set1_ps((float)r->xoff[0]);
+    k.zp[pre + j] = _mm256_set1_epi32((int)r->zp[0]);
+    zp0 &= r->zp[0] == 0;
+  }
+  k.hi = _mm256_set1_ps(0x1p30f);
+  k.lo = _mm256_set1_ps(-0x1p30f);
+  k.ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  k.trunc = v->round == LG_R_TRUNC;
+  k.u8 = v->hw == LAY_DT_UINT8;
   const float *pl[8];
   for (int w = 0; w < 8; w++)
     pl[w] = w >= pre && w < pre + K ? (const float *)(const void *)(s + (w - pre) * ssi * 4) : NULL;
   const __m256i padv = _mm256_set1_epi8((char)pad);
-  if (v->zp[0] == 0)
-    qilv8_rows(&k, pl, padv, pre + K <= 4, d, n, 1);
-  else
-    qilv8_rows(&k, pl, padv, pre + K <= 4, d, n, 0);
+  if (n < 32) { /* short rows: masked loads (zeros past n), then n rows */
+    uint8_t ob[8 * 32];
+    for (int j = 0; j < 4; j++)
+      k.m[j] = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n - 8 * j),
+                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, zp0, ob, 32, 1);
+    memcpy(d, ob, (size_t)(n * W));
+    return 1;
+  }
+  qilv8_avx2_rows(&k, pl, padv, pre + K <= 4, W, zp0, d, n, 0);
   return 1;
+}
+
+/* The copies of the row loops: width, zero point 0 or not. */
+__attribute__((target("avx2"))) static void
+qilv8_avx2_rows(const qv8 *k, const float *const *pl, __m256i padv, int half,
+                int W, int zp0, uint8_t *d, int64_t n, int msk) {
+#define QR(Z, M)                                                            \
+  if (zp0 == Z && msk == M) {                                               \
+    if (W == 4) qilv4_rows(k, pl, padv, d, n, Z, M);                        \
+    else qilv8_rows(k, pl, padv, half, d, n, Z, M);                         \
+    return;                                                                 \
+  }
+  QR(0, 0) QR(0, 1) QR(1, 0) QR(1, 1)
+#undef QR
 }
 
 #endif
 
-int li_qilv8(const li_side *S, const li_side *D, const uint8_t *s,
-                 int64_t ssi, int K, int pre, uint8_t pad, uint8_t *d,
-                 int64_t n, int simd) {
+int li_qilv8(const li_side *S, const li_side *D, const li_vrule *pv,
+             const uint8_t *s, int64_t ssi, int K, int pre, int W,
+             uint8_t pad, uint8_t *d, int64_t n, int simd) {
 #if defined(LI_HAVE_X86_TARGET)
-  if (simd >= LI_SIMD_AVX2 && n >= 32 && S->v.kind == LI_VR_ID &&
-      S->v.cpu == LAY_DT_FP32 && !S->v.nplanes && !D->v.nplanes &&
-      D->esz == 1 && li_quant_fast(&D->v))
-    return qilv8_avx2(&D->v, s, ssi, K, pre, pad, d, n);
+  float sc[8];
+  if (!(simd >= LI_SIMD_AVX2 && n >= 1 && (W == 8 || W == 4) && K >= 1 &&
+        pre + K <= W && S->v.kind == LI_VR_ID && S->v.cpu == LAY_DT_FP32 &&
+        !S->v.nplanes && !D->v.nplanes && D->esz == 1))
+    return 0;
+  for (int j = 0; j < K; j++) /* every plane's rule one li_quant_k takes */
+    if ((sc[j] = li_quant_k(pv ? &pv[j] : &D->v)) == 0) return 0;
+  return qilv8_avx2(&D->v, sc, pv, s, ssi, K, pre, W, pad, d, n);
 #else
-  (void)S; (void)D; (void)s; (void)ssi; (void)K; (void)pre; (void)pad;
-  (void)d; (void)n; (void)simd;
-#endif
+  (void)S; (void)D; (void)pv; (void)s; (void)ssi; (void)K; (void)pre;
+  (void)W; (void)pad; (void)d; (void)n; (void)simd;
   return 0;
+#endif
 }

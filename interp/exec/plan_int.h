@@ -64,6 +64,8 @@ typedef struct li_vrule {
                              value k), then the stored bytes of each value
                              k, LI_FIX_EL bytes each */
   int simd;               /* LI_SIMD_* the conversions may use */
+  int qk_set;             /* li_vrule_prep: qk is li_quant_k's answer */
+  float qk;               /* (0 here: computed on each run) */
 } li_vrule;
 
 #define LI_FIX_EL 8 /* bytes kept for one stored pad value (fix) */
@@ -89,6 +91,14 @@ void li_encode(const li_vrule *r, const void *src, void *dst, int64_t n,
 ** MXCSR's nearest-even, or truncation), + zp, a saturating pack and NaN
 ** -> 0 give li_encode's bytes exactly. */
 int li_quant_fast(const li_vrule *r);
+/* The factor k of the same vector quantization for every rule it computes
+** exactly: li_quant_fast's, and fp32 -> int8/uint8/int16/uint16 with
+** arith f32 / f32_div, any finite k = f32(num) / f32(den) != 0, any finite
+** xoff (x - f32(xoff), then * k, in float32); 0 for other rules. */
+float li_quant_k(const li_vrule *r);
+/* The choices li_encode / li_decode make on every run made once (after
+** the rule is complete; a copy with other constants clears qk_set). */
+void li_vrule_prep(li_vrule *r);
 void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
                const int32_t *ch);
 /* *v = r's rule for the elements of channel c alone (per tensor: r

@@ -522,6 +522,12 @@ static int int_quant(const li_vrule *r, int enc, lay_dtype from,
   return 1;
 }
 
+/* z is an integer, |z| <= 65536 (without floor, a call where the
+** baseline x86-64 has no roundsd: asked on every run). */
+static int small_int(double z) {
+  return fabs(z) <= 65536 && z == (double)(int32_t)z;
+}
+
 /* v = 2^k with -101 < k < 99 (frexp's 0.5 * 2^e, -100 < e < 100), read
 ** from the bits: li_quant_fast is asked on every run. */
 static int pow2(double v) {
@@ -538,43 +544,83 @@ static int pow2(double v) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
     defined(__SSE2__)
 #include <immintrin.h>
-/* The same with AVX2, 32 elements a step; returns the elements done. */
-__attribute__((target("avx2"))) static int64_t
-quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
-           int64_t n) {
-  const __m256 scv = _mm256_set1_ps(sc),
-               hi = _mm256_set1_ps(0x1p30f), lo = _mm256_set1_ps(-0x1p30f);
-  const int u16 = r->hw == LAY_DT_UINT16;
-  const __m256i zpv = _mm256_set1_epi32((int)r->zp[0]);
-  const __m256i bias = _mm256_set1_epi32(u16 ? 32768 : 0);
+/* The same with AVX2: 32 elements a step, then 8; when the buffers do not
+** overlap (ovl = 0) and n >= 8, the last n % 8 by one more step of 8 over
+** the end (the elements it writes twice get the same bytes). Returns the
+** elements done. */
+typedef struct {
+  __m256 sc, hi, lo, xo;
+  __m256i zp, bias;
+} qk8;
+
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+q8v(const qk8 *k, const uint8_t *s, const int trunc) {
+  __m256 x = _mm256_loadu_ps((const float *)(const void *)s);
+  __m256 ok = _mm256_cmp_ps(x, x, _CMP_ORD_Q);
+  __m256 t = _mm256_mul_ps(_mm256_sub_ps(x, k->xo), k->sc);
+  t = _mm256_min_ps(_mm256_max_ps(t, k->lo), k->hi);
+  __m256i c = trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
+  c = _mm256_and_si256(_mm256_add_epi32(c, k->zp), _mm256_castps_si256(ok));
+  return _mm256_sub_epi32(c, k->bias); /* uint16: biased into int16 */
+}
+
+/* hw and trunc: constants in each copy (quant_avx2) */
+__attribute__((target("avx2"), always_inline)) static inline int64_t
+quant_avx2_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+             int64_t n, int ovl, const lay_dtype hw, const int trunc) {
+  const int u16 = hw == LAY_DT_UINT16, w16 = u16 || hw == LAY_DT_INT16;
+  const qk8 k = {.sc = _mm256_set1_ps(sc), .hi = _mm256_set1_ps(0x1p30f),
+                 .lo = _mm256_set1_ps(-0x1p30f),
+                 .xo = _mm256_set1_ps((float)r->xoff[0]),
+                 .zp = _mm256_set1_epi32((int)r->zp[0]),
+                 .bias = _mm256_set1_epi32(u16 ? 32768 : 0)};
   const __m256i x16 = _mm256_set1_epi16(u16 ? (short)0x8000 : 0);
-  const __m256 xov = _mm256_set1_ps((float)r->xoff[0]);
   const __m256i ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-  int trunc = r->round == LG_R_TRUNC;
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
     __m256i q[4];
-    for (int k = 0; k < 4; k++) {
-      __m256 x = _mm256_loadu_ps((const float *)(const void *)(s + 4 * (i + 8 * k)));
-      __m256 ok = _mm256_cmp_ps(x, x, _CMP_ORD_Q);
-      __m256 t = _mm256_mul_ps(_mm256_sub_ps(x, xov), scv);
-      t = _mm256_min_ps(_mm256_max_ps(t, lo), hi);
-      __m256i c = trunc ? _mm256_cvttps_epi32(t) : _mm256_cvtps_epi32(t);
-      c = _mm256_and_si256(_mm256_add_epi32(c, zpv), _mm256_castps_si256(ok));
-      q[k] = _mm256_sub_epi32(c, bias); /* uint16: biased into int16 */
-    }
+    for (int j = 0; j < 4; j++) q[j] = q8v(&k, s + 4 * (i + 8 * j), trunc);
     __m256i a = _mm256_packs_epi32(q[0], q[1]), b = _mm256_packs_epi32(q[2], q[3]);
-    if (r->hw == LAY_DT_INT16 || u16) {
+    if (w16) {
       a = _mm256_xor_si256(a, x16);
       b = _mm256_xor_si256(b, x16);
       _mm256_storeu_si256((__m256i *)(void *)(d + 2 * i), _mm256_permute4x64_epi64(a, 0xD8));
       _mm256_storeu_si256((__m256i *)(void *)(d + 2 * i + 32), _mm256_permute4x64_epi64(b, 0xD8));
     } else {
-      __m256i c = r->hw == LAY_DT_INT8 ? _mm256_packs_epi16(a, b) : _mm256_packus_epi16(a, b);
+      __m256i c = hw == LAY_DT_INT8 ? _mm256_packs_epi16(a, b) : _mm256_packus_epi16(a, b);
       _mm256_storeu_si256((__m256i *)(void *)(d + i), _mm256_permutevar8x32_epi32(c, ord));
     }
   }
+  if (n < 8) return i;
+  for (;; i += 8) {
+    if (i + 8 > n) {
+      if (i >= n || ovl) break;
+      i = n - 8; /* the last step over the end */
+    }
+    __m256i c = q8v(&k, s + 4 * i, trunc);
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1));
+    if (w16)
+      _mm_storeu_si128((__m128i *)(void *)(d + 2 * i), _mm_xor_si128(w, _mm256_castsi256_si128(x16)));
+    else
+      _mm_storel_epi64((__m128i *)(void *)(d + i), hw == LAY_DT_INT8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w));
+  }
   return i;
+}
+
+__attribute__((target("avx2"))) static int64_t
+quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+           int64_t n, int ovl) {
+  const int tr = r->round == LG_R_TRUNC;
+#define QA(T)                                                              \
+  if (r->hw == T)                                                          \
+    return tr ? quant_avx2_k(r, sc, s, d, n, ovl, T, 1)                    \
+              : quant_avx2_k(r, sc, s, d, n, ovl, T, 0);
+  QA(LAY_DT_INT8)
+  QA(LAY_DT_UINT8)
+  QA(LAY_DT_INT16)
+  QA(LAY_DT_UINT16)
+#undef QA
+  return 0;
 }
 #define LI_HAVE_QUANT_AVX2 1
 #endif
@@ -585,7 +631,7 @@ int li_quant_fast(const li_vrule *r) {
          (r->hw == LAY_DT_INT8 || r->hw == LAY_DT_UINT8 || r->hw == LAY_DT_INT16) &&
          (r->round == LG_R_HALF_EVEN || r->round == LG_R_TRUNC) &&
          r->xoff[0] == 0 && pow2(r->num[0]) && pow2(r->den[0]) &&
-         r->zp[0] == floor(r->zp[0]) && fabs(r->zp[0]) <= 65536;
+         small_int(r->zp[0]);
 }
 
 /* The factor fast_quant multiplies by, 0 when it cannot take r: that of
@@ -594,24 +640,38 @@ int li_quant_fast(const li_vrule *r) {
 ** k is then the reference's product, and inf * k saturates as there), and
 ** any finite xoff (f32(x) - f32(xoff) is the reference's first step);
 ** uint16 too (biased by 2^15 through the signed packs). */
-static float quant_factor(const li_vrule *r) {
-  if (li_quant_fast(r)) return (float)(r->num[0] / r->den[0]);
+static float quant_k(const li_vrule *r) {
+  /* the tests of both cases, the cheap ones first */
   if (r->kind != LI_VR_QUANT || r->cpu != LAY_DT_FP32 || r->nch > 1 ||
-      r->arith == LG_A_EXACT || !r->saturate || !isfinite((float)r->xoff[0]) ||
+      !r->saturate || r->round == LG_R_HALF_AWAY)
+    return 0;
+  const double zp = r->zp[0];
+  if (!small_int(zp)) return 0;
+  if (r->arith == LG_A_EXACT) /* li_quant_fast's rules */
+    return r->hw != LAY_DT_UINT16 && li_quant_fast(r)
+               ? (float)(r->num[0] / r->den[0]) : 0;
+  if (!isfinite((float)r->xoff[0]) ||
       !(r->hw == LAY_DT_INT8 || r->hw == LAY_DT_UINT8 ||
-        r->hw == LAY_DT_INT16 || r->hw == LAY_DT_UINT16) ||
-      !(r->round == LG_R_HALF_EVEN || r->round == LG_R_TRUNC) ||
-      r->zp[0] != floor(r->zp[0]) || fabs(r->zp[0]) > 65536)
+        r->hw == LAY_DT_INT16 || r->hw == LAY_DT_UINT16))
     return 0;
   float k = (float)r->num[0] / (float)r->den[0];
   return isfinite(k) && k != 0 ? k : 0;
+}
+
+float li_quant_k(const li_vrule *r) {
+  return r->qk_set ? r->qk : quant_k(r);
+}
+
+void li_vrule_prep(li_vrule *r) {
+  r->qk = quant_k(r);
+  r->qk_set = 1;
 }
 
 static int fast_quant(const li_vrule *r, const void *src, void *dst,
                       int64_t n) {
 #if defined(__SSE2__)
   if (r->simd < LI_SIMD_SSE) return 0;
-  const float sc = quant_factor(r);
+  const float sc = li_quant_k(r);
   if (sc == 0) return 0;
   const __m128 scv = _mm_set1_ps(sc), hi = _mm_set1_ps(0x1p30f),
                lo = _mm_set1_ps(-0x1p30f);
@@ -623,10 +683,15 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
   const uint8_t *s = src;
   uint8_t *d = dst;
   int64_t i = 0, tail = -1, m = 0;
+  const int64_t n0 = n;
   float tb[16]; /* the last n % 16 elements, converted as 16 */
   uint8_t ob[32];
+  const size_t ts = li_dt_size(r->hw);
+  /* the buffers overlap: no step over the end (it would read written bytes) */
+  const int ovl = (uintptr_t)s < (uintptr_t)d + (size_t)n * ts &&
+                  (uintptr_t)d < (uintptr_t)s + (size_t)n * 4;
 #if defined(LI_HAVE_QUANT_AVX2)
-  if (r->simd >= LI_SIMD_AVX2) i = quant_avx2(r, sc, s, d, n);
+  if (r->simd >= LI_SIMD_AVX2) i = quant_avx2(r, sc, s, d, n, ovl);
 #endif
   for (;;) {
 #define QLOOP(CVT, STORE)                                                    \
@@ -669,6 +734,11 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
 #undef STU8
 #undef ST16
   if (tail >= 0 || i == n) break;
+  if (!ovl && n >= 16) { /* one step of 16 over the end */
+    i = n - 16;
+    tail = n;
+    continue;
+  }
   tail = i; /* the rest through tb and ob, 16 elements */
   m = n - i;
   memset(tb, 0, sizeof tb);
@@ -678,9 +748,8 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
   i = 0;
   n = 16;
   }
-  if (tail >= 0)
-    memcpy((uint8_t *)dst + li_dt_size(r->hw) * (size_t)tail, ob,
-           (size_t)m * li_dt_size(r->hw));
+  if (tail >= 0 && tail < n0)
+    memcpy((uint8_t *)dst + ts * (size_t)tail, ob, (size_t)m * ts);
   return 1;
 #else
   (void)r; (void)src; (void)dst; (void)n;
@@ -712,7 +781,11 @@ typedef uint16_t dq_us __attribute__((vector_size(16)));
              kv = {k, k, k, k, k, k, k, k};                                \
   const dq_d xv = {xoff, xoff, xoff, xoff};                                \
   const float xf = (float)xoff;                                            \
-  for (; i + 8 <= n; i += 8) {                                             \
+  for (;; i += 8) {                                                        \
+    if (i + 8 > n) {                                                       \
+      if (i >= n || ovl || n < 8) break;                                   \
+      i = n - 8; /* the last step over the end */                          \
+    }                                                                      \
     dq_f x;                                                                \
     if (t == LAY_DT_INT8) {                                                \
       dq_b w; memcpy(&w, s + i, 8);                                        \
@@ -742,9 +815,65 @@ typedef uint16_t dq_us __attribute__((vector_size(16)));
 
 #define DQ_ARGS                                                            \
   lay_dtype t, const uint8_t *s, uint8_t *d, int64_t n, float zp, float k, \
-      double xoff, int div, int zx
-__attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) { DQ_BODY }
+      double xoff, int div, int zx, int ovl
 static int64_t dq_sse(DQ_ARGS) { DQ_BODY }
+
+/* The AVX2 copy with intrinsics (the generic vectors' lane moves between
+** float and double compile to element by element code): 8 a step, the
+** same operations. */
+__attribute__((target("avx2"), always_inline)) static inline __m256
+dq8(const uint8_t *s, lay_dtype t, __m256 zv, __m256 kv, __m256d xv,
+    int div, int zx) {
+  __m256i w;
+  if (t == LAY_DT_INT8)
+    w = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)s));
+  else if (t == LAY_DT_UINT8)
+    w = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)s));
+  else if (t == LAY_DT_INT16)
+    w = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)s));
+  else
+    w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)s));
+  __m256 y = _mm256_sub_ps(_mm256_cvtepi32_ps(w), zv), v;
+  v = div ? _mm256_div_ps(y, kv) : _mm256_mul_ps(y, kv);
+  if (zx) return _mm256_add_ps(v, _mm256_setzero_ps());
+  __m128 a = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), xv));
+  __m128 b = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), xv));
+  return _mm256_set_m128(b, a);
+}
+
+__attribute__((target("avx2"), always_inline)) static inline int64_t
+dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
+          float k, double xoff, int div, int zx, int ovl) {
+  const __m256 zv = _mm256_set1_ps(zp), kv = _mm256_set1_ps(k);
+  const __m256d xv = _mm256_set1_pd(xoff);
+  const size_t fs = li_dt_size(t);
+  int64_t i = 0;
+  for (;; i += 8) {
+    if (i + 8 > n) {
+      if (i >= n || ovl || n < 8) break;
+      i = n - 8; /* the last step over the end */
+    }
+    _mm256_storeu_ps((float *)(void *)(d + 4 * i),
+                     dq8(s + fs * (size_t)i, t, zv, kv, xv, div, zx));
+  }
+  return i;
+}
+
+__attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) {
+#define DQT(T)                                                             \
+  if (t == T) {                                                            \
+    if (div && zx) return dq_avx2_k(s, d, n, T, zp, k, xoff, 1, 1, ovl); \
+    if (div) return dq_avx2_k(s, d, n, T, zp, k, xoff, 1, 0, ovl);     \
+    if (zx) return dq_avx2_k(s, d, n, T, zp, k, xoff, 0, 1, ovl);      \
+    return dq_avx2_k(s, d, n, T, zp, k, xoff, 0, 0, ovl);              \
+  }
+  DQT(LAY_DT_INT8)
+  DQT(LAY_DT_UINT8)
+  DQT(LAY_DT_INT16)
+  DQT(LAY_DT_UINT16)
+#undef DQT
+  return 0;
+}
 #undef DQ_BODY
 #undef DQ_ARGS
 
@@ -754,18 +883,20 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
       r->cpu != LAY_DT_FP32 || from != r->hw ||
       !(from == LAY_DT_INT8 || from == LAY_DT_UINT8 || from == LAY_DT_INT16 ||
         from == LAY_DT_UINT16) ||
-      r->zp[0] != floor(r->zp[0]) || fabs(r->zp[0]) > 65536)
+      !small_int(r->zp[0]))
     return 0;
   const int div = r->arith == LG_A_F32_DIV, zx = r->xoff[0] == 0;
   const float k = div ? (float)r->num[0] / (float)r->den[0]
                       : (float)r->den[0] / (float)r->num[0];
   const float zp = (float)r->zp[0];
+  const size_t fs = li_dt_size(from);
+  const int ovl = (uintptr_t)src < (uintptr_t)dst + (size_t)n * 4 &&
+                  (uintptr_t)dst < (uintptr_t)src + (size_t)n * fs;
   int64_t i = r->simd >= LI_SIMD_AVX2
-                  ? dq_avx2(from, src, dst, n, zp, k, r->xoff[0], div, zx)
-                  : dq_sse(from, src, dst, n, zp, k, r->xoff[0], div, zx);
+                  ? dq_avx2(from, src, dst, n, zp, k, r->xoff[0], div, zx, ovl)
+                  : dq_sse(from, src, dst, n, zp, k, r->xoff[0], div, zx, ovl);
   if (i < n) { /* the tail: dequant_run_f32 itself */
     double x[8];
-    size_t fs = li_dt_size(from);
     ld_run(from, (const uint8_t *)src + (size_t)i * fs, x, n - i);
     dequant_run_f32(r, x, n - i, NULL);
     st_run(LAY_DT_FP32, (uint8_t *)dst + (size_t)i * 4, x, n - i, r->round,
@@ -855,6 +986,7 @@ int li_vrule_channel(const li_vrule *r, int32_t c, li_vrule *v) {
   if (r->kind != LI_VR_QUANT && r->kind != LI_VR_DEQUANT) return 0;
   v->nch = 1;
   v->axis = -1;
+  v->qk_set = 0; /* other constants */
   v->num = r->num + c;
   v->den = r->den + c;
   v->zp = r->zp + c;

@@ -84,6 +84,82 @@ f16_avx2(const uint8_t *s, uint8_t *d, int64_t n) {
   return i;
 }
 
+/* fp32 <-> bf16 with AVX2 intrinsics, 8 a step (the generic 4-lane
+** vectors' widening and narrowing moves compile to slow shuffles); when
+** the buffers do not overlap (ovl = 0) and n >= 8, the last n % 8 by one
+** more step over the end (the elements it writes twice get the same
+** bits). mode: 0 bf16 -> fp32 (the bits moved up), 1 fp32 -> bf16
+** truncating (the high halves), 2 fp32 -> bf16 as li_f32_to_bf16. */
+__attribute__((target("avx2"), always_inline)) static inline void
+bf8(const uint8_t *s, uint8_t *d, int mode) {
+  if (mode == 0) {
+    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)s));
+    _mm256_storeu_si256((__m256i *)(void *)d, _mm256_slli_epi32(w, 16));
+    return;
+  }
+  __m256i u = _mm256_loadu_si256((const __m256i *)(const void *)s), h;
+  if (mode == 1) {
+    h = _mm256_srli_epi32(u, 16);
+  } else {
+    const __m256i abs = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
+    __m256i nan = _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x7f800000));
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd), 16);
+    __m256i q = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
+    h = _mm256_blendv_epi8(r, q, nan);
+  }
+  __m128i p = _mm_packus_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  _mm_storeu_si128((__m128i *)(void *)d, p);
+}
+
+__attribute__((target("avx2"), always_inline)) static inline int64_t
+bf16_k(const uint8_t *s, uint8_t *d, int64_t n, int ovl, int mode) {
+  const size_t fs = mode == 0 ? 2 : 4, ts = mode == 0 ? 4 : 2;
+  int64_t i = 0;
+  for (;; i += 8) {
+    if (i + 8 > n) {
+      if (i >= n || ovl || n < 8) break;
+      i = n - 8; /* the last step over the end */
+    }
+    bf8(s + fs * (size_t)i, d + ts * (size_t)i, mode);
+  }
+  return i;
+}
+
+__attribute__((target("avx2"))) static int64_t
+bf16_avx2(const uint8_t *s, uint8_t *d, int64_t n, int ovl, int mode) {
+  if (mode == 0) return bf16_k(s, d, n, ovl, 0);
+  if (mode == 1) return bf16_k(s, d, n, ovl, 1);
+  return bf16_k(s, d, n, ovl, 2);
+}
+
+/* fp16 -> fp32 with F16C, 8 a step (the rest as bf16_avx2): vcvtph2ps
+** is exact on every finite value and gives a NaN quietened; the lanes of
+** exponent 31 (infinities, NaNs) take li_f16_to_f32's bits instead, the
+** payload moved up as it is. */
+__attribute__((target("avx2,f16c"))) static int64_t
+h2f_avx2(const uint8_t *s, uint8_t *d, int64_t n, int ovl) {
+  const __m256i e31 = _mm256_set1_epi32(0x7c00), m10 = _mm256_set1_epi32(0x3ff),
+                sg = _mm256_set1_epi32(0x8000), inf = _mm256_set1_epi32(0x7f800000);
+  int64_t i = 0;
+  for (;; i += 8) {
+    if (i + 8 > n) {
+      if (i >= n || ovl || n < 8) break;
+      i = n - 8; /* the last step over the end */
+    }
+    __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(s + 2 * i));
+    __m256i w = _mm256_cvtepu16_epi32(h);
+    __m256i f = _mm256_castps_si256(_mm256_cvtph_ps(h));
+    __m256i sp = _mm256_cmpeq_epi32(_mm256_and_si256(w, e31), e31);
+    __m256i b = _mm256_or_si256(
+        _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, sg), 16), inf),
+        _mm256_slli_epi32(_mm256_and_si256(w, m10), 13));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 4 * i), _mm256_blendv_epi8(f, b, sp));
+  }
+  return i;
+}
+
 static int have_f16c(void) {
   static int v = -1;
   unsigned a, b, c, d;
@@ -175,6 +251,32 @@ int li_vs_cast2(lay_dtype from, lay_dtype to, int trunc, const void *src,
   uint8_t *d = dst;
   int64_t i;
   if (simd < LI_SIMD_SSE) return 0;
+  if (simd >= LI_SIMD_AVX2 &&
+      ((from == LAY_DT_FP32 && to == LAY_DT_BF16) ||
+       (from == LAY_DT_BF16 && to == LAY_DT_FP32))) {
+    size_t fs = from == LAY_DT_FP32 ? 4 : 2, ts = 6 - fs;
+    int ovl = (uintptr_t)s < (uintptr_t)d + (size_t)n * ts &&
+              (uintptr_t)d < (uintptr_t)s + (size_t)n * fs;
+    i = bf16_avx2(s, d, n, ovl, from == LAY_DT_BF16 ? 0 : trunc ? 1 : 2);
+    if (i == n) return 1;
+    if (trunc && to == LAY_DT_BF16) { /* the rest below, from i */
+      for (; i < n; i++) memcpy(d + 2 * i, s + 4 * i + 2, 2);
+      return 1;
+    }
+    s += fs * (size_t)i;
+    d += ts * (size_t)i;
+    n -= i;
+  }
+  if (simd >= LI_SIMD_AVX2 && from == LAY_DT_FP16 && to == LAY_DT_FP32 &&
+      have_f16c()) {
+    int ovl = (uintptr_t)s < (uintptr_t)d + (size_t)n * 4 &&
+              (uintptr_t)d < (uintptr_t)s + (size_t)n * 2;
+    i = h2f_avx2(s, d, n, ovl);
+    if (i == n) return 1;
+    s += 2 * (size_t)i;
+    d += 4 * (size_t)i;
+    n -= i;
+  }
   if (trunc && to != LAY_DT_FP32) { /* to bf16 only: the high halves */
     if (from != LAY_DT_FP32 || to != LAY_DT_BF16) return 0;
     i = simd >= LI_SIMD_AVX2 ? vs_bf16t_avx2(s, d, n) : vs_bf16t_sse(s, d, n);

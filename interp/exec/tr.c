@@ -605,12 +605,24 @@ static int64_t peel(const walk *w, const uint8_t *a, int simd, int64_t cols) {
 void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols) {
+  li_tr2d_b(esz, simd, lo, hi, a, lda * (int64_t)esz, b, ldb * (int64_t)esz,
+            rows, cols);
+}
+
+void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
+               const uint8_t *a, int64_t la, uint8_t *b, int64_t lb,
+               int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0) return;
-  if (li_shuf_may(esz, simd, lda, ldb, rows, cols) &&
+  /* the pitches in elements, -1 where a pitch is not whole elements (a
+  ** group of 4 bytes in pixels of 37): only the full tiles take those */
+  const int whole = la % (int64_t)esz == 0 && lb % (int64_t)esz == 0;
+  const int64_t lda = whole ? la / (int64_t)esz : -1;
+  const int64_t ldb = whole ? lb / (int64_t)esz : -1;
+  if (whole && li_shuf_may(esz, simd, lda, ldb, rows, cols) &&
       li_shuf_tr2d(esz, simd, lo, hi, a, lda, b, ldb, rows, cols))
     return; /* narrow rows of any other width: tr_shuf.c */
   walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, lo, hi,
-            (size_t)lda * esz, (size_t)ldb * esz};
+            (size_t)la, (size_t)lb};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
     w.tile = esz == 1 ? tile_1 : esz == 2 ? tile_2 : esz == 4 ? tile_4 : tile_8;

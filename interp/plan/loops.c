@@ -29,7 +29,10 @@ static int deilv_ok(const li_loop *L, int n, int64_t sb, int64_t W) {
 
 /* The general transposition (exec/tr.c), in units of u elements (u > 1:
 ** groups of u elements contiguous on both sides, moved as one element of
-** u * esz bytes; b->bk = u then): the box's destination runs along its
+** u * esz bytes, the pitches between them any number of elements: NHWC
+** with 37 channels -> AMD HCWNC4, 4-byte groups 37 bytes apart, tiles of
+** 4 pixels x 4 groups rather than a 4-byte row a group, 2.4x faster;
+** b->bk = u then): the box's destination runs along its
 ** innermost loop and its source along another one, j. Moves loop j just
 ** outside the innermost (the others keep their order) and returns 1; 0
 ** when there is no such loop or the element size has no kernel. */
@@ -37,12 +40,12 @@ static int take_transpose_u(li_box *b, li_loop *L, int n, size_t esz,
                             int64_t u) {
   const li_loop *in = &L[n - 1];
   size_t g = esz * (size_t)u;
-  if (n < 2 || in->ds != u || in->ss == u || in->ss % u || in->tab ||
+  if (n < 2 || in->ds != u || in->ss == u || in->tab ||
       b->pre || b->post || (g != 1 && g != 2 && g != 4 && g != 8))
     return 0;
   int j = -1;
   for (int i = n - 2; i >= 0; i--)
-    if (L[i].ss == u && !L[i].tab && L[i].ds % u == 0) {
+    if (L[i].ss == u && !L[i].tab) {
       j = i;
       break;
     }

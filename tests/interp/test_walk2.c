@@ -11,6 +11,9 @@
 **     sized by the rows, col_block) and the source buffer at every
 **     16-byte offset from a cache line (tr.c's peel: the columns before
 **     the first line boundary taken apart), every element size.
+**   - NHWC of any channel count <-> blocks of K (groups of K channels
+**     moved as elements, their pitches not whole groups), and li_tr2d_b
+**     on byte pitches against its definition.
 ** Each pack and unpack runs on one and two threads on buffers prefilled
 ** with 0x5A (an unwritten pad byte shows), the source allocated to its
 ** last byte.
@@ -197,6 +200,66 @@ static void t_far_transposes(void) {
     }
 }
 
+/* NHWC with any number of channels -> blocks of K (the groups of the
+** blocks' whole channels 4 or 2 bytes, their pixels C elements apart,
+** not whole groups: tr.c's byte pitches), and back. */
+static void t_group_pitches(void) {
+  char nm[96];
+  for (int it = 0; it < 40; it++) {
+    int64_t K = (int64_t)2 << (rnd32() % 3); /* 2, 4, 8 */
+    lay_dtype t = types[rnd32() % 2];        /* groups of 2..16 bytes */
+    int64_t shape[4] = {1 + (int64_t)(rnd32() % 2), 2 * K + 1 + (int64_t)(rnd32() % (5 * K)),
+                        1 + (int64_t)(rnd32() % 9), 4 + (int64_t)(rnd32() % 40)};
+    lg_ir a, b;
+    ir_init(&a, "nhwc", "n,c,h,w");
+    ax_digit(&a, 0, 1, 0, "n");
+    ax_digit(&a, 2, 1, 0, "h");
+    ax_digit(&a, 3, 1, 0, "w");
+    ax_digit(&a, 1, 1, 0, "c");
+    blocked(&b, K, 0, 0.0);
+    snprintf(nm, sizeof nm, "nhwc -> c%%%lld %s [%lld,%lld,%lld,%lld] #%d",
+             (long long)K, li_dt_name(t), (long long)shape[0],
+             (long long)shape[1], (long long)shape[2], (long long)shape[3], it);
+    check_convert(nm, &a, &b, shape, t, 16 * (size_t)(it % 4));
+    snprintf(nm, sizeof nm, "c%%%lld -> nhwc %s [%lld,%lld,%lld,%lld] #%d",
+             (long long)K, li_dt_name(t), (long long)shape[0],
+             (long long)shape[1], (long long)shape[2], (long long)shape[3], it);
+    check_convert(nm, &b, &a, shape, t, 16 * (size_t)(it % 4));
+  }
+}
+
+/* li_tr2d_b against its definition, pitches in bytes that are not whole
+** elements, the source allocated to its last byte, guards around B. */
+static void t_byte_pitches(void) {
+  for (int it = 0; it < 200; it++) {
+    size_t esz = (size_t)1 << (rnd32() % 4);
+    int64_t rows = 1 + (int64_t)(rnd32() % 40), cols = 1 + (int64_t)(rnd32() % 40);
+    int64_t la = cols * (int64_t)esz + (int64_t)(rnd32() % 9);
+    int64_t lb = rows * (int64_t)esz + (int64_t)(rnd32() % 9);
+    size_t an = (size_t)((rows - 1) * la + cols * (int64_t)esz);
+    size_t bn = (size_t)((cols - 1) * lb + rows * (int64_t)esz) + 32;
+    uint8_t *a = malloc(an), *b = malloc(bn), *want = malloc(bn);
+    if (!a || !b || !want) { failures++; return; }
+    for (size_t i = 0; i < an; i++) a[i] = (uint8_t)rnd32();
+    memset(b, 0xA5, bn);
+    memset(want, 0xA5, bn);
+    for (int64_t i = 0; i < rows; i++)
+      for (int64_t j = 0; j < cols; j++)
+        memcpy(want + j * lb + i * (int64_t)esz, a + i * la + j * (int64_t)esz, esz);
+    li_tr2d_b(esz, li_simd_level(), a, a + an, a, la, b, lb, rows, cols);
+    checks++;
+    if (memcmp(b, want, bn)) {
+      fprintf(stderr, "FAIL li_tr2d_b esz %zu rows %lld cols %lld la %lld lb %lld (LAY_SIMD %s)\n",
+              esz, (long long)rows, (long long)cols, (long long)la, (long long)lb,
+              getenv("LAY_SIMD"));
+      failures++;
+    }
+    free(a);
+    free(b);
+    free(want);
+  }
+}
+
 int main(void) {
   char lv[2] = {0, 0};
   int top = li_simd_level();
@@ -205,6 +268,8 @@ int main(void) {
     setenv("LAY_SIMD", lv, 1);
     t_strided_pads();
     t_far_transposes();
+    t_group_pitches();
+    t_byte_pitches();
   }
   printf("test_walk2: %d checks, %d failures\n", checks, failures);
   return failures != 0;

@@ -239,13 +239,9 @@ LI_STEP step_COPY(walk *w, uint8_t *d) {
 LI_STEP step_TR(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
   const int64_t u = w->b->bk ? w->b->bk : 1; /* elements a group */
-  int64_t cnt; /* the rest of the next odometer loop in the same call */
-  const li_loop *lj = odo_rest(w, &cnt);
-  li_tr2d_n(w->de * (size_t)u, w->p->simd, w->src, w->src + w->p->sbytes,
+  li_tr2d_b(w->de * (size_t)u, w->p->simd, w->src, w->src + w->p->sbytes,
             w->src + w->sb * (int64_t)w->se, in->ss * (int64_t)w->se, d,
-            o->ds * (int64_t)w->de, in->ext, o->ext, cnt,
-            lj ? lj->ss * (int64_t)w->se : 0, lj ? lj->ds * (int64_t)w->de : 0);
-  if (lj) odo_skip(w, lj, cnt - 1);
+            o->ds * (int64_t)w->de, in->ext, o->ext);
 }
 
 /* The gather tile over the innermost loop (the source's run). */

@@ -316,11 +316,5 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
 void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
                const uint8_t *a, int64_t la, uint8_t *b, int64_t lb,
                int64_t rows, int64_t cols);
-/* cnt of them, the k-th at a + k * as, b + k * bs (bytes): one call for
-** a box step and the rest of the loop around it. */
-void li_tr2d_n(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
-               const uint8_t *a, int64_t la, uint8_t *b, int64_t lb,
-               int64_t rows, int64_t cols, int64_t cnt, int64_t as,
-               int64_t bs);
 
 #endif /* LI_PLAN_INT_H */

@@ -604,9 +604,9 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
 static int64_t peel(const walk *w, const uint8_t *a, int simd, int64_t cols) {
   size_t off = (size_t)((uintptr_t)a & (TR_LINE - 1));
   if (simd < LI_SIMD_AVX2 || !off || w->lda % TR_LINE ||
-      cols < 8 * (int64_t)w->T || (TR_LINE - off) & (w->esz - 1))
+      cols < 8 * (int64_t)w->T || (TR_LINE - off) % w->esz)
     return 0;
-  return (int64_t)((TR_LINE - off) >> __builtin_ctzll((unsigned long long)w->esz));
+  return (int64_t)((TR_LINE - off) / w->esz);
 }
 
 void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
@@ -619,39 +619,16 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
 void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
                const uint8_t *a, int64_t la, uint8_t *b, int64_t lb,
                int64_t rows, int64_t cols) {
-  li_tr2d_n(esz, simd, lo, hi, a, la, b, lb, rows, cols, 1, 0, 0);
-}
-
-/* Each path below runs the cnt transpositions, a and b moved by as and bs
-** bytes from one to the next. */
-#define TR_EACH                                                           \
-  for (int64_t k_ = 0; k_ < cnt; k_++)                                    \
-    for (const uint8_t *a = a0 + k_ * as; a; a = NULL)                    \
-      for (uint8_t *b = b0 + k_ * bs; b; b = NULL)
-
-void li_tr2d_n(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
-               const uint8_t *a0, int64_t la, uint8_t *b0, int64_t lb,
-               int64_t rows, int64_t cols, int64_t cnt, int64_t as,
-               int64_t bs) {
   if (rows <= 0 || cols <= 0) return;
   /* the pitches in elements, -1 where a pitch is not whole elements (a
   ** group of 4 bytes in pixels of 37): only the full tiles take those */
-  /* esz is a power of two: masks and shifts (two divisions a call cost
-  ** small transposes, one a step of a box, ~10%) */
-  const int sh = __builtin_ctzll((unsigned long long)esz);
-  const int whole = ((la | lb) & (int64_t)(esz - 1)) == 0;
-  const int64_t lda = whole ? la >> sh : -1;
-  const int64_t ldb = whole ? lb >> sh : -1;
+  const int whole = la % (int64_t)esz == 0 && lb % (int64_t)esz == 0;
+  const int64_t lda = whole ? la / (int64_t)esz : -1;
+  const int64_t ldb = whole ? lb / (int64_t)esz : -1;
   if (whole && li_shuf_may(esz, simd, lda, ldb, rows, cols) &&
-      li_shuf_tr2d(esz, simd, lo, hi, a0, lda, b0, ldb, rows, cols)) {
-    /* narrow rows of any other width: tr_shuf.c; the others one at a
-    ** time (it may decline one: tr.c's paths take it) */
-    for (int64_t k = 1; k < cnt; k++)
-      li_tr2d_n(esz, simd, lo, hi, a0 + k * as, la, b0 + k * bs, lb, rows,
-                cols, 1, 0, 0);
-    return;
-  }
-  walk w = {esz,  (int)(TR_BYTES >> sh), NULL, NULL, NULL, NULL, NULL, lo, hi,
+      li_shuf_tr2d(esz, simd, lo, hi, a, lda, b, ldb, rows, cols))
+    return; /* narrow rows of any other width: tr_shuf.c */
+  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, lo, hi,
             (size_t)la, (size_t)lb};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
@@ -677,7 +654,7 @@ void li_tr2d_n(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
                      ? narrow_for(esz, lda, twice) : NULL;
   if (nf) {
     int64_t step = twice ? 2 * T : T;
-    TR_EACH for (int64_t r = 0; r < rows; r += step) {
+    for (int64_t r = 0; r < rows; r += step) {
       int64_t rr = r + step > rows ? rows - step : r; /* shifted back */
       const uint8_t *ar = a + (size_t)rr * w.lda;
       uint8_t *br = b + (size_t)rr * esz;
@@ -702,7 +679,7 @@ void li_tr2d_n(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
     int64_t step = twice ? 2 * T : T;
     size_t hb = (size_t)m * esz;
     uint8_t buf[2 * TR_BYTES * 8];
-    TR_EACH for (int64_t r = 0; r < rows; r += step) {
+    for (int64_t r = 0; r < rows; r += step) {
       int64_t rr = r + step > rows ? rows - step : r; /* shifted back */
       const uint8_t *ar = a + (size_t)rr * w.lda;
       uint8_t *br = b + (size_t)rr * esz;
@@ -727,7 +704,7 @@ void li_tr2d_n(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   /* B's rows of rows < T elements back to back: interleaved streams. */
   ndst_fn df = simd >= LI_SIMD_SSE && cols >= T && ldb == rows
                    ? ndst_for(esz, rows) : NULL;
-  if (df) TR_EACH {
+  if (df) {
     int64_t c = 0;
 #if defined(TR_AVX2)
     ndst_fn df2 = simd >= LI_SIMD_AVX2 ? ndst2_for(esz, rows) : NULL;
@@ -747,11 +724,11 @@ void li_tr2d_n(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
       else
         staged(&w, ac, bc, (int)rows, (int)T);
     }
+    return;
   }
-  if (df) return;
 #endif
   if (rows < T) { /* B's rows are shorter than a tile: all staged */
-    TR_EACH for (int64_t c = 0; c < cols; c += T) {
+    for (int64_t c = 0; c < cols; c += T) {
       int nc = (int)(cols - c < T ? cols - c : T);
       staged(&w, a + (size_t)c * esz, b + (size_t)c * w.ldb, (int)rows, nc);
     }
@@ -763,7 +740,6 @@ void li_tr2d_n(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   ** a time (blocks of 16 rows wrote 16 of B's 64 bytes a pass, 4 passes
   ** over B: NCHW -> NHWC int8 64 channels ~4x slower). */
   int64_t mb = (int64_t)(TR_L1 / TR_LINE); /* a multiple of every T */
-  TR_EACH {
   int64_t pe = peel(&w, a, simd, cols);
   for (int64_t r = 0; r < rows; r += mb) {
     int64_t r1 = r + mb > rows || rows - (r + mb) < T ? rows : r + mb;
@@ -772,9 +748,7 @@ void li_tr2d_n(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
                   r, r1, q ? cols - pe : pe);
     if (r1 == rows) break;
   }
-  }
 }
-#undef TR_EACH
 
 /* ---- Gather tiles ------------------------------------------------------------
 ** li_trg_run: the transposition where A's rows are not one loop but a

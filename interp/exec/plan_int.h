@@ -326,5 +326,10 @@ void li_trc_run(const li_trg *t, size_t esz, int simd, const uint8_t *a,
 void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols);
+/* The same with the pitches la, lb in bytes, which need not be whole
+** elements (groups of bytes moved as elements, rows of any length). */
+void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
+               const uint8_t *a, int64_t la, uint8_t *b, int64_t lb,
+               int64_t rows, int64_t cols);
 
 #endif /* LI_PLAN_INT_H */

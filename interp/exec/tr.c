@@ -23,8 +23,8 @@
 **
 ** The walk: the rows of A are taken in macro blocks of up to 256 rows
 ** (one line of each fits in L1); inside one, column block by column block
-** (TR_CB bytes of each row where rows lie a page or more apart, else one
-** step: B's rows written whole before the next block),
+** (TR_CB to TR_PAGE bytes of each row where rows lie a page or more
+** apart, else one step: B's rows written whole before the next block),
 ** T rows at a time down the block, tile by tile across it. Edges never go
 ** element by element:
 **   - a last tile that would run past the end of A's rows or columns is
@@ -86,6 +86,8 @@
 #define TR_LINE 64u         /* bytes of a cache line */
 #define TR_CB 256u          /* bytes of each row of A one column block reads */
 #define TR_PAGE 4096u       /* bytes of a page */
+#define TR_L2B (256u << 10) /* bytes of A one far column block may read */
+#define TR_MANY 64          /* rows of A from which far blocks grow */
 #define TR_FAR 1024u        /* B rows this far apart take tall tiles */
 /* col_blocks inlined with its tile kernel known (an indirect call a tile
 ** cost the 1-byte 16-column transposes, kneron.1w16c8b, ~10%) */
@@ -177,7 +179,8 @@ TR_WIDE(wide_8, 64, 2, 1)
 ** unpack: 16 channel planes, 16 columns). */
 /* 2N rows of 16 bytes into N registers, rows i and N + i in the lanes of
 ** register i, transposed: register j holds column j of both tiles (the
-** tall tile's and the two-tile column table's first half). */
+** tall tile's, the narrow tiles' twice over (lda 16) and the two-tile
+** column tables' first half). */
 #define TR_TWO_TILES(W, r, N, ROUNDS, a, lda)                                \
   do {                                                                       \
     const uint8_t *a2_ = (a) + (size_t)(N) * (lda);                          \
@@ -310,13 +313,7 @@ typedef void (*narrow_fn)(const uint8_t *, uint8_t *, size_t, int);
   __attribute__((target("avx2"))) static void NAME(                          \
       const uint8_t *a, uint8_t *b, size_t ldb, int nb) {                    \
     __m256i r[M];                                                            \
-    TR_UNROLL for (int i = 0; i < (M); i++) {                                \
-      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i)); \
-      __m128i hi_ = _mm_loadu_si128(                                         \
-          (const __m128i *)(const void *)(a + 16 * ((M) + i)));              \
-      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);   \
-    }                                                                        \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);       \
+    TR_TWO_TILES(W, r, M, ROUNDS, a, 16);                                    \
     for (int j = 0; j < nb; j++)                                             \
       _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb), r[j]);   \
   }
@@ -488,18 +485,33 @@ static void wide4_tile(const walk *w, const uint8_t *a, uint8_t *b) {
 
 typedef void (*tile_at)(const walk *, const uint8_t *, uint8_t *);
 
+/* The elements of each row of A one column block of nr rows reads, where
+** A's rows lie a page or more apart: TR_CB bytes, and from TR_MANY rows
+** on more, while the block's A bytes stay within TR_L2B, a page at most
+** (a multiple of 64 bytes: of every tile step). Many rows of A are more
+** streams than the prefetcher follows at once unless each runs long
+** enough: NCHW -> NHWC int8 [1,128,256,256] (128 rows 64 KB apart) ran at
+** ~2.9x memcpy with 256 bytes a row, ~2x with 2 KB (standalone, min of
+** 40); few rows lost by it (4 rows of 4-byte groups, kneron.4w4c8b ->
+** kneron.1w16c8b [1,64,56,56]: 5.5 -> 6.5 us with 4 KB). */
+static TR_INLINE int64_t col_block(const walk *w, int64_t nr) {
+  size_t rb = TR_L2B / (size_t)nr & ~(size_t)(TR_LINE - 1);
+  if (rb < TR_CB) rb = TR_CB;
+  if (rb > TR_PAGE) rb = TR_PAGE;
+  return (int64_t)(rb / w->esz);
+}
+
 /* Columns c0..c1 of rows r0..r1 in tiles `step` columns wide: column
-** blocks of TR_CB bytes of each row, in each one T rows at a time, so that
-** every stream of A is read TR_CB bytes in a row and the block's rows of
+** blocks (col_block) of each row, in each one T rows at a time, so that
+** every stream of A is read a block in a row and the block's rows of
 ** B are written whole before the next block. */
 static TR_INLINE void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
                        int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                        int64_t step, tile_at f) {
-  /* TR_CB / esz elements, a multiple of every step (4T at most: 64
-  ** bytes; no division, this runs once per call), where A's rows lie in
-  ** pages of their own; nearer rows keep the column step outermost, one
-  ** step a block (amd.hcwnc16 unpack fp32 ~20% faster so). The two cases
-  ** are two loops, each compiled with its block known. */
+  /* col_block's elements, a multiple of every step (4T at most: 64
+  ** bytes), where A's rows lie in pages of their own; nearer rows keep
+  ** the column step outermost, one step a block (amd.hcwnc16 unpack fp32
+  ** ~20% faster so). */
   int64_t T = w->T;
   if (w->lda < TR_PAGE) {
     for (int64_t c = c0; c < c1; c += step)
@@ -510,7 +522,11 @@ static TR_INLINE void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
       }
     return;
   }
-  int64_t cb = T * (int64_t)(TR_CB / TR_BYTES);
+  /* TR_CB bytes (under TR_MANY rows) is a constant: its loop below is
+  ** compiled with the block known (6.8 -> 5.5 us, kneron.4w4c8b ->
+  ** kneron.1w16c8b [1,64,56,56]) */
+  int64_t cb = r1 - r0 < TR_MANY ? T * (int64_t)(TR_CB / TR_BYTES)
+                                 : col_block(w, r1 - r0);
   for (int64_t k = c0; k < c1; k += cb) {
     int64_t ke = k + cb < c1 ? k + cb : c1;
     for (int64_t r = r0; r < r1; r += T) {
@@ -579,15 +595,41 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
   }
 }
 
+/* The columns to take apart before the rest, so that the wide tiles'
+** loads start on a cache line: a 32- or 64-byte load across two lines
+** costs two. Where A's rows are whole lines apart, all rows share the
+** misalignment of a; from 8T columns on. A buffer from malloc is 16 bytes
+** off a line: NCHW -> NHWC int8 [1,128,256,256], 64-byte loads, ~1.5x
+** slower so (standalone, min of 40). */
+static int64_t peel(const walk *w, const uint8_t *a, int simd, int64_t cols) {
+  size_t off = (size_t)((uintptr_t)a & (TR_LINE - 1));
+  if (simd < LI_SIMD_AVX2 || !off || w->lda % TR_LINE ||
+      cols < 8 * (int64_t)w->T || (TR_LINE - off) % w->esz)
+    return 0;
+  return (int64_t)((TR_LINE - off) / w->esz);
+}
+
 void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols) {
+  li_tr2d_b(esz, simd, lo, hi, a, lda * (int64_t)esz, b, ldb * (int64_t)esz,
+            rows, cols);
+}
+
+void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
+               const uint8_t *a, int64_t la, uint8_t *b, int64_t lb,
+               int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0) return;
-  if (li_shuf_may(esz, simd, lda, ldb, rows, cols) &&
+  /* the pitches in elements, -1 where a pitch is not whole elements (a
+  ** group of 4 bytes in pixels of 37): only the full tiles take those */
+  const int whole = la % (int64_t)esz == 0 && lb % (int64_t)esz == 0;
+  const int64_t lda = whole ? la / (int64_t)esz : -1;
+  const int64_t ldb = whole ? lb / (int64_t)esz : -1;
+  if (whole && li_shuf_may(esz, simd, lda, ldb, rows, cols) &&
       li_shuf_tr2d(esz, simd, lo, hi, a, lda, b, ldb, rows, cols))
     return; /* narrow rows of any other width: tr_shuf.c */
   walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, lo, hi,
-            (size_t)lda * esz, (size_t)ldb * esz};
+            (size_t)la, (size_t)lb};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
     w.tile = esz == 1 ? tile_1 : esz == 2 ? tile_2 : esz == 4 ? tile_4 : tile_8;
@@ -698,9 +740,12 @@ void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   ** a time (blocks of 16 rows wrote 16 of B's 64 bytes a pass, 4 passes
   ** over B: NCHW -> NHWC int8 64 channels ~4x slower). */
   int64_t mb = (int64_t)(TR_L1 / TR_LINE); /* a multiple of every T */
+  int64_t pe = peel(&w, a, simd, cols);
   for (int64_t r = 0; r < rows; r += mb) {
     int64_t r1 = r + mb > rows || rows - (r + mb) < T ? rows : r + mb;
-    macro_block(&w, a, b, r, r1, cols);
+    for (int q = pe ? 0 : 1; q < 2; q++) /* one call: it stays inlined */
+      macro_block(&w, q ? a + (size_t)pe * esz : a, q ? b + (size_t)pe * w.ldb : b,
+                  r, r1, q ? cols - pe : pe);
     if (r1 == rows) break;
   }
 }
@@ -978,13 +1023,7 @@ typedef void (*trcn_fn)(const uint8_t *, uint8_t *const *, size_t);
   __attribute__((target("avx2"))) static void NAME(                           \
       const uint8_t *a, uint8_t *const *bp, size_t off) {                     \
     __m256i r[M];                                                             \
-    TR_UNROLL for (int i = 0; i < (M); i++) {                                 \
-      __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i)); \
-      __m128i hi_ = _mm_loadu_si128(                                          \
-          (const __m128i *)(const void *)(a + 16 * ((M) + i)));               \
-      r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);    \
-    }                                                                         \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);        \
+    TR_TWO_TILES(W, r, M, ROUNDS, a, 16);                                     \
     TR_UNROLL for (int j = 0; j < (M); j++)                                   \
       _mm256_storeu_si256((__m256i *)(void *)(bp[j] + off), r[j]);            \
   }

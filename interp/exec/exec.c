@@ -590,10 +590,16 @@ LI_STEP step_FILL(walk *w, uint8_t *d) {
       fill_masked(d, in->ds, in->ext, 1, w->pat, w->de))
     return;
 #endif
-  if (w->planes) {
-    for (int64_t i = 0; i < in->ext; i++)
-      for (int k = 0; k < w->planes; k++)
-        d[i * in->ds + k * w->p->d.pstride] = w->pat[k];
+  if (w->planes) { /* a byte an element in each plane, a plane at a time */
+    for (int k = 0; k < w->planes; k++) {
+      uint8_t *dk = d + k * w->p->d.pstride;
+#if defined(LI_HAVE_X86_TARGET)
+      if (w->p->simd >= LI_SIMD_AVX512 &&
+          fill_masked(dk, in->ds, in->ext, 1, w->pat + k, 1))
+        continue;
+#endif
+      fill_n(dk, in->ds, in->ext, w->pat + k, 1);
+    }
   } else {
     fill_n(d, in->ds, in->ext, w->pat, w->de);
   }

@@ -315,11 +315,35 @@ LI_STEP step_ROWS(walk *w, uint8_t *d) {
   }
 }
 
+/* Planes (the innermost loop) into blocks along the rows (L[nl - 2]),
+** the rest of the next odometer loop in the same call. */
 LI_STEP step_ILV(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
-  li_ilv_u8(w->src + w->sb, in->ss, (int)in->ext, (int)w->pre, w->b->bk,
-            w->dpat[0], d - w->pre, o->ext, w->p->simd);
+  const int64_t e = (int64_t)w->de;
+  int64_t cnt;
+  const li_loop *lj = odo_rest(w, &cnt);
+  li_ilv_args a = {w->de, w->b->bk, (int)in->ext, (int)w->pre, o->ext,
+                   in->ss * e, cnt, lj ? lj->ss * e : 0, lj ? lj->ds * e : 0,
+                   w->dpat};
+  li_ilv(&a, w->src + w->sb * e, d - w->pre * e, w->p->simd);
+  if (lj) odo_skip(w, lj, cnt - 1);
   w->pre = w->post = 0;
+}
+
+/* The inverse: rows of blocks of bk (the innermost loop, ss bk) split
+** into the planes of L[nl - 2] (ss 1); the blocks start sb % bk before
+** the first plane (the planner checked every outer stride is a multiple
+** of bk, and that the blocks lie in the source). */
+LI_STEP step_DEILV(walk *w, uint8_t *d) {
+  const li_loop *pl = &w->L[w->nl - 2], *in = w->in;
+  const int64_t e = (int64_t)w->de, W = w->b->bk, p0 = w->sb % W;
+  int64_t cnt;
+  const li_loop *lj = odo_rest(w, &cnt);
+  li_ilv_args a = {w->de, (int)W, (int)pl->ext, (int)p0, in->ext,
+                   pl->ds * e, cnt, lj ? lj->ss * e : 0, lj ? lj->ds * e : 0,
+                   w->dpat};
+  li_deilv(&a, w->src + (w->sb - p0) * e, d, w->p->simd);
+  if (lj) odo_skip(w, lj, cnt - 1);
 }
 
 LI_STEP step_ILV2(walk *w, uint8_t *d) {

@@ -372,8 +372,45 @@ int li_coalesce(li_loop *L, int n, int rows) {
   return m;
 }
 
+/* Blocks of W elements (W a power of two, W * esz = 2 to 16 bytes) that
+** kern_ilve.c's unpack networks interleave and deinterleave. */
+static int ilv_width(size_t esz, int64_t W) {
+  return (esz == 1 || esz == 2 || esz == 4 || esz == 8) && W >= 2 &&
+         (W & (W - 1)) == 0 && W * (int64_t)esz <= 16;
+}
+
+/* LI_K_DEILV (the inverse of LI_K_ILV): the innermost loop runs along the
+** destination over blocks of W = ss elements (rows of at least 16 bytes),
+** a loop j along the source (ss 1, at most W) picks the planes; every
+** other source stride is a multiple of W and the source's size too, so
+** that the blocks lie whole in the source and sb % W is the first plane.
+** Moves j next to the innermost loop. */
+static int take_deilv(const li_plan *p, li_box *b, li_loop *L, int n,
+                      size_t esz) {
+  const li_loop *in = &L[n - 1];
+  const int64_t W = in->ss;
+  if (n < 2 || b->pre || b->post || in->ds != 1 || !ilv_width(esz, W) ||
+      in->ext * (int64_t)esz < 16 || p->sbytes % (size_t)(W * (int64_t)esz))
+    return 0;
+  int j = -1;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0 || b->sb % W + L[j].ext > W) return 0;
+  for (int i = 0; i < n; i++)
+    if (i != j && (L[i].tab || L[i].ss % W)) return 0;
+  li_loop t = L[j];
+  for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
+  L[n - 2] = t;
+  b->kern = LI_K_DEILV;
+  b->bk = (int)W;
+  return 1;
+}
+
 /* LAY_KERNELS=general (read once): the special kernels (ILV, ILV2,
-** DEILV2, EXPAND, CONV_ILV, SPLIT2, ROWS, BLOCK) are not chosen, the
+** DEILV, DEILV2, EXPAND, CONV_ILV, SPLIT2, ROWS, BLOCK) are not chosen, the
 ** general engine (TR, TRG, MEMCPY, COPY, CONV) runs their boxes: the
 ** bytes are the same (the tests run so), the margins are measured so. */
 static int special_kernels(void) {
@@ -427,9 +464,10 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       b->kern = LI_K_SPLIT2;
       b->bk = (int)in->ext;
     }
-  } else if (sp && n >= 2 && in->ds == 1 && esz == 1 && L[n - 2].ss == 1 &&
-             (L[n - 2].ds == 2 || L[n - 2].ds == 4 || L[n - 2].ds == 8) &&
-             L[n - 2].ds == pre + in->ext + post && L[n - 2].ext >= 16) {
+  } else if (sp && n >= 2 && in->ds == 1 && L[n - 2].ss == 1 &&
+             !L[n - 2].tab && ilv_width(esz, L[n - 2].ds) &&
+             L[n - 2].ds == pre + in->ext + post &&
+             L[n - 2].ext * (int64_t)esz >= 16) {
     b->kern = LI_K_ILV;
     b->bk = (int)L[n - 2].ds;
   } else if (sp && n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&
@@ -457,6 +495,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     ** L[n-3] picks k of them) copied into a tile, split into planes */
     b->kern = LI_K_DEILV2;
     b->bk = (int)in->ss;
+  } else if (sp && take_deilv(p, b, L, n, esz)) {
+    /* the plane loop moved next to the rows */
   } else if (sp && n >= 2 && in->ds == 1 &&
              (esz == 1 || esz == 2 || esz == 4) && pre + in->ext + post <= 64) {
     b->kern = LI_K_BLOCK;

@@ -1,0 +1,332 @@
+/*
+** kern_ilve.c: interleave and deinterleave of elements of 1, 2, 4 or 8
+** bytes (kernels ILV and DEILV): K planes into blocks of W elements
+** (W * esz = 2, 4, 8 or 16 bytes, pads around the K), and blocks back into
+** planes, over cnt steps of the loop outside the rows in one call.
+**
+** The network: a round of unpacks at the element's width, u[2j] =
+** lo(v[j], v[j + W/2]), u[2j+1] = hi(...), rotates the index bits of
+** (register, element) left by one. W planes of 16 bytes (register = plane
+** w, element = row) become rows in order after log2(W) rounds (register =
+** the rows' high bits, element = their low bits then w); W registers of
+** rows (register, element) = (row, w) become planes after log2(16/esz)
+** rounds. AVX2 runs the same rounds on both 128-bit lanes (the rows of
+** the second half in the high lane) and puts the lanes in order with
+** permute2x128 at the stores (interleave) or loads (deinterleave). A row
+** count not a multiple of the vector's rows redoes the last step as the
+** step ending at the last row (its repeated rows get the same bytes);
+** rows fewer than one SSE step go element by element.
+*/
+#include <stdint.h>
+#include <string.h>
+
+#include "kern.h"
+
+/* ---- The portable definition --------------------------------------------- */
+static void ilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
+  const size_t e = a->esz;
+  const int64_t rb = a->W * (int64_t)e;
+  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep)
+    for (int64_t r = 0; r < a->n; r++)
+      for (int w = 0; w < a->W; w++) {
+        int k = w - a->pre;
+        memcpy(d + r * rb + w * (int64_t)e,
+               k >= 0 && k < a->K ? s + k * a->ps + r * (int64_t)e : a->pat,
+               e);
+      }
+}
+
+static void deilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
+  const size_t e = a->esz;
+  const int64_t rb = a->W * (int64_t)e;
+  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep)
+    for (int64_t r = 0; r < a->n; r++)
+      for (int k = 0; k < a->K; k++)
+        memcpy(d + k * a->ps + r * (int64_t)e,
+               s + r * rb + (a->pre + k) * (int64_t)e, e);
+}
+
+#if defined(__SSE2__)
+/* ---- SSE2 ------------------------------------------------------------------ */
+#define LO128(le, x, y)                                                   \
+  ((le) == 0 ? _mm_unpacklo_epi8(x, y) : (le) == 1 ? _mm_unpacklo_epi16(x, y) \
+   : (le) == 2 ? _mm_unpacklo_epi32(x, y) : _mm_unpacklo_epi64(x, y))
+#define HI128(le, x, y)                                                   \
+  ((le) == 0 ? _mm_unpackhi_epi8(x, y) : (le) == 1 ? _mm_unpackhi_epi16(x, y) \
+   : (le) == 2 ? _mm_unpackhi_epi32(x, y) : _mm_unpackhi_epi64(x, y))
+
+/* nr rounds of the unpack at width 2^le over W registers. */
+__attribute__((always_inline)) static inline void
+rounds128(const int le, const int W, const int nr, __m128i *v) {
+  __m128i u[16];
+  for (int rd = 0; rd < nr; rd++) {
+    for (int j = 0; j < W / 2; j++) {
+      u[2 * j] = LO128(le, v[j], v[j + W / 2]);
+      u[2 * j + 1] = HI128(le, v[j], v[j + W / 2]);
+    }
+    for (int j = 0; j < W; j++) v[j] = u[j];
+  }
+}
+
+/* One step of 16 >> le rows: planes pl[w] (NULL: the pad) at byte off,
+** the rows' blocks to d. */
+__attribute__((always_inline)) static inline void
+ilv_sse(const int le, const int k, const uint8_t *const *pl, __m128i padv,
+        int64_t off, uint8_t *d) {
+  const int W = 1 << k;
+  __m128i v[16];
+  for (int j = 0; j < W; j++)
+    v[j] = pl[j] ? _mm_loadu_si128((const __m128i *)(const void *)(pl[j] + off))
+                 : padv;
+  rounds128(le, W, k, v);
+  for (int j = 0; j < W; j++)
+    _mm_storeu_si128((__m128i *)(void *)(d + 16 * j), v[j]);
+}
+
+/* One step of 16 >> le rows of blocks at s into planes p0 .. p0+K-1. */
+__attribute__((always_inline)) static inline void
+deilv_sse(const int le, const int k, const uint8_t *s, int p0, int K,
+          uint8_t *d, int64_t ps) {
+  const int W = 1 << k;
+  __m128i v[16];
+  for (int j = 0; j < W; j++)
+    v[j] = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * j));
+  rounds128(le, W, 4 - le, v);
+  for (int q = 0; q < K; q++)
+    _mm_storeu_si128((__m128i *)(void *)(d + q * ps), v[p0 + q]);
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+/* ---- AVX2 ------------------------------------------------------------------ */
+#define LO256(le, x, y)                                                   \
+  ((le) == 0 ? _mm256_unpacklo_epi8(x, y) : (le) == 1 ? _mm256_unpacklo_epi16(x, y) \
+   : (le) == 2 ? _mm256_unpacklo_epi32(x, y) : _mm256_unpacklo_epi64(x, y))
+#define HI256(le, x, y)                                                   \
+  ((le) == 0 ? _mm256_unpackhi_epi8(x, y) : (le) == 1 ? _mm256_unpackhi_epi16(x, y) \
+   : (le) == 2 ? _mm256_unpackhi_epi32(x, y) : _mm256_unpackhi_epi64(x, y))
+
+__attribute__((target("avx2"), always_inline)) static inline void
+rounds256(const int le, const int W, const int nr, __m256i *v) {
+  __m256i u[16];
+  for (int rd = 0; rd < nr; rd++) {
+    for (int j = 0; j < W / 2; j++) {
+      u[2 * j] = LO256(le, v[j], v[j + W / 2]);
+      u[2 * j + 1] = HI256(le, v[j], v[j + W / 2]);
+    }
+    for (int j = 0; j < W; j++) v[j] = u[j];
+  }
+}
+
+/* 32 >> le rows: the first half's blocks are the low lanes of v[0..W),
+** the second half's the high lanes. */
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv_avx2(const int le, const int k, const uint8_t *const *pl, __m256i padv,
+         int64_t off, uint8_t *d) {
+  const int W = 1 << k;
+  __m256i v[16];
+  for (int j = 0; j < W; j++)
+    v[j] = pl[j] ? _mm256_loadu_si256((const __m256i *)(const void *)(pl[j] + off))
+                 : padv;
+  rounds256(le, W, k, v);
+  for (int i = 0; i < W / 2; i++) {
+    _mm256_storeu_si256((__m256i *)(void *)(d + 32 * i),
+                        _mm256_permute2x128_si256(v[2 * i], v[2 * i + 1], 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 16 * W + 32 * i),
+                        _mm256_permute2x128_si256(v[2 * i], v[2 * i + 1], 0x31));
+  }
+}
+
+/* 32 >> le rows of blocks: register R takes 16-byte chunk R (low lane)
+** and chunk W + R (high lane). */
+__attribute__((target("avx2"), always_inline)) static inline void
+deilv_avx2(const int le, const int k, const uint8_t *s, int p0, int K,
+           uint8_t *d, int64_t ps) {
+  const int W = 1 << k;
+  __m256i y[16], v[16];
+  for (int j = 0; j < W; j++)
+    y[j] = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32 * j));
+  for (int R = 0; R < W; R++)
+    v[R] = R & 1 ? _mm256_permute2x128_si256(y[R / 2], y[W / 2 + R / 2], 0x31)
+                 : _mm256_permute2x128_si256(y[R / 2], y[W / 2 + R / 2], 0x20);
+  rounds256(le, W, 4 - le, v);
+  for (int q = 0; q < K; q++)
+    _mm256_storeu_si256((__m256i *)(void *)(d + q * ps), v[p0 + q]);
+}
+#endif
+
+#if defined(__SSE2__)
+/* ---- Drivers: cnt steps of n rows --------------------------------------- */
+static inline __m128i pad128(size_t e, const uint8_t *pat) {
+  uint64_t x = 0;
+  switch (e) {
+  case 1: x = 0x0101010101010101ull * pat[0]; break;
+  case 2: { uint16_t h; memcpy(&h, pat, 2); x = 0x0001000100010001ull * h; break; }
+  case 4: { uint32_t h; memcpy(&h, pat, 4); x = 0x0000000100000001ull * h; break; }
+  default: memcpy(&x, pat, 8);
+  }
+  return _mm_set1_epi64x((long long)x);
+}
+
+__attribute__((always_inline)) static inline void
+ilv_run_sse(const int le, const int k, const li_ilv_args *a, const uint8_t *s,
+            uint8_t *d) {
+  const int W = 1 << k;
+  const int64_t m = 16 >> le, n = a->n, rb = (int64_t)W << le;
+  const __m128i padv = pad128(a->esz, a->pat);
+  const uint8_t *pl[16];
+  for (int w = 0; w < W; w++)
+    pl[w] = w >= a->pre && w < a->pre + a->K ? s + (w - a->pre) * a->ps : NULL;
+  for (int64_t c = 0; c < a->cnt; c++, d += a->dstep) {
+    int64_t r = 0;
+    for (; r + m <= n; r += m) ilv_sse(le, k, pl, padv, r << le, d + r * rb);
+    if (r < n) ilv_sse(le, k, pl, padv, (n - m) << le, d + (n - m) * rb);
+    for (int w = 0; w < W; w++)
+      if (pl[w]) pl[w] += a->sstep;
+  }
+}
+
+__attribute__((always_inline)) static inline void
+deilv_run_sse(const int le, const int k, const li_ilv_args *a,
+              const uint8_t *s, uint8_t *d) {
+  const int W = 1 << k;
+  const int64_t m = 16 >> le, n = a->n, rb = (int64_t)W << le;
+  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep) {
+    int64_t r = 0;
+    for (; r + m <= n; r += m)
+      deilv_sse(le, k, s + r * rb, a->pre, a->K, d + (r << le), a->ps);
+    if (r < n)
+      deilv_sse(le, k, s + (n - m) * rb, a->pre, a->K, d + ((n - m) << le),
+                a->ps);
+  }
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+/* AVX2 steps of 32 >> le rows, the last redone ending at row n; rows
+** fewer than that (n >= 16 >> le) take SSE steps (VEX-encoded). */
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv_run_avx2(const int le, const int k, const li_ilv_args *a,
+             const uint8_t *s, uint8_t *d) {
+  const int W = 1 << k;
+  const int64_t m = 32 >> le, n = a->n, rb = (int64_t)W << le;
+  const __m128i p1 = pad128(a->esz, a->pat);
+  const __m256i padv = _mm256_broadcastsi128_si256(p1);
+  const uint8_t *pl[16];
+  for (int w = 0; w < W; w++)
+    pl[w] = w >= a->pre && w < a->pre + a->K ? s + (w - a->pre) * a->ps : NULL;
+  for (int64_t c = 0; c < a->cnt; c++, d += a->dstep) {
+    if (n >= m) {
+      int64_t r = 0;
+      for (; r + m <= n; r += m) ilv_avx2(le, k, pl, padv, r << le, d + r * rb);
+      if (r < n) ilv_avx2(le, k, pl, padv, (n - m) << le, d + (n - m) * rb);
+    } else {
+      const int64_t h = m / 2;
+      ilv_sse(le, k, pl, p1, 0, d);
+      if (n > h) ilv_sse(le, k, pl, p1, (n - h) << le, d + (n - h) * rb);
+    }
+    for (int w = 0; w < W; w++)
+      if (pl[w]) pl[w] += a->sstep;
+  }
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+deilv_run_avx2(const int le, const int k, const li_ilv_args *a,
+               const uint8_t *s, uint8_t *d) {
+  const int W = 1 << k;
+  const int64_t m = 32 >> le, n = a->n, rb = (int64_t)W << le;
+  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep) {
+    if (n >= m) {
+      int64_t r = 0;
+      for (; r + m <= n; r += m)
+        deilv_avx2(le, k, s + r * rb, a->pre, a->K, d + (r << le), a->ps);
+      if (r < n)
+        deilv_avx2(le, k, s + (n - m) * rb, a->pre, a->K, d + ((n - m) << le),
+                   a->ps);
+    } else {
+      const int64_t h = m / 2;
+      deilv_sse(le, k, s, a->pre, a->K, d, a->ps);
+      if (n > h)
+        deilv_sse(le, k, s + (n - h) * rb, a->pre, a->K, d + ((n - h) << le),
+                  a->ps);
+    }
+  }
+}
+#endif
+
+/* The (element size, block width) pairs: le = log2(esz), k = log2(W),
+** le + k <= 4. */
+#define LI_ILV_PAIRS(X) \
+  X(0, 1) X(0, 2) X(0, 3) X(0, 4) X(1, 1) X(1, 2) X(1, 3) X(2, 1) X(2, 2) X(3, 1)
+
+#if defined(__SSE2__)
+static void ilv_sse_any(int inv, int le, int k, const li_ilv_args *a,
+                        const uint8_t *s, uint8_t *d) {
+#define X(LE, K)                                                    \
+  case LE * 8 + K:                                                  \
+    if (inv) deilv_run_sse(LE, K, a, s, d);                         \
+    else ilv_run_sse(LE, K, a, s, d);                               \
+    return;
+  switch (le * 8 + k) { LI_ILV_PAIRS(X) default: return; }
+#undef X
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"))) static void
+ilv_avx2_any(int inv, int le, int k, const li_ilv_args *a, const uint8_t *s,
+             uint8_t *d) {
+#define X(LE, K)                                                    \
+  case LE * 8 + K:                                                  \
+    if (inv) deilv_run_avx2(LE, K, a, s, d);                        \
+    else ilv_run_avx2(LE, K, a, s, d);                              \
+    return;
+  switch (le * 8 + k) { LI_ILV_PAIRS(X) default: return; }
+#undef X
+}
+#endif
+
+static int lg2(int64_t x) {
+  int l = 0;
+  while (x > 1) { x >>= 1; l++; }
+  return l;
+}
+
+int li_ilv_ok(size_t esz, int W) {
+  int64_t b = (int64_t)esz * W;
+  return (esz == 1 || esz == 2 || esz == 4 || esz == 8) && W >= 2 &&
+         (W & (W - 1)) == 0 && b <= 16;
+}
+
+/* Both directions: the bounds on the blocks' reads (deinterleave) are the
+** caller's (every block read lies in the source, li_deilv's contract). */
+static void run(int inv, const li_ilv_args *a, const uint8_t *s, uint8_t *d,
+                int simd) {
+  if (a->cnt <= 0 || a->n <= 0) return;
+#if defined(__SSE2__)
+  const int le = lg2((int64_t)a->esz), k = lg2(a->W);
+  if (simd >= LI_SIMD_SSE && li_ilv_ok(a->esz, a->W) &&
+      a->n >= (16 >> le)) {
+#if defined(LI_HAVE_X86_TARGET)
+    if (simd >= LI_SIMD_AVX2) {
+      ilv_avx2_any(inv, le, k, a, s, d);
+      return;
+    }
+#endif
+    ilv_sse_any(inv, le, k, a, s, d);
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  if (inv) deilv_c(a, s, d);
+  else ilv_c(a, s, d);
+}
+
+void li_ilv(const li_ilv_args *a, const uint8_t *s, uint8_t *d, int simd) {
+  run(0, a, s, d, simd);
+}
+
+void li_deilv(const li_ilv_args *a, const uint8_t *s, uint8_t *d, int simd) {
+  run(1, a, s, d, simd);
+}

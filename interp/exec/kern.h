@@ -222,13 +222,15 @@ li_tiles8x8(int inv, const uint8_t *s, int64_t ss, int64_t n2, int n,
 ** from plane w - pre at s + (w - pre) * ps + r * esz for pre <= w < pre +
 ** K, the pad element pat elsewhere. li_deilv: the inverse, planes 0..K-1
 ** at d + k * ps from elements pre + k of the blocks at s (rows W * esz
-** apart; every block is read whole). Step c at s + c * sstep, d + c *
-** dstep; ps, sstep, dstep in bytes. */
+** apart; every block is read whole). Step (c2, c) at s + c2 * sstep2 +
+** c * sstep, d + c2 * dstep2 + c * dstep, for c2 < cnt2 and c < cnt; ps
+** and the steps in bytes. */
 typedef struct li_ilv_args {
   size_t esz;
   int W, K, pre;
   int64_t n, ps, cnt, sstep, dstep;
   const uint8_t *pat;
+  int64_t cnt2, sstep2, dstep2;
 } li_ilv_args;
 /* Whether the SIMD kernels take blocks of W elements of esz bytes
 ** (1, 2, 4 or 8 bytes; W a power of two, W * esz <= 16). */

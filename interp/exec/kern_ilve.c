@@ -149,7 +149,22 @@ deilv_avx2(const int le, const int k, const uint8_t *s, int p0, int K,
   for (int R = 0; R < W; R++)
     v[R] = R & 1 ? _mm256_permute2x128_si256(y[R / 2], y[W / 2 + R / 2], 0x31)
                  : _mm256_permute2x128_si256(y[R / 2], y[W / 2 + R / 2], 0x20);
-  rounds256(le, W, 4 - le, v);
+  if (le + k < 4) {
+    /* each lane's rows of W elements to W groups of 16 / W bytes, one a
+    ** plane (a byte shuffle); then k rounds of unpacks at the groups'
+    ** width rotate (register, group) = (rows, plane) to (plane, rows) */
+    uint8_t mk[32];
+    const int e = 1 << le, g = 16 / W;
+    for (int o = 0; o < 16; o++) {
+      int w = o / g, row = o % g / e, b = o % e;
+      mk[o] = mk[16 + o] = (uint8_t)(row * W * e + w * e + b);
+    }
+    const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)mk);
+    for (int R = 0; R < W; R++) v[R] = _mm256_shuffle_epi8(v[R], m);
+    rounds256(4 - k, W, k, v);
+  } else {
+    rounds256(le, W, 4 - le, v);
+  }
   for (int q = 0; q < K; q++)
     _mm256_storeu_si256((__m256i *)(void *)(d + q * ps), v[p0 + q]);
 }
@@ -175,14 +190,18 @@ ilv_run_sse(const int le, const int k, const li_ilv_args *a, const uint8_t *s,
   const int64_t m = 16 >> le, n = a->n, rb = (int64_t)W << le;
   const __m128i padv = pad128(a->esz, a->pat);
   const uint8_t *pl[16];
-  for (int w = 0; w < W; w++)
-    pl[w] = w >= a->pre && w < a->pre + a->K ? s + (w - a->pre) * a->ps : NULL;
-  for (int64_t c = 0; c < a->cnt; c++, d += a->dstep) {
-    int64_t r = 0;
-    for (; r + m <= n; r += m) ilv_sse(le, k, pl, padv, r << le, d + r * rb);
-    if (r < n) ilv_sse(le, k, pl, padv, (n - m) << le, d + (n - m) * rb);
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
     for (int w = 0; w < W; w++)
-      if (pl[w]) pl[w] += a->sstep;
+      pl[w] = w >= a->pre && w < a->pre + a->K
+                  ? s + c2 * a->sstep2 + (w - a->pre) * a->ps : NULL;
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
+      int64_t r = 0;
+      for (; r + m <= n; r += m) ilv_sse(le, k, pl, padv, r << le, dc + r * rb);
+      if (r < n) ilv_sse(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb);
+      for (int w = 0; w < W; w++)
+        if (pl[w]) pl[w] += a->sstep;
+    }
   }
 }
 
@@ -191,13 +210,17 @@ deilv_run_sse(const int le, const int k, const li_ilv_args *a,
               const uint8_t *s, uint8_t *d) {
   const int W = 1 << k;
   const int64_t m = 16 >> le, n = a->n, rb = (int64_t)W << le;
-  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep) {
-    int64_t r = 0;
-    for (; r + m <= n; r += m)
-      deilv_sse(le, k, s + r * rb, a->pre, a->K, d + (r << le), a->ps);
-    if (r < n)
-      deilv_sse(le, k, s + (n - m) * rb, a->pre, a->K, d + ((n - m) << le),
-                a->ps);
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
+    const uint8_t *sc = s + c2 * a->sstep2;
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, sc += a->sstep, dc += a->dstep) {
+      int64_t r = 0;
+      for (; r + m <= n; r += m)
+        deilv_sse(le, k, sc + r * rb, a->pre, a->K, dc + (r << le), a->ps);
+      if (r < n)
+        deilv_sse(le, k, sc + (n - m) * rb, a->pre, a->K,
+                  dc + ((n - m) << le), a->ps);
+    }
   }
 }
 #endif
@@ -213,20 +236,25 @@ ilv_run_avx2(const int le, const int k, const li_ilv_args *a,
   const __m128i p1 = pad128(a->esz, a->pat);
   const __m256i padv = _mm256_broadcastsi128_si256(p1);
   const uint8_t *pl[16];
-  for (int w = 0; w < W; w++)
-    pl[w] = w >= a->pre && w < a->pre + a->K ? s + (w - a->pre) * a->ps : NULL;
-  for (int64_t c = 0; c < a->cnt; c++, d += a->dstep) {
-    if (n >= m) {
-      int64_t r = 0;
-      for (; r + m <= n; r += m) ilv_avx2(le, k, pl, padv, r << le, d + r * rb);
-      if (r < n) ilv_avx2(le, k, pl, padv, (n - m) << le, d + (n - m) * rb);
-    } else {
-      const int64_t h = m / 2;
-      ilv_sse(le, k, pl, p1, 0, d);
-      if (n > h) ilv_sse(le, k, pl, p1, (n - h) << le, d + (n - h) * rb);
-    }
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
     for (int w = 0; w < W; w++)
-      if (pl[w]) pl[w] += a->sstep;
+      pl[w] = w >= a->pre && w < a->pre + a->K
+                  ? s + c2 * a->sstep2 + (w - a->pre) * a->ps : NULL;
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
+      if (n >= m) {
+        int64_t r = 0;
+        for (; r + m <= n; r += m)
+          ilv_avx2(le, k, pl, padv, r << le, dc + r * rb);
+        if (r < n) ilv_avx2(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb);
+      } else {
+        const int64_t h = m / 2;
+        ilv_sse(le, k, pl, p1, 0, dc);
+        if (n > h) ilv_sse(le, k, pl, p1, (n - h) << le, dc + (n - h) * rb);
+      }
+      for (int w = 0; w < W; w++)
+        if (pl[w]) pl[w] += a->sstep;
+    }
   }
 }
 
@@ -235,20 +263,24 @@ deilv_run_avx2(const int le, const int k, const li_ilv_args *a,
                const uint8_t *s, uint8_t *d) {
   const int W = 1 << k;
   const int64_t m = 32 >> le, n = a->n, rb = (int64_t)W << le;
-  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep) {
-    if (n >= m) {
-      int64_t r = 0;
-      for (; r + m <= n; r += m)
-        deilv_avx2(le, k, s + r * rb, a->pre, a->K, d + (r << le), a->ps);
-      if (r < n)
-        deilv_avx2(le, k, s + (n - m) * rb, a->pre, a->K, d + ((n - m) << le),
-                   a->ps);
-    } else {
-      const int64_t h = m / 2;
-      deilv_sse(le, k, s, a->pre, a->K, d, a->ps);
-      if (n > h)
-        deilv_sse(le, k, s + (n - h) * rb, a->pre, a->K, d + ((n - h) << le),
-                  a->ps);
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
+    const uint8_t *sc = s + c2 * a->sstep2;
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, sc += a->sstep, dc += a->dstep) {
+      if (n >= m) {
+        int64_t r = 0;
+        for (; r + m <= n; r += m)
+          deilv_avx2(le, k, sc + r * rb, a->pre, a->K, dc + (r << le), a->ps);
+        if (r < n)
+          deilv_avx2(le, k, sc + (n - m) * rb, a->pre, a->K,
+                     dc + ((n - m) << le), a->ps);
+      } else {
+        const int64_t h = m / 2;
+        deilv_sse(le, k, sc, a->pre, a->K, dc, a->ps);
+        if (n > h)
+          deilv_sse(le, k, sc + (n - h) * rb, a->pre, a->K,
+                    dc + ((n - h) << le), a->ps);
+      }
     }
   }
 }
@@ -302,7 +334,7 @@ int li_ilv_ok(size_t esz, int W) {
 ** caller's (every block read lies in the source, li_deilv's contract). */
 static void run(int inv, const li_ilv_args *a, const uint8_t *s, uint8_t *d,
                 int simd) {
-  if (a->cnt <= 0 || a->n <= 0) return;
+  if (a->cnt <= 0 || a->n <= 0 || a->cnt2 <= 0) return;
 #if defined(__SSE2__)
   const int le = lg2((int64_t)a->esz), k = lg2(a->W);
   if (simd >= LI_SIMD_SSE && li_ilv_ok(a->esz, a->W) &&
@@ -319,9 +351,11 @@ static void run(int inv, const li_ilv_args *a, const uint8_t *s, uint8_t *d,
 #else
   (void)simd;
 #endif
-  if (inv) deilv_c(a, s, d);
-  else ilv_c(a, s, d);
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++, s += a->sstep2, d += a->dstep2)
+    if (inv) deilv_c(a, s, d);
+    else ilv_c(a, s, d);
 }
+
 
 void li_ilv(const li_ilv_args *a, const uint8_t *s, uint8_t *d, int simd) {
   run(0, a, s, d, simd);

@@ -485,6 +485,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     b->bk = (int)(in->ext * (int64_t)esz);
   } else if (in->ss == 1 && in->ds == 1 && !pre && !post) {
     b->kern = LI_K_MEMCPY;
+  } else if (sp && take_deilv(p, b, L, n, esz)) {
+    /* the plane loop moved next to the rows */
   } else if (sp && n >= 3 && esz == 1 && !pre && !post && in->ds == 1 &&
              (in->ss == 2 || in->ss == 4 || in->ss == 8) &&
              L[n - 2].ds == in->ext && L[n - 3].ss == 1 &&
@@ -495,8 +497,6 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     ** L[n-3] picks k of them) copied into a tile, split into planes */
     b->kern = LI_K_DEILV2;
     b->bk = (int)in->ss;
-  } else if (sp && take_deilv(p, b, L, n, esz)) {
-    /* the plane loop moved next to the rows */
   } else if (sp && n >= 2 && in->ds == 1 &&
              (esz == 1 || esz == 2 || esz == 4) && pre + in->ext + post <= 64) {
     b->kern = LI_K_BLOCK;

@@ -76,7 +76,7 @@ static void kernel_case(int inv, size_t e, int W, int K, int pre, int64_t n,
                  s + c * sstep + r * rb + x * (int64_t)e, e);
         }
       }
-  li_ilv_args a = {e, W, K, pre, n, ps, cnt, sstep, dstep, pat};
+  li_ilv_args a = {e, W, K, pre, n, ps, cnt, sstep, dstep, pat, 1, 0, 0};
   if (inv) li_deilv(&a, s, d + GUARD, simd);
   else li_ilv(&a, s, d + GUARD, simd);
   int same = memcmp(d, w, db + 2 * GUARD) == 0;

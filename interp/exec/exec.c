@@ -342,19 +342,20 @@ LI_STEP ilv_batch(walk *w, li_ilv_args *a, int64_t e) {
   odo_skip(w, lj, cnt - 1);
 }
 
-/* Planes (the innermost loop) into blocks along the rows (L[nl - 2]). */
+/* Planes (the innermost loop) into blocks along the rows (L[nl - 2]),
+** blocks of bk elements o->ds apart. */
 LI_STEP step_ILV(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
   const int64_t e = (int64_t)w->de;
   li_ilv_args a = {w->de, w->b->bk, (int)in->ext, (int)w->pre, o->ext,
-                   in->ss * e, 1, 0, 0, w->dpat, 1, 0, 0};
+                   in->ss * e, 1, 0, 0, w->dpat, 1, 0, 0, o->ds * e};
   const uint8_t *s = w->src + w->sb * e;
   ilv_batch(w, &a, e);
   li_ilv(&a, s, d - w->pre * e, w->p->simd);
   w->pre = w->post = 0;
 }
 
-/* The inverse: rows of blocks of bk (the innermost loop, ss bk) split
+/* The inverse: rows of blocks of bk (the innermost loop, ss bk or more) split
 ** into the planes of L[nl - 2] (ss 1); the blocks start sb % bk before
 ** the first plane (the planner checked every outer stride is a multiple
 ** of bk, and that the blocks lie in the source). */
@@ -362,7 +363,7 @@ LI_STEP step_DEILV(walk *w, uint8_t *d) {
   const li_loop *pl = &w->L[w->nl - 2], *in = w->in;
   const int64_t e = (int64_t)w->de, W = w->b->bk, p0 = w->sb % W;
   li_ilv_args a = {w->de, (int)W, (int)pl->ext, (int)p0, in->ext,
-                   pl->ds * e, 1, 0, 0, w->dpat, 1, 0, 0};
+                   pl->ds * e, 1, 0, 0, w->dpat, 1, 0, 0, in->ss * e};
   const uint8_t *s = w->src + (w->sb - p0) * e;
   ilv_batch(w, &a, e);
   li_deilv(&a, s, d, w->p->simd);

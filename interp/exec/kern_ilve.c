@@ -25,7 +25,7 @@
 /* ---- The portable definition --------------------------------------------- */
 static void ilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
   const size_t e = a->esz;
-  const int64_t rb = a->W * (int64_t)e;
+  const int64_t rb = a->rs ? a->rs : a->W * (int64_t)e;
   for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep)
     for (int64_t r = 0; r < a->n; r++)
       for (int w = 0; w < a->W; w++) {
@@ -38,7 +38,7 @@ static void ilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
 
 static void deilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
   const size_t e = a->esz;
-  const int64_t rb = a->W * (int64_t)e;
+  const int64_t rb = a->rs ? a->rs : a->W * (int64_t)e;
   for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep)
     for (int64_t r = 0; r < a->n; r++)
       for (int k = 0; k < a->K; k++)
@@ -72,25 +72,25 @@ rounds128(const int le, const int W, const int nr, __m128i *v) {
 ** the rows' blocks to d. */
 __attribute__((always_inline)) static inline void
 ilv_sse(const int le, const int k, const uint8_t *const *pl, __m128i padv,
-        int64_t off, uint8_t *d) {
+        int64_t off, uint8_t *d, int64_t rb) {
   const int W = 1 << k;
   __m128i v[16];
   for (int j = 0; j < W; j++)
     v[j] = pl[j] ? _mm_loadu_si128((const __m128i *)(const void *)(pl[j] + off))
                  : padv;
   rounds128(le, W, k, v);
-  for (int j = 0; j < W; j++)
-    _mm_storeu_si128((__m128i *)(void *)(d + 16 * j), v[j]);
+  for (int j = 0; j < W; j++) /* one row a register for 16-byte blocks */
+    _mm_storeu_si128((__m128i *)(void *)(d + (le + k == 4 ? rb : 16) * j), v[j]);
 }
 
 /* One step of 16 >> le rows of blocks at s into planes p0 .. p0+K-1. */
 __attribute__((always_inline)) static inline void
 deilv_sse(const int le, const int k, const uint8_t *s, int p0, int K,
-          uint8_t *d, int64_t ps) {
+          uint8_t *d, int64_t ps, int64_t rb) {
   const int W = 1 << k;
   __m128i v[16];
   for (int j = 0; j < W; j++)
-    v[j] = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * j));
+    v[j] = _mm_loadu_si128((const __m128i *)(const void *)(s + (le + k == 4 ? rb : 16) * j));
   rounds128(le, W, 4 - le, v);
   for (int q = 0; q < K; q++)
     _mm_storeu_si128((__m128i *)(void *)(d + q * ps), v[p0 + q]);
@@ -122,13 +122,21 @@ rounds256(const int le, const int W, const int nr, __m256i *v) {
 ** the second half's the high lanes. */
 __attribute__((target("avx2"), always_inline)) static inline void
 ilv_avx2(const int le, const int k, const uint8_t *const *pl, __m256i padv,
-         int64_t off, uint8_t *d) {
+         int64_t off, uint8_t *d, int64_t rb) {
   const int W = 1 << k;
   __m256i v[16];
   for (int j = 0; j < W; j++)
     v[j] = pl[j] ? _mm256_loadu_si256((const __m256i *)(const void *)(pl[j] + off))
                  : padv;
   rounds256(le, W, k, v);
+  if (le + k == 4) { /* one row a lane: rows j and W + j */
+    for (int j = 0; j < W; j++) {
+      _mm_storeu_si128((__m128i *)(void *)(d + j * rb), _mm256_castsi256_si128(v[j]));
+      _mm_storeu_si128((__m128i *)(void *)(d + (W + j) * rb),
+                       _mm256_extracti128_si256(v[j], 1));
+    }
+    return;
+  }
   for (int i = 0; i < W / 2; i++) {
     _mm256_storeu_si256((__m256i *)(void *)(d + 32 * i),
                         _mm256_permute2x128_si256(v[2 * i], v[2 * i + 1], 0x20));
@@ -141,9 +149,19 @@ ilv_avx2(const int le, const int k, const uint8_t *const *pl, __m256i padv,
 ** and chunk W + R (high lane). */
 __attribute__((target("avx2"), always_inline)) static inline void
 deilv_avx2(const int le, const int k, const uint8_t *s, int p0, int K,
-           uint8_t *d, int64_t ps) {
+           uint8_t *d, int64_t ps, int64_t rb) {
   const int W = 1 << k;
   __m256i y[16], v[16];
+  if (le + k == 4) { /* one row a lane: rows R and W + R */
+    for (int R = 0; R < W; R++)
+      v[R] = _mm256_inserti128_si256(
+          _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(s + R * rb))),
+          _mm_loadu_si128((const __m128i *)(const void *)(s + (W + R) * rb)), 1);
+    rounds256(le, W, 4 - le, v);
+    for (int q = 0; q < K; q++)
+      _mm256_storeu_si256((__m256i *)(void *)(d + q * ps), v[p0 + q]);
+    return;
+  }
   for (int j = 0; j < W; j++)
     y[j] = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32 * j));
   for (int R = 0; R < W; R++)
@@ -187,7 +205,7 @@ __attribute__((always_inline)) static inline void
 ilv_run_sse(const int le, const int k, const li_ilv_args *a, const uint8_t *s,
             uint8_t *d) {
   const int W = 1 << k;
-  const int64_t m = 16 >> le, n = a->n, rb = (int64_t)W << le;
+  const int64_t m = 16 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
   const __m128i padv = pad128(a->esz, a->pat);
   const uint8_t *pl[16];
   for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
@@ -197,8 +215,8 @@ ilv_run_sse(const int le, const int k, const li_ilv_args *a, const uint8_t *s,
     uint8_t *dc = d + c2 * a->dstep2;
     for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
       int64_t r = 0;
-      for (; r + m <= n; r += m) ilv_sse(le, k, pl, padv, r << le, dc + r * rb);
-      if (r < n) ilv_sse(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb);
+      for (; r + m <= n; r += m) ilv_sse(le, k, pl, padv, r << le, dc + r * rb, rb);
+      if (r < n) ilv_sse(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb, rb);
       for (int w = 0; w < W; w++)
         if (pl[w]) pl[w] += a->sstep;
     }
@@ -209,17 +227,17 @@ __attribute__((always_inline)) static inline void
 deilv_run_sse(const int le, const int k, const li_ilv_args *a,
               const uint8_t *s, uint8_t *d) {
   const int W = 1 << k;
-  const int64_t m = 16 >> le, n = a->n, rb = (int64_t)W << le;
+  const int64_t m = 16 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
   for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
     const uint8_t *sc = s + c2 * a->sstep2;
     uint8_t *dc = d + c2 * a->dstep2;
     for (int64_t c = 0; c < a->cnt; c++, sc += a->sstep, dc += a->dstep) {
       int64_t r = 0;
       for (; r + m <= n; r += m)
-        deilv_sse(le, k, sc + r * rb, a->pre, a->K, dc + (r << le), a->ps);
+        deilv_sse(le, k, sc + r * rb, a->pre, a->K, dc + (r << le), a->ps, rb);
       if (r < n)
         deilv_sse(le, k, sc + (n - m) * rb, a->pre, a->K,
-                  dc + ((n - m) << le), a->ps);
+                  dc + ((n - m) << le), a->ps, rb);
     }
   }
 }
@@ -232,7 +250,7 @@ __attribute__((target("avx2"), always_inline)) static inline void
 ilv_run_avx2(const int le, const int k, const li_ilv_args *a,
              const uint8_t *s, uint8_t *d) {
   const int W = 1 << k;
-  const int64_t m = 32 >> le, n = a->n, rb = (int64_t)W << le;
+  const int64_t m = 32 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
   const __m128i p1 = pad128(a->esz, a->pat);
   const __m256i padv = _mm256_broadcastsi128_si256(p1);
   const uint8_t *pl[16];
@@ -245,12 +263,12 @@ ilv_run_avx2(const int le, const int k, const li_ilv_args *a,
       if (n >= m) {
         int64_t r = 0;
         for (; r + m <= n; r += m)
-          ilv_avx2(le, k, pl, padv, r << le, dc + r * rb);
-        if (r < n) ilv_avx2(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb);
+          ilv_avx2(le, k, pl, padv, r << le, dc + r * rb, rb);
+        if (r < n) ilv_avx2(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb, rb);
       } else {
         const int64_t h = m / 2;
-        ilv_sse(le, k, pl, p1, 0, dc);
-        if (n > h) ilv_sse(le, k, pl, p1, (n - h) << le, dc + (n - h) * rb);
+        ilv_sse(le, k, pl, p1, 0, dc, rb);
+        if (n > h) ilv_sse(le, k, pl, p1, (n - h) << le, dc + (n - h) * rb, rb);
       }
       for (int w = 0; w < W; w++)
         if (pl[w]) pl[w] += a->sstep;
@@ -262,7 +280,7 @@ __attribute__((target("avx2"), always_inline)) static inline void
 deilv_run_avx2(const int le, const int k, const li_ilv_args *a,
                const uint8_t *s, uint8_t *d) {
   const int W = 1 << k;
-  const int64_t m = 32 >> le, n = a->n, rb = (int64_t)W << le;
+  const int64_t m = 32 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
   for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
     const uint8_t *sc = s + c2 * a->sstep2;
     uint8_t *dc = d + c2 * a->dstep2;
@@ -270,16 +288,16 @@ deilv_run_avx2(const int le, const int k, const li_ilv_args *a,
       if (n >= m) {
         int64_t r = 0;
         for (; r + m <= n; r += m)
-          deilv_avx2(le, k, sc + r * rb, a->pre, a->K, dc + (r << le), a->ps);
+          deilv_avx2(le, k, sc + r * rb, a->pre, a->K, dc + (r << le), a->ps, rb);
         if (r < n)
           deilv_avx2(le, k, sc + (n - m) * rb, a->pre, a->K,
-                     dc + ((n - m) << le), a->ps);
+                     dc + ((n - m) << le), a->ps, rb);
       } else {
         const int64_t h = m / 2;
-        deilv_sse(le, k, sc, a->pre, a->K, dc, a->ps);
+        deilv_sse(le, k, sc, a->pre, a->K, dc, a->ps, rb);
         if (n > h)
           deilv_sse(le, k, sc + (n - h) * rb, a->pre, a->K,
-                    dc + ((n - h) << le), a->ps);
+                    dc + ((n - h) << le), a->ps, rb);
       }
     }
   }

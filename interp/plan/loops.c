@@ -379,8 +379,35 @@ static int ilv_width(size_t esz, int64_t W) {
          (W & (W - 1)) == 0 && W * (int64_t)esz <= 16;
 }
 
+/* LI_K_ILV: the innermost loop picks K planes (ds 1) for blocks of W =
+** pre + K + post elements, a loop j along the source (ss 1, at least 16
+** bytes) the rows, their blocks back to back (ds W) or, 16-byte blocks,
+** further apart (HCWNC16 with a batch: the images' blocks of a pixel
+** between them). Moves j next to the innermost loop. */
+static int take_ilv(li_box *b, li_loop *L, int n, size_t esz) {
+  const li_loop *in = &L[n - 1];
+  const int64_t W = b->pre + in->ext + b->post;
+  if (n < 2 || in->ds != 1 || !ilv_width(esz, W)) return 0;
+  int j = -1;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0 || L[j].ext * (int64_t)esz < 16 ||
+      !(L[j].ds == W || (W * (int64_t)esz == 16 && L[j].ds > W)))
+    return 0;
+  li_loop t = L[j];
+  for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
+  L[n - 2] = t;
+  b->kern = LI_K_ILV;
+  b->bk = (int)W;
+  return 1;
+}
+
 /* LI_K_DEILV (the inverse of LI_K_ILV): the innermost loop runs along the
-** destination over blocks of W = ss elements (rows of at least 16 bytes),
+** destination over blocks of W = ss elements (rows of at least 16 bytes;
+** 16-byte blocks ss apart when ss is longer: a batch between them),
 ** a loop j along the source (ss 1, at most W) picks the planes; every
 ** other source stride is a multiple of W and the source's size too, so
 ** that the blocks lie whole in the source and sb % W is the first plane.
@@ -388,7 +415,7 @@ static int ilv_width(size_t esz, int64_t W) {
 static int take_deilv(const li_plan *p, li_box *b, li_loop *L, int n,
                       size_t esz) {
   const li_loop *in = &L[n - 1];
-  const int64_t W = in->ss;
+  const int64_t W = in->ss * (int64_t)esz > 16 ? 16 / (int64_t)esz : in->ss;
   if (n < 2 || b->pre || b->post || in->ds != 1 || !ilv_width(esz, W) ||
       in->ext * (int64_t)esz < 16 || p->sbytes % (size_t)(W * (int64_t)esz))
     return 0;
@@ -464,12 +491,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       b->kern = LI_K_SPLIT2;
       b->bk = (int)in->ext;
     }
-  } else if (sp && n >= 2 && in->ds == 1 && L[n - 2].ss == 1 &&
-             !L[n - 2].tab && ilv_width(esz, L[n - 2].ds) &&
-             L[n - 2].ds == pre + in->ext + post &&
-             L[n - 2].ext * (int64_t)esz >= 16) {
-    b->kern = LI_K_ILV;
-    b->bk = (int)L[n - 2].ds;
+  } else if (sp && take_ilv(b, L, n, esz)) {
+    /* the rows' loop moved next to the planes */
   } else if (sp && n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&
              (pre || post) && L[n - 2].ss == in->ext &&
              L[n - 2].ds == pre + in->ext + post &&

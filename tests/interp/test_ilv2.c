@@ -7,12 +7,14 @@
 **           elements (W * esz <= 16), K planes with pre pads before them
 **           (and the rest of the block after), every row count 1..40,
 **           1 to 3 steps with gaps between them whose bytes must stay as
-**           they were, guard bytes around the output;
+**           they were, 16-byte blocks back to back or 48 bytes apart,
+**           guard bytes around the output;
 **   plan    plans built from hand-made IRs (li_plan_build) against the
 **           per-element reference (ref.h) for pack and unpack: AMD's
-**           [h, c/x, w, n, c%x] and a batched [n, h, c/x, w, c%x] for
-**           x = 2, 4, 8, 16, every width w = 1..40, channel counts that
-**           leave a partial last block (pads), batch 1 and 3, int8, int16,
+**           [h, c/x, w, n, c%x] (batch 1 and 2: blocks side by side) and
+**           a batched [n, h, c/x, w, c%x] for x = 2, 4, 8, 16, every width
+**           w = 1..40, channel counts that leave a partial last block
+**           (pads), batch 1 to 3, int8, int16,
 **           int32, fp32 and int64. ctest runs it at each LAY_SIMD level
 **           and with LAY_KERNELS=general; with the special kernels on it
 **           also checks that the interleave and deinterleave were chosen.
@@ -49,8 +51,9 @@ static uint32_t rnd32(void) {
 ** blocks of W elements of e bytes, planes ps apart; the steps' source and
 ** destination sstep, dstep apart (gaps between them). */
 static void kernel_case(int inv, size_t e, int W, int K, int pre, int64_t n,
-                        int64_t cnt, int simd) {
-  const int64_t rb = W * (int64_t)e;
+                        int64_t cnt, int simd, int gap) {
+  /* 16-byte blocks may lie apart (gap bytes between them, unchanged) */
+  const int64_t rb = W * (int64_t)e + (W * (int64_t)e == 16 ? gap : 0);
   const int64_t ps = n * (int64_t)e + 8 * (int64_t)e; /* a gap after a plane */
   const int64_t pbytes = (K > 0 ? K : 1) * ps;       /* one step's planes */
   const int64_t bbytes = n * rb;                      /* one step's blocks */
@@ -76,13 +79,13 @@ static void kernel_case(int inv, size_t e, int W, int K, int pre, int64_t n,
                  s + c * sstep + r * rb + x * (int64_t)e, e);
         }
       }
-  li_ilv_args a = {e, W, K, pre, n, ps, cnt, sstep, dstep, pat, 1, 0, 0};
+  li_ilv_args a = {e, W, K, pre, n, ps, cnt, sstep, dstep, pat, 1, 0, 0, rb};
   if (inv) li_deilv(&a, s, d + GUARD, simd);
   else li_ilv(&a, s, d + GUARD, simd);
   int same = memcmp(d, w, db + 2 * GUARD) == 0;
-  CHECK(same, "%s esz %zu W %d K %d pre %d n %lld cnt %lld simd %d differs",
+  CHECK(same, "%s esz %zu W %d K %d pre %d n %lld cnt %lld rb %lld simd %d differs",
         inv ? "deilv" : "ilv", e, W, K, pre, (long long)n, (long long)cnt,
-        simd);
+        (long long)rb, simd);
   free(s); free(d); free(w);
 }
 
@@ -95,7 +98,9 @@ static void kernels(void) {
           for (int pre = 0; pre + K <= W; pre += (W > 4 ? 3 : 1))
             for (int64_t n = 1; n <= 40; n++)
               for (int inv = 0; inv < 2; inv++)
-                kernel_case(inv, e, W, K, pre, n, 1 + (n + K) % 3, simd);
+                for (int gap = 0; gap <= (W * (int)e == 16 ? 48 : 0); gap += 48)
+                  kernel_case(inv, e, W, K, pre, n, 1 + (n + K) % 3, simd,
+                              gap);
 }
 
 /* ---- Plans --------------------------------------------------------------- */
@@ -174,7 +179,9 @@ static void plans(void) {
           blocked(&ir, x, batched);
           /* two whole blocks and a partial one (x > 2), or one and a half */
           int64_t c = x > 2 ? 2 * x + x / 2 + 1 : 3;
-          int64_t shape[4] = {batched ? 3 : 1, c, 1 + w % 3, w};
+          /* AMD's layout with a batch: the images' blocks of a pixel
+          ** side by side (16-byte blocks apart, or the gather tile) */
+          int64_t shape[4] = {batched ? 3 : 1 + w % 2, c, 1 + w % 3, w};
           char name[96];
           snprintf(name, sizeof name, "%s%d %s [%lld,%lld,%lld,%lld]",
                    batched ? "nhcwc" : "hcwnc", x, li_dt_name(dts[t]),

@@ -343,12 +343,14 @@ LI_STEP ilv_batch(walk *w, li_ilv_args *a, int64_t e) {
 }
 
 /* Planes (the innermost loop) into blocks along the rows (L[nl - 2]),
-** blocks of bk elements o->ds apart. */
+** blocks of bk & 255 units o->ds apart; a unit is bk >> 8 elements (0:
+** one). */
 LI_STEP step_ILV(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
-  const int64_t e = (int64_t)w->de;
-  li_ilv_args a = {w->de, w->b->bk, (int)in->ext, (int)w->pre, o->ext,
-                   in->ss * e, 1, 0, 0, w->dpat, 1, 0, 0, o->ds * e};
+  const int64_t e = (int64_t)w->de, u = w->b->bk >> 8 ? w->b->bk >> 8 : 1;
+  li_ilv_args a = {w->de * (size_t)u, w->b->bk & 255, (int)in->ext,
+                   (int)w->pre, o->ext, in->ss * e, 1, 0, 0, w->dpat, 1, 0, 0,
+                   o->ds * e};
   const uint8_t *s = w->src + w->sb * e;
   ilv_batch(w, &a, e);
   li_ilv(&a, s, d - w->pre * e, w->p->simd);
@@ -361,10 +363,11 @@ LI_STEP step_ILV(walk *w, uint8_t *d) {
 ** of bk, and that the blocks lie in the source). */
 LI_STEP step_DEILV(walk *w, uint8_t *d) {
   const li_loop *pl = &w->L[w->nl - 2], *in = w->in;
-  const int64_t e = (int64_t)w->de, W = w->b->bk, p0 = w->sb % W;
-  li_ilv_args a = {w->de, (int)W, (int)pl->ext, (int)p0, in->ext,
+  const int64_t e = (int64_t)w->de, W = w->b->bk & 255;
+  const int64_t u = w->b->bk >> 8 ? w->b->bk >> 8 : 1, p0 = w->sb / u % W;
+  li_ilv_args a = {w->de * (size_t)u, (int)W, (int)pl->ext, (int)p0, in->ext,
                    pl->ds * e, 1, 0, 0, w->dpat, 1, 0, 0, in->ss * e};
-  const uint8_t *s = w->src + (w->sb - p0) * e;
+  const uint8_t *s = w->src + (w->sb - p0 * u) * e;
   ilv_batch(w, &a, e);
   li_deilv(&a, s, d, w->p->simd);
 }

@@ -379,60 +379,81 @@ static int ilv_width(size_t esz, int64_t W) {
          (W & (W - 1)) == 0 && W * (int64_t)esz <= 16;
 }
 
-/* LI_K_ILV: the innermost loop picks K planes (ds 1) for blocks of W =
-** pre + K + post elements, a loop j along the source (ss 1, at least 16
-** bytes) the rows, their blocks back to back (ds W) or, 16-byte blocks,
-** further apart (HCWNC16 with a batch: the images' blocks of a pixel
-** between them). Moves j next to the innermost loop. */
-static int take_ilv(li_box *b, li_loop *L, int n, size_t esz) {
+/* LI_K_ILV: the innermost loop picks K planes (ds u) for blocks of W =
+** pre + K + post units, a loop j along the source (ss u, at least 16
+** bytes) the rows, their blocks back to back (ds W * u) or, 16-byte
+** blocks, further apart (HCWNC16 with a batch: the images' blocks of a
+** pixel between them). A unit is u elements contiguous on both sides (u >
+** 1: the box's innermost loop, taken out of it by take_ilv_groups; sweep
+** px4's 4-pixel rows). Moves j next to the innermost loop. */
+static int take_ilv(li_box *b, li_loop *L, int n, size_t esz, int64_t u) {
   const li_loop *in = &L[n - 1];
-  const int64_t W = b->pre + in->ext + b->post;
-  if (n < 2 || in->ds != 1 || !ilv_width(esz, W)) return 0;
+  const int64_t W = b->pre + in->ext + b->post, g = u * (int64_t)esz;
+  if (n < 2 || in->ds != u || in->tab || !ilv_width((size_t)g, W)) return 0;
   int j = -1;
   for (int i = n - 2; i >= 0; i--)
-    if (L[i].ss == 1 && !L[i].tab) {
+    if (L[i].ss == u && !L[i].tab) {
       j = i;
       break;
     }
-  if (j < 0 || L[j].ext * (int64_t)esz < 16 ||
-      !(L[j].ds == W || (W * (int64_t)esz == 16 && L[j].ds > W)))
+  if (j < 0 || L[j].ext * g < 16 ||
+      !(L[j].ds == W * u || (W * g == 16 && L[j].ds > W * u)))
     return 0;
   li_loop t = L[j];
   for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
   L[n - 2] = t;
   b->kern = LI_K_ILV;
-  b->bk = (int)W;
+  b->bk = (int)(W | (u > 1 ? u << 8 : 0));
   return 1;
 }
 
 /* LI_K_DEILV (the inverse of LI_K_ILV): the innermost loop runs along the
-** destination over blocks of W = ss elements (rows of at least 16 bytes;
-** 16-byte blocks ss apart when ss is longer: a batch between them),
-** a loop j along the source (ss 1, at most W) picks the planes; every
-** other source stride is a multiple of W and the source's size too, so
-** that the blocks lie whole in the source and sb % W is the first plane.
-** Moves j next to the innermost loop. */
+** destination (ds u) over blocks of W = ss / u units of u elements (rows
+** of at least 16 bytes; 16-byte blocks ss apart when ss is longer: a
+** batch between them), a loop j along the source (ss u, at most W) picks
+** the planes; every other source stride is a multiple of W * u and the
+** source's size too, so that the blocks lie whole in the source and
+** sb / u % W is the first plane. Moves j next to the innermost loop. */
 static int take_deilv(const li_plan *p, li_box *b, li_loop *L, int n,
-                      size_t esz) {
+                      size_t esz, int64_t u) {
   const li_loop *in = &L[n - 1];
-  const int64_t W = in->ss * (int64_t)esz > 16 ? 16 / (int64_t)esz : in->ss;
-  if (n < 2 || b->pre || b->post || in->ds != 1 || !ilv_width(esz, W) ||
-      in->ext * (int64_t)esz < 16 || p->sbytes % (size_t)(W * (int64_t)esz))
+  const int64_t g = u * (int64_t)esz;
+  const int64_t W = in->ss * (int64_t)esz > 16 ? 16 / g : in->ss / u;
+  if (n < 2 || b->pre || b->post || in->ds != u || in->tab ||
+      !ilv_width((size_t)g, W) || in->ext * g < 16 ||
+      p->sbytes % (size_t)(W * g) || b->sb % u)
     return 0;
   int j = -1;
   for (int i = n - 2; i >= 0; i--)
-    if (L[i].ss == 1 && !L[i].tab) {
+    if (L[i].ss == u && !L[i].tab) {
       j = i;
       break;
     }
-  if (j < 0 || b->sb % W + L[j].ext > W) return 0;
+  if (j < 0 || b->sb / u % W + L[j].ext > W) return 0;
   for (int i = 0; i < n; i++)
-    if (i != j && (L[i].tab || L[i].ss % W)) return 0;
+    if (i != j && (L[i].tab || L[i].ss % (W * u))) return 0;
   li_loop t = L[j];
   for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
   L[n - 2] = t;
   b->kern = LI_K_DEILV;
-  b->bk = (int)W;
+  b->bk = (int)(W | (u > 1 ? u << 8 : 0));
+  return 1;
+}
+
+/* ILV or DEILV on units: the innermost loop a run of u elements
+** contiguous on both sides (2, 4 or 8 bytes), no row pads; the run leaves
+** the box and the kernel moves units (b->bk's second byte: u). */
+static int take_ilv_groups(const li_plan *p, li_box *b, li_loop *L, int *n,
+                           size_t esz) {
+  const int m = *n;
+  const li_loop *in = &L[m - 1];
+  const int64_t u = in->ext, g = u * (int64_t)esz;
+  if (m < 3 || in->ss != 1 || in->ds != 1 || in->tab || b->pre || b->post ||
+      (g != 2 && g != 4 && g != 8) || u > 255)
+    return 0;
+  if (!take_ilv(b, L, m - 1, esz, u) && !take_deilv(p, b, L, m - 1, esz, u))
+    return 0;
+  *n = m - 1;
   return 1;
 }
 
@@ -491,7 +512,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       b->kern = LI_K_SPLIT2;
       b->bk = (int)in->ext;
     }
-  } else if (sp && take_ilv(b, L, n, esz)) {
+  } else if (sp && take_ilv(b, L, n, esz, 1)) {
     /* the rows' loop moved next to the planes */
   } else if (sp && n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&
              (pre || post) && L[n - 2].ss == in->ext &&
@@ -499,6 +520,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
              (L[n - 2].ds == 4 || L[n - 2].ds == 8 || L[n - 2].ds == 16)) {
     b->kern = LI_K_EXPAND;
     b->bk = (int)L[n - 2].ds;
+  } else if (sp && take_ilv_groups(p, b, L, &n, esz)) {
+    b->nl = n;
   } else if (take_groups(b, L, &n, esz)) {
     b->nl = n;
   } else if (sp && in->ss == 1 && in->ds == 1 && n >= 2 &&
@@ -508,7 +531,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     b->bk = (int)(in->ext * (int64_t)esz);
   } else if (in->ss == 1 && in->ds == 1 && !pre && !post) {
     b->kern = LI_K_MEMCPY;
-  } else if (sp && take_deilv(p, b, L, n, esz)) {
+  } else if (sp && take_deilv(p, b, L, n, esz, 1)) {
     /* the plane loop moved next to the rows */
   } else if (sp && n >= 3 && esz == 1 && !pre && !post && in->ds == 1 &&
              (in->ss == 2 || in->ss == 4 || in->ss == 8) &&

@@ -14,7 +14,9 @@
 **           [h, c/x, w, n, c%x] (batch 1 and 2: blocks side by side) and
 **           a batched [n, h, c/x, w, c%x] for x = 2, 4, 8, 16, every width
 **           w = 1..40, channel counts that leave a partial last block
-**           (pads), batch 1 to 3, int8, int16,
+**           (pads), batch 1 to 3; t x t pixel tiles [n, h/t, w/t, c, h%t,
+**           w%t] for t = 2, 4 (runs of t pixels as the kernels' units),
+**           every width 1..40, whole and partial tiles; int8, int16,
 **           int32, fp32 and int64. ctest runs it at each LAY_SIMD level
 **           and with LAY_KERNELS=general; with the special kernels on it
 **           also checks that the interleave and deinterleave were chosen.
@@ -168,6 +170,26 @@ static void blocked(lg_ir *ir, int x, int batched) {
   ax_digit(ir, 1, 1, x, b);
 }
 
+/* t x t pixel tiles, channels between the tile index and the pixels:
+** [n, h/t, w/t, c, h%t, w%t] (the sweep's px4): runs of t pixels moved
+** as units of the (de)interleave, the t rows of a tile its planes. */
+static void pixtiles(lg_ir *ir, int t) {
+  static char l[4][4][16];
+  static int k;
+  char(*a)[16] = l[k++ % 4];
+  snprintf(a[0], 16, "h/%d", t);
+  snprintf(a[1], 16, "w/%d", t);
+  snprintf(a[2], 16, "h%%%d", t);
+  snprintf(a[3], 16, "w%%%d", t);
+  ir_init(ir, "pixtiles", "n,c,h,w");
+  ax_digit(ir, 0, 1, 0, "n");
+  ax_digit(ir, 2, t, 0, a[0]);
+  ax_digit(ir, 3, t, 0, a[1]);
+  ax_digit(ir, 1, 1, 0, "c");
+  ax_digit(ir, 2, 1, t, a[2]);
+  ax_digit(ir, 3, 1, t, a[3]);
+}
+
 static void plans(void) {
   static const lay_dtype dts[] = {LAY_DT_INT8, LAY_DT_INT16, LAY_DT_INT32,
                                   LAY_DT_FP32, LAY_DT_INT64};
@@ -189,6 +211,19 @@ static void plans(void) {
                    (long long)shape[2], (long long)shape[3]);
           check_layout(name, &ir, shape, dts[t]);
         }
+  for (int t = 2; t <= 4; t += 2)
+    for (size_t ti = 0; ti < sizeof dts / sizeof dts[0]; ti++)
+      for (int64_t w = 1; w <= 40; w++) {
+        lg_ir ir;
+        pixtiles(&ir, t);
+        /* whole tiles, or a partial last tile row and column (pads) */
+        int64_t shape[4] = {1 + w % 2, 3, w % 3 ? 2 * t : 2 * t + 1, w};
+        char name[96];
+        snprintf(name, sizeof name, "px%d %s [%lld,%lld,%lld,%lld]", t,
+                 li_dt_name(dts[ti]), (long long)shape[0], (long long)shape[1],
+                 (long long)shape[2], (long long)shape[3]);
+        check_layout(name, &ir, shape, dts[ti]);
+      }
   const char *k = getenv("LAY_KERNELS");
   if (!(k && !strcmp(k, "general"))) {
     CHECK(used_ilv > 100, "the interleave was chosen for %d plans", used_ilv);

@@ -15,7 +15,9 @@
 ** permute2x128 at the stores (interleave) or loads (deinterleave). A row
 ** count not a multiple of the vector's rows redoes the last step as the
 ** step ending at the last row (its repeated rows get the same bytes);
-** rows fewer than one SSE step go element by element.
+** rows fewer than one SSE step go element by element. Blocks apart (a
+** batch between a pixel's blocks) are stored or loaded one by one from
+** the registers (SSE2 steps).
 */
 #include <stdint.h>
 #include <string.h>
@@ -68,6 +70,46 @@ rounds128(const int le, const int W, const int nr, __m128i *v) {
   }
 }
 
+/* 16 / B blocks of B = 2^lb bytes (lb < 4) rb apart into one register,
+** and back. */
+__attribute__((always_inline)) static inline __m128i
+ld_rows(const uint8_t *s, int64_t rb, const int lb) {
+  if (lb == 3)
+    return _mm_castpd_si128(_mm_loadh_pd(
+        _mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(const void *)s)),
+        (const double *)(const void *)(s + rb)));
+  if (lb == 2) {
+    uint32_t x[4];
+    for (int i = 0; i < 4; i++) memcpy(&x[i], s + i * rb, 4);
+    return _mm_set_epi32((int)x[3], (int)x[2], (int)x[1], (int)x[0]);
+  }
+  __m128i v = _mm_setzero_si128();
+  uint16_t x;
+#define INS(i) (memcpy(&x, s + (i) * rb, 2), v = _mm_insert_epi16(v, x, i))
+  INS(0); INS(1); INS(2); INS(3); INS(4); INS(5); INS(6); INS(7);
+#undef INS
+  return v;
+}
+
+__attribute__((always_inline)) static inline void
+st_rows(uint8_t *d, int64_t rb, __m128i v, const int lb) {
+  if (lb == 3) {
+    _mm_storel_epi64((__m128i *)(void *)d, v);
+    _mm_storeh_pd((double *)(void *)(d + rb), _mm_castsi128_pd(v));
+    return;
+  }
+  if (lb == 2) {
+    for (int i = 0; i < 4; i++, v = _mm_srli_si128(v, 4)) {
+      uint32_t x = (uint32_t)_mm_cvtsi128_si32(v);
+      memcpy(d + i * rb, &x, 4);
+    }
+    return;
+  }
+#define EXT(i) { uint16_t x = (uint16_t)_mm_extract_epi16(v, i); memcpy(d + (i) * rb, &x, 2); }
+  EXT(0) EXT(1) EXT(2) EXT(3) EXT(4) EXT(5) EXT(6) EXT(7)
+#undef EXT
+}
+
 /* One step of 16 >> le rows: planes pl[w] (NULL: the pad) at byte off,
 ** the rows' blocks to d. */
 __attribute__((always_inline)) static inline void
@@ -79,6 +121,10 @@ ilv_sse(const int le, const int k, const uint8_t *const *pl, __m128i padv,
     v[j] = pl[j] ? _mm_loadu_si128((const __m128i *)(const void *)(pl[j] + off))
                  : padv;
   rounds128(le, W, k, v);
+  if (le + k < 4 && rb != (W << le)) { /* blocks apart: 16 / B a register */
+    for (int j = 0; j < W; j++) st_rows(d + j * (16 >> (le + k)) * rb, rb, v[j], le + k);
+    return;
+  }
   for (int j = 0; j < W; j++) /* one row a register for 16-byte blocks */
     _mm_storeu_si128((__m128i *)(void *)(d + (le + k == 4 ? rb : 16) * j), v[j]);
 }
@@ -89,8 +135,12 @@ deilv_sse(const int le, const int k, const uint8_t *s, int p0, int K,
           uint8_t *d, int64_t ps, int64_t rb) {
   const int W = 1 << k;
   __m128i v[16];
-  for (int j = 0; j < W; j++)
-    v[j] = _mm_loadu_si128((const __m128i *)(const void *)(s + (le + k == 4 ? rb : 16) * j));
+  if (le + k < 4 && rb != (W << le)) { /* blocks apart: 16 / B a register */
+    for (int j = 0; j < W; j++) v[j] = ld_rows(s + j * (16 >> (le + k)) * rb, rb, le + k);
+  } else {
+    for (int j = 0; j < W; j++)
+      v[j] = _mm_loadu_si128((const __m128i *)(const void *)(s + (le + k == 4 ? rb : 16) * j));
+  }
   rounds128(le, W, 4 - le, v);
   for (int q = 0; q < K; q++)
     _mm_storeu_si128((__m128i *)(void *)(d + q * ps), v[p0 + q]);
@@ -253,6 +303,10 @@ ilv_run_avx2(const int le, const int k, const li_ilv_args *a,
   const int64_t m = 32 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
   const __m128i p1 = pad128(a->esz, a->pat);
   const __m256i padv = _mm256_broadcastsi128_si256(p1);
+  if (le + k < 4 && rb != (W << le)) { /* blocks apart: SSE steps */
+    ilv_run_sse(le, k, a, s, d);
+    return;
+  }
   const uint8_t *pl[16];
   for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
     for (int w = 0; w < W; w++)
@@ -281,6 +335,10 @@ deilv_run_avx2(const int le, const int k, const li_ilv_args *a,
                const uint8_t *s, uint8_t *d) {
   const int W = 1 << k;
   const int64_t m = 32 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
+  if (le + k < 4 && rb != (W << le)) { /* blocks apart: SSE steps */
+    deilv_run_sse(le, k, a, s, d);
+    return;
+  }
   for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
     const uint8_t *sc = s + c2 * a->sstep2;
     uint8_t *dc = d + c2 * a->dstep2;

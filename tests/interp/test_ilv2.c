@@ -7,7 +7,7 @@
 **           elements (W * esz <= 16), K planes with pre pads before them
 **           (and the rest of the block after), every row count 1..40,
 **           1 to 3 steps with gaps between them whose bytes must stay as
-**           they were, 16-byte blocks back to back or 48 bytes apart,
+**           they were, blocks back to back or 21 bytes apart,
 **           guard bytes around the output;
 **   plan    plans built from hand-made IRs (li_plan_build) against the
 **           per-element reference (ref.h) for pack and unpack: AMD's
@@ -54,8 +54,8 @@ static uint32_t rnd32(void) {
 ** destination sstep, dstep apart (gaps between them). */
 static void kernel_case(int inv, size_t e, int W, int K, int pre, int64_t n,
                         int64_t cnt, int simd, int gap) {
-  /* 16-byte blocks may lie apart (gap bytes between them, unchanged) */
-  const int64_t rb = W * (int64_t)e + (W * (int64_t)e == 16 ? gap : 0);
+  /* blocks may lie apart (gap bytes between them, unchanged) */
+  const int64_t rb = W * (int64_t)e + gap;
   const int64_t ps = n * (int64_t)e + 8 * (int64_t)e; /* a gap after a plane */
   const int64_t pbytes = (K > 0 ? K : 1) * ps;       /* one step's planes */
   const int64_t bbytes = n * rb;                      /* one step's blocks */
@@ -100,7 +100,7 @@ static void kernels(void) {
           for (int pre = 0; pre + K <= W; pre += (W > 4 ? 3 : 1))
             for (int64_t n = 1; n <= 40; n++)
               for (int inv = 0; inv < 2; inv++)
-                for (int gap = 0; gap <= (W * (int)e == 16 ? 48 : 0); gap += 48)
+                for (int gap = 0; gap <= 21; gap += 21)
                   kernel_case(inv, e, W, K, pre, n, 1 + (n + K) % 3, simd,
                               gap);
 }

@@ -74,10 +74,9 @@ rounds128(const int le, const int W, const int nr, __m128i *v) {
 ** and back. */
 __attribute__((always_inline)) static inline __m128i
 ld_rows(const uint8_t *s, int64_t rb, const int lb) {
-  if (lb == 3)
-    return _mm_castpd_si128(_mm_loadh_pd(
-        _mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(const void *)s)),
-        (const double *)(const void *)(s + rb)));
+  if (lb == 3) /* 8-byte moves through unaligned types (no double *) */
+    return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)s),
+                              _mm_loadl_epi64((const __m128i *)(const void *)(s + rb)));
   if (lb == 2) {
     uint32_t x[4];
     for (int i = 0; i < 4; i++) memcpy(&x[i], s + i * rb, 4);
@@ -95,7 +94,7 @@ __attribute__((always_inline)) static inline void
 st_rows(uint8_t *d, int64_t rb, __m128i v, const int lb) {
   if (lb == 3) {
     _mm_storel_epi64((__m128i *)(void *)d, v);
-    _mm_storeh_pd((double *)(void *)(d + rb), _mm_castsi128_pd(v));
+    _mm_storel_epi64((__m128i *)(void *)(d + rb), _mm_unpackhi_epi64(v, v));
     return;
   }
   if (lb == 2) {

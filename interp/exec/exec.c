@@ -350,11 +350,61 @@ LI_STEP step_ROWS(walk *w, uint8_t *d) {
   }
 }
 
+/* The steps ILV and DEILV run in one call: the rest of the innermost
+** odometer loop (a->cnt, sstep, dstep) and, when that loop stands at its
+** start, the rest of the loop outside it too (a->cnt2, sstep2, dstep2);
+** the odometer is left on the last of them. Steps in bytes. */
+LI_STEP ilv_batch(walk *w, li_ilv_args *a, int64_t e) {
+  int64_t cnt;
+  const li_loop *lj = odo_rest(w, &cnt);
+  a->cnt = cnt;
+  a->sstep = lj ? lj->ss * e : 0;
+  a->dstep = lj ? lj->ds * e : 0;
+  a->cnt2 = 1;
+  a->sstep2 = a->dstep2 = 0;
+  if (!lj) return;
+  const int j = w->no - 2;
+  if (j >= 0 && !w->L[j].tab && w->idx[j + 1] == 0) {
+    const li_loop *l2 = &w->L[j];
+    a->cnt2 = l2->ext - w->idx[j];
+    a->sstep2 = l2->ss * e;
+    a->dstep2 = l2->ds * e;
+    w->sb += (a->cnt2 - 1) * l2->ss;
+    w->db += (a->cnt2 - 1) * l2->ds;
+    w->cb += (a->cnt2 - 1) * l2->cs;
+    w->idx[j] += a->cnt2 - 1;
+  }
+  odo_skip(w, lj, cnt - 1);
+}
+
+/* Planes (the innermost loop) into blocks along the rows (L[nl - 2]),
+** blocks of bk & 255 units o->ds apart; a unit is bk >> 8 elements (0:
+** one). */
 LI_STEP step_ILV(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
-  li_ilv_u8(w->src + w->sb, in->ss, (int)in->ext, (int)w->pre, w->b->bk,
-            w->dpat[0], d - w->pre, o->ext, w->p->simd);
+  const int64_t e = (int64_t)w->de, u = w->b->bk >> 8 ? w->b->bk >> 8 : 1;
+  li_ilv_args a = {w->de * (size_t)u, w->b->bk & 255, (int)in->ext,
+                   (int)w->pre, o->ext, in->ss * e, 1, 0, 0, w->dpat, 1, 0, 0,
+                   o->ds * e};
+  const uint8_t *s = w->src + w->sb * e;
+  ilv_batch(w, &a, e);
+  li_ilv(&a, s, d - w->pre * e, w->p->simd);
   w->pre = w->post = 0;
+}
+
+/* The inverse: rows of blocks of bk (the innermost loop, ss bk or more) split
+** into the planes of L[nl - 2] (ss 1); the blocks start sb % bk before
+** the first plane (the planner checked every outer stride is a multiple
+** of bk, and that the blocks lie in the source). */
+LI_STEP step_DEILV(walk *w, uint8_t *d) {
+  const li_loop *pl = &w->L[w->nl - 2], *in = w->in;
+  const int64_t e = (int64_t)w->de, W = w->b->bk & 255;
+  const int64_t u = w->b->bk >> 8 ? w->b->bk >> 8 : 1, p0 = w->sb / u % W;
+  li_ilv_args a = {w->de * (size_t)u, (int)W, (int)pl->ext, (int)p0, in->ext,
+                   pl->ds * e, 1, 0, 0, w->dpat, 1, 0, 0, in->ss * e};
+  const uint8_t *s = w->src + (w->sb - p0 * u) * e;
+  ilv_batch(w, &a, e);
+  li_deilv(&a, s, d, w->p->simd);
 }
 
 LI_STEP step_ILV2(walk *w, uint8_t *d) {

@@ -217,6 +217,28 @@ __attribute__((target("avx2"))) int
 li_tiles8x8(int inv, const uint8_t *s, int64_t ss, int64_t n2, int n,
             uint8_t *d, int64_t ds, int64_t cnt, int64_t sstep, int64_t dstep);
 #endif
+/* Interleave and deinterleave of elements (kern_ilve.c), cnt steps of n
+** rows. li_ilv: row r's block of W elements at d + r * rs, element w
+** from plane w - pre at s + (w - pre) * ps + r * esz for pre <= w < pre +
+** K, the pad element pat elsewhere. li_deilv: the inverse, planes 0..K-1
+** at d + k * ps from elements pre + k of the blocks at s (rows rs
+** apart; every block is read whole). Step (c2, c) at s + c2 * sstep2 +
+** c * sstep, d + c2 * dstep2 + c * dstep, for c2 < cnt2 and c < cnt; ps
+** and the steps in bytes. */
+typedef struct li_ilv_args {
+  size_t esz;
+  int W, K, pre;
+  int64_t n, ps, cnt, sstep, dstep;
+  const uint8_t *pat;
+  int64_t cnt2, sstep2, dstep2;
+  int64_t rs; /* bytes from a row's block to the next (0: W * esz; more
+              ** only for blocks of 16 bytes) */
+} li_ilv_args;
+/* Whether the SIMD kernels take blocks of W elements of esz bytes
+** (1, 2, 4 or 8 bytes; W a power of two, W * esz <= 16). */
+int li_ilv_ok(size_t esz, int W);
+void li_ilv(const li_ilv_args *a, const uint8_t *s, uint8_t *d, int simd);
+void li_deilv(const li_ilv_args *a, const uint8_t *s, uint8_t *d, int simd);
 /* n rows of K back-to-back bytes into rows of W with pads. */
 void li_expand_u8(const uint8_t *s, int K, int pre, int W, uint8_t pad,
                   uint8_t *d, int64_t n, int simd);

@@ -1,5 +1,7 @@
 /*
-** kern_ilv.c: the executor's interleave kernels. 1-byte planes
+** kern_ilv.c: the executor's 1-byte interleave kernels for the tiles of
+** ILV2/DEILV2 and CONV_ILV (kernels ILV and DEILV themselves, any element
+** size: kern_ilve.c). 1-byte planes
 ** interleaved into 2/4/8-wide blocks (SSE2 16 rows a step, AVX2 32) and,
 ** through the rows of a small tile (HCWNC8 on 7x7 planes), straight into
 ** the destination rows (8-byte stores through row offsets); the inverse

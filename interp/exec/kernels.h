@@ -25,7 +25,13 @@
   X(MEMCPY, "memcpy", 1, "a contiguous run on both sides")                   \
   X(COPY, "strided copy", 1, "a strided element copy")                       \
   X(ILV, "interleave", 2,                                                    \
-    "1-byte planes interleaved into blocks of bk (2/4/8) bytes")             \
+    "planes interleaved into blocks of bk & 255 units (2-16 bytes; a "      \
+    "unit bk >> 8 elements, 0: one), pads among them, the rest of the "     \
+    "next two loops in the same call")                                       \
+  X(DEILV, "deinterleave", 2,                                               \
+    "blocks of bk & 255 units (2-16 bytes; a unit bk >> 8 elements, 0: "    \
+    "one) split into planes, the rest of the next two loops in the same "   \
+    "call (the inverse of ILV)")                                             \
   X(ILV2, "interleave through a tile", 3,                                    \
     "ILV over two loops: a tile's rows to their destination rows (bk 8) "    \
     "or through a stack tile")                                               \

@@ -383,8 +383,103 @@ int li_coalesce(li_loop *L, int n, int rows) {
   return m;
 }
 
+/* Blocks of W elements (W a power of two, W * esz = 2 to 16 bytes) that
+** kern_ilve.c's unpack networks interleave and deinterleave. */
+static int ilv_width(size_t esz, int64_t W) {
+  return (esz == 1 || esz == 2 || esz == 4 || esz == 8) && W >= 2 &&
+         (W & (W - 1)) == 0 && W * (int64_t)esz <= 16;
+}
+
+/* LI_K_ILV: the innermost loop picks K planes (ds u) for blocks of W =
+** pre + K + post units, a loop j along the source (ss u, at least 16
+** bytes) the rows, their blocks back to back (ds W * u) or further apart
+** (AMD's HCWNC with a batch: the images' blocks of a pixel between them).
+** A unit is u elements contiguous on both sides (u > 1: the box's
+** innermost loop, taken out of it by take_ilv_groups; sweep px4's 4-pixel
+** rows). Moves j next to the innermost loop. */
+static int take_ilv(li_box *b, li_loop *L, int n, size_t esz, int64_t u) {
+  const li_loop *in = &L[n - 1];
+  const int64_t W = b->pre + in->ext + b->post, g = u * (int64_t)esz;
+  if (n < 2 || in->ds != u || in->tab || !ilv_width((size_t)g, W)) return 0;
+  int j = -1;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == u && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0 || L[j].ext * g < 16 || L[j].ds < W * u) return 0;
+  /* blocks of 2 or 4 bytes apart go out one store each: where the rows
+  ** are a power of two up to 16 bytes (HCWNC4 with 2 or 4 images) the
+  ** gather tile, whole 16-byte rows, is faster (measured 1.5-2.8x) */
+  const int64_t rowb = L[j].ds * (int64_t)esz;
+  if (L[j].ds > W * u && W * g < 8 && rowb <= 16 && !(rowb & (rowb - 1)))
+    return 0;
+  li_loop t = L[j];
+  for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
+  L[n - 2] = t;
+  b->kern = LI_K_ILV;
+  b->bk = (int)(W | (u > 1 ? u << 8 : 0));
+  return 1;
+}
+
+/* LI_K_DEILV (the inverse of LI_K_ILV): the innermost loop runs along the
+** destination (ds u, rows of at least 16 bytes) over blocks of W units of
+** u elements, W the largest power of two dividing ss / u up to 16 bytes
+** (blocks apart when ss is longer: a batch between them); a loop j along
+** the source (ss u, at most W) picks the planes; every other source
+** stride is a multiple of W * u and the source's size too, so that the
+** blocks lie whole in the source and sb / u % W is the first plane. Moves
+** j next to the innermost loop. */
+static int take_deilv(const li_plan *p, li_box *b, li_loop *L, int n,
+                      size_t esz, int64_t u) {
+  const li_loop *in = &L[n - 1];
+  const int64_t g = u * (int64_t)esz;
+  int64_t W = 16 / g; /* the largest power of two dividing ss / u */
+  while (W > 1 && in->ss % (W * u)) W /= 2;
+  if (n < 2 || b->pre || b->post || in->ds != u || in->tab ||
+      !ilv_width((size_t)g, W) || in->ext * g < 16 ||
+      p->sbytes % (size_t)(W * g) || b->sb % u)
+    return 0;
+  int j = -1;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == u && !L[i].tab) {
+      j = i;
+      break;
+    }
+  if (j < 0 || b->sb / u % W + L[j].ext > W) return 0;
+  /* 16 byte planes back to back over long rows: the transposition's
+  ** 16 x 16 tiles are faster (onednn.nChw16c unpack int8 [1,64,56,56]
+  ** 5.4 against 7.6 us); short rows (HCWNC16's 56) are not */
+  if (g == 1 && W == 16 && in->ss == 16 && in->ext >= 256) return 0;
+  for (int i = 0; i < n; i++)
+    if (i != j && (L[i].tab || L[i].ss % (W * u))) return 0;
+  li_loop t = L[j];
+  for (int i = j; i < n - 2; i++) L[i] = L[i + 1];
+  L[n - 2] = t;
+  b->kern = LI_K_DEILV;
+  b->bk = (int)(W | (u > 1 ? u << 8 : 0));
+  return 1;
+}
+
+/* ILV or DEILV on units: the innermost loop a run of u elements
+** contiguous on both sides (2, 4 or 8 bytes), no row pads; the run leaves
+** the box and the kernel moves units (b->bk's second byte: u). */
+static int take_ilv_groups(const li_plan *p, li_box *b, li_loop *L, int *n,
+                           size_t esz) {
+  const int m = *n;
+  const li_loop *in = &L[m - 1];
+  const int64_t u = in->ext, g = u * (int64_t)esz;
+  if (m < 3 || in->ss != 1 || in->ds != 1 || in->tab || b->pre || b->post ||
+      (g != 2 && g != 4 && g != 8) || u > 255)
+    return 0;
+  if (!take_ilv(b, L, m - 1, esz, u) && !take_deilv(p, b, L, m - 1, esz, u))
+    return 0;
+  *n = m - 1;
+  return 1;
+}
+
 /* LAY_KERNELS=general (read once): the special kernels (ILV, ILV2,
-** DEILV2, EXPAND, CONV_ILV, SPLIT2, ROWS, BLOCK) are not chosen, the
+** DEILV, DEILV2, EXPAND, CONV_ILV, SPLIT2, ROWS, BLOCK) are not chosen, the
 ** general engine (TR, TRG, MEMCPY, COPY, CONV) runs their boxes: the
 ** bytes are the same (the tests run so), the margins are measured so. */
 static int special_kernels(void) {
@@ -438,17 +533,16 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       b->kern = LI_K_SPLIT2;
       b->bk = (int)in->ext;
     }
-  } else if (sp && n >= 2 && in->ds == 1 && esz == 1 && L[n - 2].ss == 1 &&
-             (L[n - 2].ds == 2 || L[n - 2].ds == 4 || L[n - 2].ds == 8) &&
-             L[n - 2].ds == pre + in->ext + post && L[n - 2].ext >= 16) {
-    b->kern = LI_K_ILV;
-    b->bk = (int)L[n - 2].ds;
+  } else if (sp && take_ilv(b, L, n, esz, 1)) {
+    /* the rows' loop moved next to the planes */
   } else if (sp && n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&
              (pre || post) && L[n - 2].ss == in->ext &&
              L[n - 2].ds == pre + in->ext + post &&
              (L[n - 2].ds == 4 || L[n - 2].ds == 8 || L[n - 2].ds == 16)) {
     b->kern = LI_K_EXPAND;
     b->bk = (int)L[n - 2].ds;
+  } else if (sp && take_ilv_groups(p, b, L, &n, esz)) {
+    b->nl = n;
   } else if (take_groups(b, L, &n, esz)) {
     b->nl = n;
   } else if (sp && in->ss == 1 && in->ds == 1 && n >= 2 &&
@@ -458,6 +552,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     b->bk = (int)(in->ext * (int64_t)esz);
   } else if (in->ss == 1 && in->ds == 1 && !pre && !post) {
     b->kern = LI_K_MEMCPY;
+  } else if (sp && take_deilv(p, b, L, n, esz, 1)) {
+    /* the plane loop moved next to the rows */
   } else if (sp && n >= 3 && esz == 1 && !pre && !post && in->ds == 1 &&
              (in->ss == 2 || in->ss == 4 || in->ss == 8) &&
              L[n - 2].ds == in->ext && L[n - 3].ss == 1 &&

@@ -1,0 +1,441 @@
+/*
+** kern_ilve.c: interleave and deinterleave of elements of 1, 2, 4 or 8
+** bytes (kernels ILV and DEILV): K planes into blocks of W elements
+** (W * esz = 2, 4, 8 or 16 bytes, pads around the K), and blocks back into
+** planes, over cnt steps of the loop outside the rows in one call.
+**
+** The network: a round of unpacks at the element's width, u[2j] =
+** lo(v[j], v[j + W/2]), u[2j+1] = hi(...), rotates the index bits of
+** (register, element) left by one. W planes of 16 bytes (register = plane
+** w, element = row) become rows in order after log2(W) rounds (register =
+** the rows' high bits, element = their low bits then w); W registers of
+** rows (register, element) = (row, w) become planes after log2(16/esz)
+** rounds. AVX2 runs the same rounds on both 128-bit lanes (the rows of
+** the second half in the high lane) and puts the lanes in order with
+** permute2x128 at the stores (interleave) or loads (deinterleave). A row
+** count not a multiple of the vector's rows redoes the last step as the
+** step ending at the last row (its repeated rows get the same bytes);
+** rows fewer than one SSE step go element by element. Blocks apart (a
+** batch between a pixel's blocks) are stored or loaded one by one from
+** the registers (SSE2 steps).
+*/
+#include <stdint.h>
+#include <string.h>
+
+#include "kern.h"
+
+/* ---- The portable definition --------------------------------------------- */
+static void ilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
+  const size_t e = a->esz;
+  const int64_t rb = a->rs ? a->rs : a->W * (int64_t)e;
+  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep)
+    for (int64_t r = 0; r < a->n; r++)
+      for (int w = 0; w < a->W; w++) {
+        int k = w - a->pre;
+        memcpy(d + r * rb + w * (int64_t)e,
+               k >= 0 && k < a->K ? s + k * a->ps + r * (int64_t)e : a->pat,
+               e);
+      }
+}
+
+static void deilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
+  const size_t e = a->esz;
+  const int64_t rb = a->rs ? a->rs : a->W * (int64_t)e;
+  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep)
+    for (int64_t r = 0; r < a->n; r++)
+      for (int k = 0; k < a->K; k++)
+        memcpy(d + k * a->ps + r * (int64_t)e,
+               s + r * rb + (a->pre + k) * (int64_t)e, e);
+}
+
+#if defined(__SSE2__)
+/* ---- SSE2 ------------------------------------------------------------------ */
+#define LO128(le, x, y)                                                   \
+  ((le) == 0 ? _mm_unpacklo_epi8(x, y) : (le) == 1 ? _mm_unpacklo_epi16(x, y) \
+   : (le) == 2 ? _mm_unpacklo_epi32(x, y) : _mm_unpacklo_epi64(x, y))
+#define HI128(le, x, y)                                                   \
+  ((le) == 0 ? _mm_unpackhi_epi8(x, y) : (le) == 1 ? _mm_unpackhi_epi16(x, y) \
+   : (le) == 2 ? _mm_unpackhi_epi32(x, y) : _mm_unpackhi_epi64(x, y))
+
+/* nr rounds of the unpack at width 2^le over W registers. */
+__attribute__((always_inline)) static inline void
+rounds128(const int le, const int W, const int nr, __m128i *v) {
+  __m128i u[16];
+  for (int rd = 0; rd < nr; rd++) {
+    for (int j = 0; j < W / 2; j++) {
+      u[2 * j] = LO128(le, v[j], v[j + W / 2]);
+      u[2 * j + 1] = HI128(le, v[j], v[j + W / 2]);
+    }
+    for (int j = 0; j < W; j++) v[j] = u[j];
+  }
+}
+
+/* 16 / B blocks of B = 2^lb bytes (lb < 4) rb apart into one register,
+** and back. */
+__attribute__((always_inline)) static inline __m128i
+ld_rows(const uint8_t *s, int64_t rb, const int lb) {
+  if (lb == 3) /* 8-byte moves through unaligned types (no double *) */
+    return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)s),
+                              _mm_loadl_epi64((const __m128i *)(const void *)(s + rb)));
+  if (lb == 2) {
+    uint32_t x[4];
+    for (int i = 0; i < 4; i++) memcpy(&x[i], s + i * rb, 4);
+    return _mm_set_epi32((int)x[3], (int)x[2], (int)x[1], (int)x[0]);
+  }
+  __m128i v = _mm_setzero_si128();
+  uint16_t x;
+#define INS(i) (memcpy(&x, s + (i) * rb, 2), v = _mm_insert_epi16(v, x, i))
+  INS(0); INS(1); INS(2); INS(3); INS(4); INS(5); INS(6); INS(7);
+#undef INS
+  return v;
+}
+
+__attribute__((always_inline)) static inline void
+st_rows(uint8_t *d, int64_t rb, __m128i v, const int lb) {
+  if (lb == 3) {
+    _mm_storel_epi64((__m128i *)(void *)d, v);
+    _mm_storel_epi64((__m128i *)(void *)(d + rb), _mm_unpackhi_epi64(v, v));
+    return;
+  }
+  if (lb == 2) {
+    for (int i = 0; i < 4; i++, v = _mm_srli_si128(v, 4)) {
+      uint32_t x = (uint32_t)_mm_cvtsi128_si32(v);
+      memcpy(d + i * rb, &x, 4);
+    }
+    return;
+  }
+#define EXT(i) { uint16_t x = (uint16_t)_mm_extract_epi16(v, i); memcpy(d + (i) * rb, &x, 2); }
+  EXT(0) EXT(1) EXT(2) EXT(3) EXT(4) EXT(5) EXT(6) EXT(7)
+#undef EXT
+}
+
+/* One step of 16 >> le rows: planes pl[w] (NULL: the pad) at byte off,
+** the rows' blocks to d. */
+__attribute__((always_inline)) static inline void
+ilv_sse(const int le, const int k, const uint8_t *const *pl, __m128i padv,
+        int64_t off, uint8_t *d, int64_t rb) {
+  const int W = 1 << k;
+  __m128i v[16];
+  for (int j = 0; j < W; j++)
+    v[j] = pl[j] ? _mm_loadu_si128((const __m128i *)(const void *)(pl[j] + off))
+                 : padv;
+  rounds128(le, W, k, v);
+  if (le + k < 4 && rb != (W << le)) { /* blocks apart: 16 / B a register */
+    for (int j = 0; j < W; j++) st_rows(d + j * (16 >> (le + k)) * rb, rb, v[j], le + k);
+    return;
+  }
+  for (int j = 0; j < W; j++) /* one row a register for 16-byte blocks */
+    _mm_storeu_si128((__m128i *)(void *)(d + (le + k == 4 ? rb : 16) * j), v[j]);
+}
+
+/* One step of 16 >> le rows of blocks at s into planes p0 .. p0+K-1. */
+__attribute__((always_inline)) static inline void
+deilv_sse(const int le, const int k, const uint8_t *s, int p0, int K,
+          uint8_t *d, int64_t ps, int64_t rb) {
+  const int W = 1 << k;
+  __m128i v[16];
+  if (le + k < 4 && rb != (W << le)) { /* blocks apart: 16 / B a register */
+    for (int j = 0; j < W; j++) v[j] = ld_rows(s + j * (16 >> (le + k)) * rb, rb, le + k);
+  } else {
+    for (int j = 0; j < W; j++)
+      v[j] = _mm_loadu_si128((const __m128i *)(const void *)(s + (le + k == 4 ? rb : 16) * j));
+  }
+  rounds128(le, W, 4 - le, v);
+  for (int q = 0; q < K; q++)
+    _mm_storeu_si128((__m128i *)(void *)(d + q * ps), v[p0 + q]);
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+/* ---- AVX2 ------------------------------------------------------------------ */
+#define LO256(le, x, y)                                                   \
+  ((le) == 0 ? _mm256_unpacklo_epi8(x, y) : (le) == 1 ? _mm256_unpacklo_epi16(x, y) \
+   : (le) == 2 ? _mm256_unpacklo_epi32(x, y) : _mm256_unpacklo_epi64(x, y))
+#define HI256(le, x, y)                                                   \
+  ((le) == 0 ? _mm256_unpackhi_epi8(x, y) : (le) == 1 ? _mm256_unpackhi_epi16(x, y) \
+   : (le) == 2 ? _mm256_unpackhi_epi32(x, y) : _mm256_unpackhi_epi64(x, y))
+
+__attribute__((target("avx2"), always_inline)) static inline void
+rounds256(const int le, const int W, const int nr, __m256i *v) {
+  __m256i u[16];
+  for (int rd = 0; rd < nr; rd++) {
+    for (int j = 0; j < W / 2; j++) {
+      u[2 * j] = LO256(le, v[j], v[j + W / 2]);
+      u[2 * j + 1] = HI256(le, v[j], v[j + W / 2]);
+    }
+    for (int j = 0; j < W; j++) v[j] = u[j];
+  }
+}
+
+/* 32 >> le rows: the first half's blocks are the low lanes of v[0..W),
+** the second half's the high lanes. */
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv_avx2(const int le, const int k, const uint8_t *const *pl, __m256i padv,
+         int64_t off, uint8_t *d, int64_t rb) {
+  const int W = 1 << k;
+  __m256i v[16];
+  for (int j = 0; j < W; j++)
+    v[j] = pl[j] ? _mm256_loadu_si256((const __m256i *)(const void *)(pl[j] + off))
+                 : padv;
+  rounds256(le, W, k, v);
+  if (le + k == 4) { /* one row a lane: rows j and W + j */
+    for (int j = 0; j < W; j++) {
+      _mm_storeu_si128((__m128i *)(void *)(d + j * rb), _mm256_castsi256_si128(v[j]));
+      _mm_storeu_si128((__m128i *)(void *)(d + (W + j) * rb),
+                       _mm256_extracti128_si256(v[j], 1));
+    }
+    return;
+  }
+  for (int i = 0; i < W / 2; i++) {
+    _mm256_storeu_si256((__m256i *)(void *)(d + 32 * i),
+                        _mm256_permute2x128_si256(v[2 * i], v[2 * i + 1], 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 16 * W + 32 * i),
+                        _mm256_permute2x128_si256(v[2 * i], v[2 * i + 1], 0x31));
+  }
+}
+
+/* 32 >> le rows of blocks: register R takes 16-byte chunk R (low lane)
+** and chunk W + R (high lane). */
+__attribute__((target("avx2"), always_inline)) static inline void
+deilv_avx2(const int le, const int k, const uint8_t *s, int p0, int K,
+           uint8_t *d, int64_t ps, int64_t rb) {
+  const int W = 1 << k;
+  __m256i y[16], v[16];
+  if (le + k == 4) { /* one row a lane: rows R and W + R */
+    for (int R = 0; R < W; R++)
+      v[R] = _mm256_inserti128_si256(
+          _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(s + R * rb))),
+          _mm_loadu_si128((const __m128i *)(const void *)(s + (W + R) * rb)), 1);
+    rounds256(le, W, 4 - le, v);
+    for (int q = 0; q < K; q++)
+      _mm256_storeu_si256((__m256i *)(void *)(d + q * ps), v[p0 + q]);
+    return;
+  }
+  for (int j = 0; j < W; j++)
+    y[j] = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32 * j));
+  for (int R = 0; R < W; R++)
+    v[R] = R & 1 ? _mm256_permute2x128_si256(y[R / 2], y[W / 2 + R / 2], 0x31)
+                 : _mm256_permute2x128_si256(y[R / 2], y[W / 2 + R / 2], 0x20);
+  if (le + k < 4) {
+    /* each lane's rows of W elements to W groups of 16 / W bytes, one a
+    ** plane (a byte shuffle); then k rounds of unpacks at the groups'
+    ** width rotate (register, group) = (rows, plane) to (plane, rows) */
+    uint8_t mk[32];
+    const int e = 1 << le, g = 16 / W;
+    for (int o = 0; o < 16; o++) {
+      int w = o / g, row = o % g / e, b = o % e;
+      mk[o] = mk[16 + o] = (uint8_t)(row * W * e + w * e + b);
+    }
+    const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)mk);
+    for (int R = 0; R < W; R++) v[R] = _mm256_shuffle_epi8(v[R], m);
+    rounds256(4 - k, W, k, v);
+  } else {
+    rounds256(le, W, 4 - le, v);
+  }
+  for (int q = 0; q < K; q++)
+    _mm256_storeu_si256((__m256i *)(void *)(d + q * ps), v[p0 + q]);
+}
+#endif
+
+#if defined(__SSE2__)
+/* ---- Drivers: cnt steps of n rows --------------------------------------- */
+static inline __m128i pad128(size_t e, const uint8_t *pat) {
+  uint64_t x = 0;
+  switch (e) {
+  case 1: x = 0x0101010101010101ull * pat[0]; break;
+  case 2: { uint16_t h; memcpy(&h, pat, 2); x = 0x0001000100010001ull * h; break; }
+  case 4: { uint32_t h; memcpy(&h, pat, 4); x = 0x0000000100000001ull * h; break; }
+  default: memcpy(&x, pat, 8);
+  }
+  return _mm_set1_epi64x((long long)x);
+}
+
+__attribute__((always_inline)) static inline void
+ilv_run_sse(const int le, const int k, const li_ilv_args *a, const uint8_t *s,
+            uint8_t *d) {
+  const int W = 1 << k;
+  const int64_t m = 16 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
+  const __m128i padv = pad128(a->esz, a->pat);
+  const uint8_t *pl[16];
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
+    for (int w = 0; w < W; w++)
+      pl[w] = w >= a->pre && w < a->pre + a->K
+                  ? s + c2 * a->sstep2 + (w - a->pre) * a->ps : NULL;
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
+      int64_t r = 0;
+      for (; r + m <= n; r += m) ilv_sse(le, k, pl, padv, r << le, dc + r * rb, rb);
+      if (r < n) ilv_sse(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb, rb);
+      for (int w = 0; w < W; w++)
+        if (pl[w]) pl[w] += a->sstep;
+    }
+  }
+}
+
+__attribute__((always_inline)) static inline void
+deilv_run_sse(const int le, const int k, const li_ilv_args *a,
+              const uint8_t *s, uint8_t *d) {
+  const int W = 1 << k;
+  const int64_t m = 16 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
+    const uint8_t *sc = s + c2 * a->sstep2;
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, sc += a->sstep, dc += a->dstep) {
+      int64_t r = 0;
+      for (; r + m <= n; r += m)
+        deilv_sse(le, k, sc + r * rb, a->pre, a->K, dc + (r << le), a->ps, rb);
+      if (r < n)
+        deilv_sse(le, k, sc + (n - m) * rb, a->pre, a->K,
+                  dc + ((n - m) << le), a->ps, rb);
+    }
+  }
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+/* AVX2 steps of 32 >> le rows, the last redone ending at row n; rows
+** fewer than that (n >= 16 >> le) take SSE steps (VEX-encoded). */
+__attribute__((target("avx2"), always_inline)) static inline void
+ilv_run_avx2(const int le, const int k, const li_ilv_args *a,
+             const uint8_t *s, uint8_t *d) {
+  const int W = 1 << k;
+  const int64_t m = 32 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
+  const __m128i p1 = pad128(a->esz, a->pat);
+  const __m256i padv = _mm256_broadcastsi128_si256(p1);
+  if (le + k < 4 && rb != (W << le)) { /* blocks apart: SSE steps */
+    ilv_run_sse(le, k, a, s, d);
+    return;
+  }
+  const uint8_t *pl[16];
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
+    for (int w = 0; w < W; w++)
+      pl[w] = w >= a->pre && w < a->pre + a->K
+                  ? s + c2 * a->sstep2 + (w - a->pre) * a->ps : NULL;
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
+      if (n >= m) {
+        int64_t r = 0;
+        for (; r + m <= n; r += m)
+          ilv_avx2(le, k, pl, padv, r << le, dc + r * rb, rb);
+        if (r < n) ilv_avx2(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb, rb);
+      } else {
+        const int64_t h = m / 2;
+        ilv_sse(le, k, pl, p1, 0, dc, rb);
+        if (n > h) ilv_sse(le, k, pl, p1, (n - h) << le, dc + (n - h) * rb, rb);
+      }
+      for (int w = 0; w < W; w++)
+        if (pl[w]) pl[w] += a->sstep;
+    }
+  }
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+deilv_run_avx2(const int le, const int k, const li_ilv_args *a,
+               const uint8_t *s, uint8_t *d) {
+  const int W = 1 << k;
+  const int64_t m = 32 >> le, n = a->n, rb = a->rs ? a->rs : (int64_t)W << le;
+  if (le + k < 4 && rb != (W << le)) { /* blocks apart: SSE steps */
+    deilv_run_sse(le, k, a, s, d);
+    return;
+  }
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
+    const uint8_t *sc = s + c2 * a->sstep2;
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, sc += a->sstep, dc += a->dstep) {
+      if (n >= m) {
+        int64_t r = 0;
+        for (; r + m <= n; r += m)
+          deilv_avx2(le, k, sc + r * rb, a->pre, a->K, dc + (r << le), a->ps, rb);
+        if (r < n)
+          deilv_avx2(le, k, sc + (n - m) * rb, a->pre, a->K,
+                     dc + ((n - m) << le), a->ps, rb);
+      } else {
+        const int64_t h = m / 2;
+        deilv_sse(le, k, sc, a->pre, a->K, dc, a->ps, rb);
+        if (n > h)
+          deilv_sse(le, k, sc + (n - h) * rb, a->pre, a->K,
+                    dc + ((n - h) << le), a->ps, rb);
+      }
+    }
+  }
+}
+#endif
+
+/* The (element size, block width) pairs: le = log2(esz), k = log2(W),
+** le + k <= 4. */
+#define LI_ILV_PAIRS(X) \
+  X(0, 1) X(0, 2) X(0, 3) X(0, 4) X(1, 1) X(1, 2) X(1, 3) X(2, 1) X(2, 2) X(3, 1)
+
+#if defined(__SSE2__)
+static void ilv_sse_any(int inv, int le, int k, const li_ilv_args *a,
+                        const uint8_t *s, uint8_t *d) {
+#define X(LE, K)                                                    \
+  case LE * 8 + K:                                                  \
+    if (inv) deilv_run_sse(LE, K, a, s, d);                         \
+    else ilv_run_sse(LE, K, a, s, d);                               \
+    return;
+  switch (le * 8 + k) { LI_ILV_PAIRS(X) default: return; }
+#undef X
+}
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+__attribute__((target("avx2"))) static void
+ilv_avx2_any(int inv, int le, int k, const li_ilv_args *a, const uint8_t *s,
+             uint8_t *d) {
+#define X(LE, K)                                                    \
+  case LE * 8 + K:                                                  \
+    if (inv) deilv_run_avx2(LE, K, a, s, d);                        \
+    else ilv_run_avx2(LE, K, a, s, d);                              \
+    return;
+  switch (le * 8 + k) { LI_ILV_PAIRS(X) default: return; }
+#undef X
+}
+#endif
+
+static int lg2(int64_t x) {
+  int l = 0;
+  while (x > 1) { x >>= 1; l++; }
+  return l;
+}
+
+int li_ilv_ok(size_t esz, int W) {
+  int64_t b = (int64_t)esz * W;
+  return (esz == 1 || esz == 2 || esz == 4 || esz == 8) && W >= 2 &&
+         (W & (W - 1)) == 0 && b <= 16;
+}
+
+/* Both directions: the bounds on the blocks' reads (deinterleave) are the
+** caller's (every block read lies in the source, li_deilv's contract). */
+static void run(int inv, const li_ilv_args *a, const uint8_t *s, uint8_t *d,
+                int simd) {
+  if (a->cnt <= 0 || a->n <= 0 || a->cnt2 <= 0) return;
+#if defined(__SSE2__)
+  const int le = lg2((int64_t)a->esz), k = lg2(a->W);
+  if (simd >= LI_SIMD_SSE && li_ilv_ok(a->esz, a->W) &&
+      a->n >= (16 >> le)) {
+#if defined(LI_HAVE_X86_TARGET)
+    if (simd >= LI_SIMD_AVX2) {
+      ilv_avx2_any(inv, le, k, a, s, d);
+      return;
+    }
+#endif
+    ilv_sse_any(inv, le, k, a, s, d);
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++, s += a->sstep2, d += a->dstep2)
+    if (inv) deilv_c(a, s, d);
+    else ilv_c(a, s, d);
+}
+
+
+void li_ilv(const li_ilv_args *a, const uint8_t *s, uint8_t *d, int simd) {
+  run(0, a, s, d, simd);
+}
+
+void li_deilv(const li_ilv_args *a, const uint8_t *s, uint8_t *d, int simd) {
+  run(1, a, s, d, simd);
+}

@@ -670,7 +670,8 @@ static lay_status finish(li_plan *p, const int *dmap, li_plog *lg,
   p->dbytes = (size_t)b;
   p->simd = li_simd_level();
   p->s.v.simd = p->d.v.simd = p->simd;
-  li_vrule_prep(&p->s.v), li_vrule_prep(&p->d.v);
+  li_vrule_prep(&p->s.v);
+  li_vrule_prep(&p->d.v);
   p->slow = !(p->s.v.kind == LI_VR_ID && p->d.v.kind == LI_VR_ID &&
               !p->s.v.nplanes && !p->d.v.nplanes && p->s.esz == p->d.esz);
   if (lg) {

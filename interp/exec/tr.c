@@ -88,6 +88,7 @@
 #define TR_PAGE 4096u       /* bytes of a page */
 #define TR_L2B (256u << 10) /* bytes of A one far column block may read */
 #define TR_MANY 64          /* rows of A from which far blocks grow */
+#define TR_BIG (4u << 20)   /* bytes of A from which far blocks grow */
 #define TR_FAR 1024u        /* B rows this far apart take tall tiles */
 /* col_blocks inlined with its tile kernel known (an indirect call a tile
 ** cost the 1-byte 16-column transposes, kneron.1w16c8b, ~10%) */
@@ -427,6 +428,7 @@ typedef struct walk {
                           tiles (AVX-512BW), NULL when absent */
   const uint8_t *lo, *hi; /* loads stay inside [lo, hi) */
   size_t lda, ldb;     /* row pitches in bytes */
+  int grow;            /* A spans TR_BIG bytes or more: far blocks grow */
 } walk;
 
 static void run_tile(const walk *w, const uint8_t *a, uint8_t *b, int nb) {
@@ -487,7 +489,9 @@ typedef void (*tile_at)(const walk *, const uint8_t *, uint8_t *);
 
 /* The elements of each row of A one column block of nr rows reads, where
 ** A's rows lie a page or more apart: TR_CB bytes, and from TR_MANY rows
-** on more, while the block's A bytes stay within TR_L2B, a page at most
+** on more where A spans TR_BIG bytes or more (a smaller A stays in the
+** caches: qnn.nchw unpack fp32 [1,56,56,128], 1.6 MB, lost ~40% with
+** 2 KB a row), while the block's A bytes stay within TR_L2B, a page at most
 ** (a multiple of 64 bytes: of every tile step). Many rows of A are more
 ** streams than the prefetcher follows at once unless each runs long
 ** enough: NCHW -> NHWC int8 [1,128,256,256] (128 rows 64 KB apart) ran at
@@ -525,8 +529,8 @@ static TR_INLINE void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
   /* TR_CB bytes (under TR_MANY rows) is a constant: its loop below is
   ** compiled with the block known (6.8 -> 5.5 us, kneron.4w4c8b ->
   ** kneron.1w16c8b [1,64,56,56]) */
-  int64_t cb = r1 - r0 < TR_MANY ? T * (int64_t)(TR_CB / TR_BYTES)
-                                 : col_block(w, r1 - r0);
+  int64_t cb = r1 - r0 < TR_MANY || !w->grow ? T * (int64_t)(TR_CB / TR_BYTES)
+                                             : col_block(w, r1 - r0);
   for (int64_t k = c0; k < c1; k += cb) {
     int64_t ke = k + cb < c1 ? k + cb : c1;
     for (int64_t r = r0; r < r1; r += T) {
@@ -629,7 +633,7 @@ void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
       li_shuf_tr2d(esz, simd, lo, hi, a, lda, b, ldb, rows, cols))
     return; /* narrow rows of any other width: tr_shuf.c */
   walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, lo, hi,
-            (size_t)la, (size_t)lb};
+            (size_t)la, (size_t)lb, rows * la >= (int64_t)TR_BIG};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
     w.tile = esz == 1 ? tile_1 : esz == 2 ? tile_2 : esz == 4 ? tile_4 : tile_8;

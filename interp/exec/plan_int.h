@@ -277,7 +277,8 @@ void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
                   int64_t post, const uint8_t *pad);
 /* conv.c: the n (3 or 4) loops l of a CONV step (outer first) through
 ** an L1 buffer when one of them is contiguous in the source and the
-** innermost in the destination, no pads; 0 when not of that shape. */
+** innermost in the destination, no pads, byte planes on a side; 0 when
+** not of that shape. */
 int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
                   uint8_t *dst, const li_loop *l, int n, int64_t cb);
 void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,

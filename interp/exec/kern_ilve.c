@@ -84,7 +84,7 @@ ld_rows(const uint8_t *s, int64_t rb, const int lb) {
   }
   __m128i v = _mm_setzero_si128();
   uint16_t x;
-#define INS(i) (memcpy(&x, s + (i) * rb, 2), v = _mm_insert_epi16(v, x, i))
+#define INS(i) (memcpy(&x, s + (i) * rb, 2), v = _mm_insert_epi16(v, (int16_t)x, i))
   INS(0); INS(1); INS(2); INS(3); INS(4); INS(5); INS(6); INS(7);
 #undef INS
   return v;

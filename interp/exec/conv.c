@@ -35,10 +35,18 @@ static inline __attribute__((always_inline)) void
 split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
                    int64_t ps, int64_t n);
 
+/* The bits u that byte planes split: the low 32 bits of an element of n
+** bytes (plane shifts are below 32; lang/lower_value.c). */
 static uint32_t ld_bits(const uint8_t *p, size_t n) {
   uint32_t u = 0;
-  memcpy(&u, p, n); /* little-endian host */
+  memcpy(&u, p, n < 4 ? n : 4); /* little-endian host */
   return u;
+}
+
+/* An element of n bytes whose bits are u (zero above bit 31). */
+static void st_bits(uint8_t *p, size_t n, uint32_t u) {
+  uint64_t w = u;
+  memcpy(p, &w, n); /* little-endian host */
 }
 
 /* Gather m rows x k elements of esz bytes into a contiguous tile; row r
@@ -166,7 +174,7 @@ static void conv_tile(const li_side *S, const li_side *D, const uint8_t *s,
           uint32_t u = 0;
           for (int q = 0; q < np; q++)
             u |= ((uint32_t)e[q * S->pstride] & S->v.mask[q]) << S->v.shift[q];
-          memcpy(bits + (r * k + i) * (int64_t)hs, &u, hs);
+          st_bits(bits + (r * k + i) * (int64_t)hs, hs, u);
         }
     }
     if (S->v.kind != LI_VR_ID) li_decode(&S->v, ta, tb, n, ch);

@@ -155,10 +155,16 @@ static int generate(src_t *s, gen_t *g, sbuf *b) {
   g->cpu = all_types[rd(s, 8)];
   g->typed = (int)rd(s, 2);
   if (g->vm == V_PLANES) {
-    static const lay_dtype pt[] = {LAY_DT_INT16, LAY_DT_UINT16, LAY_DT_INT32};
-    g->cpu = pt[rd(s, 3)];
+    static const lay_dtype pt[] = {LAY_DT_INT16, LAY_DT_UINT16, LAY_DT_INT32,
+                                   LAY_DT_UINT64};
+    g->cpu = pt[rd(s, 4)];
     g->typed = 1;
-    if (lay_dtype_size(g->cpu) == 4) {
+    if (lay_dtype_size(g->cpu) == 8) { /* the low 32 bits; 28..31 only */
+      g->nplanes = 3;
+      g->shift[0] = 0, g->shift[1] = 8, g->shift[2] = 28;
+      for (int p = 0; p < 3; p++) g->mask[p] = 0xff;
+      g->lossy_planes = 1;
+    } else if (lay_dtype_size(g->cpu) == 4) {
       g->nplanes = 4;
       for (int p = 0; p < 4; p++) g->shift[p] = 8 * p, g->mask[p] = 0xff;
     } else if (rd(s, 3) == 0) {
@@ -368,13 +374,9 @@ static int generate(src_t *s, gen_t *g, sbuf *b) {
     if (it[i].suffix == 2) put(b, " align %lld", (long long)it[i].align);
   }
   put(b, "]\n");
-  if (g->nplanes == 4)
-    put(b, "    where byte = bytes(b0 = u & 0xff, b1 = (u >> 8) & 0xff, "
-           "b2 = (u >> 16) & 0xff, b3 = (u >> 24) & 0xff)\n");
-  else if (g->lossy_planes)
-    put(b, "    where byte = bytes(lo = (u >> 1) & 0x7f, hi = (u >> 8) & 0xff)\n");
-  else if (g->nplanes)
-    put(b, "    where byte = bytes(lo = u & 0xff, hi = (u >> 8) & 0xff)\n");
+  for (int p = 0; p < g->nplanes; p++)
+    put(b, "%sb%d = (u >> %d) & 0x%x%s", p ? ", " : "    where byte = bytes(",
+        p, g->shift[p], (unsigned)g->mask[p], p + 1 < g->nplanes ? "" : ")\n");
   if (g->vm == V_CAST)
     put(b, "    cast(to = %s)\n", lay_dtype_name(g->hw));
   if (g->vm == V_QUANT)
@@ -559,11 +561,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (is_float(g.cpu)) store(g.cpu, (double)((int)(rnd % 201) - 100), xe);
       memcpy(be, xe, ces);
       if (g.vm == V_PLANES) {
-        uint32_t u = 0, keep = 0;
-        memcpy(&u, xe, ces);
+        uint32_t u = 0, keep = 0; /* planes split the low 32 bits */
+        memcpy(&u, xe, ces < 4 ? ces : 4);
         for (int p = 0; p < g.nplanes; p++) keep |= g.mask[p] << g.shift[p];
-        u &= keep;
-        memcpy(be, &u, ces);
+        uint64_t w = u & keep; /* what unpack gives back: zero above */
+        memcpy(be, &w, ces);
       }
     } else if (g.vm == V_CAST) {
       double lo, hi;
@@ -598,7 +600,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              (long long)r.size);
       if (g.nplanes) {
         uint32_t u = 0;
-        memcpy(&u, xe, ces);
+        memcpy(&u, xe, ces < 4 ? ces : 4);
         for (int p = 0; p < g.nplanes; p++) {
           int64_t o = off + p * ps;
           DCHECK(!hit[o], "reference maps two elements to %lld", (long long)o);

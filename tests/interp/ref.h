@@ -377,9 +377,9 @@ static void r_encode(const rlay *r, const uint8_t *src, uint8_t *dst,
     if (v->kind != LG_V_NONE) {
       uint8_t t[8] = {0};
       r_encode_t(r, v->hw, src, t, ch);
-      memcpy(&u, t, dsz(v->hw));
+      memcpy(&u, t, dsz(v->hw) < 4 ? dsz(v->hw) : 4);
     } else {
-      memcpy(&u, src, r->csz);
+      memcpy(&u, src, r->csz < 4 ? r->csz : 4); /* the low 32 bits */
     }
     for (int k = 0; k < v->nplanes; k++)
       dst[k * pstride] = (uint8_t)((u >> v->plane[k].shift) & v->plane[k].mask);
@@ -400,7 +400,8 @@ static void r_decode(const rlay *r, const uint8_t *src, int64_t pstride,
       memcpy(t, &u, 4);
       r_decode_t(r, v->hw, t, dst, ch);
     } else {
-      memcpy(dst, &u, r->csz);
+      uint64_t w = u; /* zero above bit 31 */
+      memcpy(dst, &w, r->csz);
     }
     return;
   }

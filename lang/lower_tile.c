@@ -92,15 +92,21 @@ static int tile_list(lw *w, const env *en, const lg_expr *e,
     return lg_fail(w, &out->sr, out->pos, LAY_E_ARG,
                    "%stile: the %s must be a list, not '%s'", out->pre, what,
                    lg_etext(w, &en->sr, e));
-  if (!v.ilist) {
-    for (int i = 0; i < v.n; i++)
-      if (v.list[i] != (double)(int64_t)v.list[i])
-        return lg_fail(w, &out->sr, out->pos, LAY_E_ARG,
-                       "%stile: the %s hold integers, not %g", out->pre,
-                       what, v.list[i]);
-  }
   out->v = v.ilist;
   out->n = v.n;
+  if (!v.ilist) { /* numbers written as floats: [1.0] is [1] */
+    int64_t *iv = lg_walloc(w, sizeof(int64_t) * (size_t)(v.n ? v.n : 1));
+    if (!iv) return -1;
+    for (int i = 0; i < v.n; i++) {
+      double x = v.list[i];
+      if (!(x >= -9.0e18 && x <= 9.0e18) || x != (double)(int64_t)x)
+        return lg_fail(w, &out->sr, out->pos, LAY_E_ARG,
+                       "%stile: the %s hold integers, not %g", out->pre,
+                       what, x);
+      iv[i] = (int64_t)x;
+    }
+    out->v = iv;
+  }
   return 0;
 }
 

@@ -309,6 +309,7 @@ static int slice_op(lw *w, const env *en, const lg_expr *op, tstate *t,
     int64_t nhi = t->lo[d] + (s1 - b < e ? s1 - b : e);
     if (nhi <= nlo) { /* only padding: the gather table holds it */
       t->affine = 0;
+      t->pad_only = 1;
       break;
     }
     seg_cut(t, d, 0, t->before[d] - (b > s0 ? b - s0 : 0));

@@ -144,8 +144,9 @@ typedef struct nums {
 /* The tensor a value operation sees, for an integer `axis`: its rank and,
 ** for each of its axes, the CPU-side dimension it is, AX_COMPOSITE when it
 ** is not one whole dimension (after a reshape), AX_PADDED when that
-** dimension is padded or sliced at this point. NULL amap: the CPU side. */
-enum { AX_COMPOSITE = -1, AX_PADDED = -2 };
+** dimension is padded or sliced at this point, AX_PAD_ONLY when a slice
+** kept only padding (no dimension is left). NULL amap: the CPU side. */
+enum { AX_COMPOSITE = -1, AX_PADDED = -2, AX_PAD_ONLY = -3 };
 
 /* ---- Transforms: the tracked tensor (lower_index.c, lower_transform.c) -- */
 
@@ -167,6 +168,7 @@ typedef struct tstate {
   int n;                   /* axes */
   tax ax[LG_MAX_AXES];
   int affine;              /* still expressible as axes */
+  int pad_only;            /* affine lost to a slice that kept only padding */
   int64_t lo[LG_MAX_RANK], hi[LG_MAX_RANK], before[LG_MAX_RANK],
       after[LG_MAX_RANK], pext[LG_MAX_RANK];
   /* Which pad op made the padding of each dimension: segments before and

@@ -30,7 +30,7 @@ static int run_chain(lw *w, const env *en, const lg_transform *T, tstate *t,
         for (int k = 0; k < *rank; k++) {
           int d = t->affine ? lg_whole_dim(t, k) : -1;
           if (d < 0)
-            amap[k] = AX_COMPOSITE;
+            amap[k] = t->pad_only ? AX_PAD_ONLY : AX_COMPOSITE;
           else if (t->pext[d] != fixed[d] || t->lo[d] || t->hi[d] != fixed[d])
             amap[k] = AX_PADDED;
           else

@@ -105,6 +105,11 @@ static int axis_arg(lw *w, const env *en, const lg_expr *e, const int *amap,
                    "axis %lld is not one input dimension at this point of the "
                    "chain (a reshape merged or split it)",
                    (long long)v.i);
+  if (d == AX_PAD_ONLY)
+    return lg_fail(w, &en->sr, e->pos, LAY_E_SHAPE,
+                   "axis %lld is not one input dimension at this point of the "
+                   "chain (a slice before it kept only padding)",
+                   (long long)v.i);
   if (d == AX_PADDED)
     return lg_fail(w, &en->sr, e->pos, LAY_E_SHAPE,
                    "axis %lld is padded or sliced at this point of the chain "

@@ -302,8 +302,9 @@ int fz_chain_one(const uint8_t *data, size_t size) {
   vrec ops[8];
   int nrec = 0;
   /* A reshape after a per-channel quantize may make the chain a gather
-  ** table, whose pads have no channel (LANGUAGE.md): a refusal then. */
-  int reshaped_pc = 0;
+  ** table, whose pads have no channel (LANGUAGE.md): a refusal then. So
+  ** does a slice that keeps only padding, with a per-channel op anywhere. */
+  int reshaped_pc = 0, pad_only = 0;
   for (int k = 0; k < nops; k++) {
     int r = x.rank, perm[8];
     int64_t ns[8], off[8];
@@ -349,6 +350,9 @@ int fz_chain_one(const uint8_t *data, size_t size) {
       list(&b, sz, r);
       cput(&b, ")");
       remap(&x, ns, perm, off, -1, 0);
+      int data = 0;
+      for (int64_t i = 0; i < x.n && !data; i++) data = x.pad[i] < 0;
+      if (!data) pad_only = 1;
       break;
     }
     case 3: { /* reshape: the same elements, row-major */
@@ -383,6 +387,8 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         if (whole[i] && x.shape[i] > 1 && crd(&s, 3) == 0) pc = i;
       if (isf(x.t) && pc >= 0) { /* per-channel quantize */
         perch = 1;
+        if (pad_only && !early) /* LANGUAGE.md: no dimension is left */
+          early = "a slice before it kept only padding";
         if (pcdim >= 0 && pcdim != dimof[pc] && !early)
           early = "the per-channel value ops of a chain run along one "
                   "dimension";
@@ -504,7 +510,7 @@ int fz_chain_one(const uint8_t *data, size_t size) {
         why = "through the value ops after it";
       }
   }
-  if (!expect_err && reshaped_pc) {
+  if (!expect_err && (reshaped_pc || (pad_only && perch))) {
     /* allowed: the gather table's refusal of a pad whose channels differ */
     why2 = "whose pads have no channel";
   }

@@ -478,20 +478,27 @@ static int take_ilv_groups(const li_plan *p, li_box *b, li_loop *L, int *n,
   return 1;
 }
 
-/* A plain transposition of long runs: the destination's along the
-** innermost loop, the source's along another, both of 64 bytes or more.
-** tr.c's walk (macro blocks of rows that fit L1, peeled columns, tall
-** tiles for far rows) beats the macro tile's plain loops there: qnn.nchw
-** pack fp32 [1,56,56,128] 1.65 against 2.17x memcpy, core.nhwc ->
-** core.nchw int8 [1,56,56,64] 1.65 against 2.12x. */
+/* A plain transposition along long rows: the destination's run along the
+** innermost loop, the source's along another, one of them 256 bytes or
+** more, the other 16 or more. tr.c's walk (macro blocks of rows that fit
+** L1, peeled columns, tall tiles for far rows) beats the macro tile's
+** plain loops there; with both runs short the tile is faster. One thread's
+** CPU time, x memcpy, TR against the tile: sweep.c32 pack int8
+** [1,64,56,56] (runs of 3136 and 32 bytes) 1.75 against 2.52,
+** kneron.1w16c8b unpack int8 [1,64,56,56] (3136 and 16) 1.50 against
+** 1.75, core.nhwc -> core.nchw int8 [1,56,56,64] 1.65 against 2.12;
+** amd.hcwnc(32) unpack int8 [1,64,56,56] (56 and 32) 2.61 against 2.21. */
 static int long_transpose(const li_box *b, const li_loop *L, int n,
                           size_t esz) {
   const li_loop *in = &L[n - 1];
   if (n < 2 || b->fill || b->pre || b->post || in->ds != 1 || in->tab ||
-      in->ss == 1 || in->ext * (int64_t)esz < 64)
+      in->ss == 1)
     return 0;
   for (int i = n - 2; i >= 0; i--)
-    if (L[i].ss == 1 && !L[i].tab) return L[i].ext * (int64_t)esz >= 64;
+    if (L[i].ss == 1 && !L[i].tab) {
+      const int64_t d = in->ext * (int64_t)esz, s = L[i].ext * (int64_t)esz;
+      return (d >= 256 && s >= 16) || (s >= 256 && d >= 16);
+    }
   return 0;
 }
 

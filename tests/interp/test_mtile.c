@@ -66,7 +66,7 @@ static void kernel_case(int simd, int lg, int k, int rho, int lanes, int ldw,
   t.stw = stw;
   if (x) { /* the lane exchange (both sides whole) */
     t.nls = t.nss = lanes;
-    for (int b = 0; b < lanes; b++) {
+    for (int b = 0; b < lanes && b < 2; b++) {
       t.lsw[b][0] = t.lsw[b][1] = (int8_t)b;
       t.ssw[b][0] = t.ssw[b][1] = (int8_t)b;
     }

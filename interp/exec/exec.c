@@ -251,6 +251,14 @@ LI_STEP step_TRG(walk *w, uint8_t *d) {
              w->src + w->sb * (int64_t)w->se, in->ext, d, in->ds);
 }
 
+/* A macro tile over its own loops and the innermost loop. */
+LI_STEP step_MTILE(walk *w, uint8_t *d) {
+  const li_loop *in = w->in;
+  li_mtile_run(&w->p->mt[w->b->bk], w->p->simd,
+               w->src + w->sb * (int64_t)w->se, d, in->ext,
+               in->ss * (int64_t)w->se, in->ds * (int64_t)w->de);
+}
+
 /* A column table's tiles down the innermost loop (A's rows). */
 LI_STEP step_TRC(walk *w, uint8_t *d) {
   const li_loop *in = w->in;
@@ -835,6 +843,8 @@ static int64_t box_bytes(const li_plan *p, const li_box *b, int64_t *units) {
   for (int i = 1; i < b->nl; i++) n *= L[i].ext;
   if (b->kern == LI_K_TRG || b->kern == LI_K_TRC) /* a step: 16 bytes' rows */
     n *= 16 / (int64_t)p->d.esz;
+  if (b->kern == LI_K_MTILE) /* a step: the tile over its loops */
+    n *= li_mtile_bytes(&p->mt[b->bk]) / (int64_t)p->d.esz;
   int64_t rows = b->nl > 1 ? n / L[b->nl - 1].ext : 1;
   int64_t w = n * ((b->fill ? 0 : (int64_t)p->s.esz) + (int64_t)p->d.esz) +
               rows * (b->pre + b->post) * (int64_t)p->d.esz;

@@ -69,6 +69,10 @@
     "a transposition whose T source-contiguous columns span two "          \
     "destination loops (HCWNC4's channels of several images): B's rows "   \
     "from a table (li_trg grp), the innermost loop A's rows (tr.c)")        \
+  X(MTILE, "macro tile", 1,                                                 \
+    "the box's innermost digits as one register tile (li_mtile): 16-byte "  \
+    "chunks from a table, the perfect shuffle, chunks to a table, over "    \
+    "up to three loops of its own (exec/mtile.c)")                          \
   X(DIMTAB, "element copy through offset pairs", 1,                          \
     "the innermost loop is a table loop: one element per (source, "          \
     "destination) offset pair")

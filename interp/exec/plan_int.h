@@ -217,6 +217,60 @@ typedef struct li_trg {
   uint8_t pad[16];   /* the pad element, repeated */
 } li_trg;
 
+/* A macro tile (kernel MTILE, exec/mtile.c; planned by plan/mtile.c): the
+** box's innermost digits as one register tile. Its elements are units of
+** 2^lg bytes (1-16), moved as 16-byte chunks: chunk (lane l, register i)
+** is loaded from the step's source base + in[l * NR + i] (NR = 2^k
+** registers, 2^lanes lanes of a 16-, 32- or 64-byte register), rho rounds
+** of the perfect shuffle at the unit's width (tr.c's network) rotate each
+** lane's (register, position) index left by rho bits, and chunk (l, j) is
+** stored at the step's destination base + out[l * NR + j]. Between memory
+** and the network, swaps of a register bit with a lane bit (a chunk's
+** code is its register index, then its lane bits above: swap (m, b)
+** exchanges code bits m and k + b) make registers whose lanes lie 16
+** bytes apart: a chunk the network holds at code c is loaded from the
+** place of code lsw[nls-1](..lsw[0](c)) in the table and stored at
+** ssw[nss-1](..ssw[0](c)); in and out list the chunks by their memory
+** codes, whole registers (ldw, stw) where lanes lie 16 bytes apart (the
+** swaps only with both whole, and only the lane exchange: (b, b) for each
+** lane bit b; rows interleaved or split, 0 < k < 4 - lg, with more than
+** one lane have SIMD kernels only when whole on both sides). The kernel
+** repeats the tile over nl loops of its own (l[0] innermost) inside the
+** box's innermost loop. A loop's last iteration may sit less than a step
+** after the one before (sl, dl): a tile over a loop whose extent is not
+** a multiple of the tile's steps back and rewrites a few elements with
+** the same bytes rather than leave the rest to another kernel. */
+#define LI_MT_CHUNKS 64 /* chunks of one tile: 16 registers x 4 lanes */
+typedef struct li_mloop {
+  int64_t n;          /* iterations (at least 1) */
+  int64_t ss, ds;     /* bytes from one to the next */
+  int64_t sl, dl;     /* bytes from the first to the last */
+} li_mloop;
+typedef struct li_mtile {
+  int lg;             /* log2 of the unit's bytes (0-4) */
+  int k;              /* log2 of the registers (0-4) */
+  int rho;            /* rounds of the perfect shuffle */
+  int lanes;          /* log2 of the 16-byte lanes of a register (0-2) */
+  int ldw, stw;       /* lanes 16 bytes apart: whole-register loads, stores */
+  int nls, nss;       /* swaps on load, on store (0-2) */
+  int8_t lsw[2][2], ssw[2][2]; /* each: register bit m, lane bit b */
+  int nl;             /* loops of the kernel's own (0-3) */
+  li_mloop l[3];      /* l[0] innermost */
+  int64_t in[LI_MT_CHUNKS], out[LI_MT_CHUNKS]; /* chunk offsets, bytes */
+} li_mtile;
+
+/* exec/mtile.c: tile t over its own loops, inside n0 steps of s0, d0 bytes
+** (the box's innermost loop), from s to d; simd: LI_SIMD_* (the plan's:
+** t's lanes fit it). li_mtile_ref: the same by the definition, element
+** by element (the tests' reference and the portable path). */
+void li_mtile_run(const li_mtile *t, int simd, const uint8_t *s, uint8_t *d,
+                  int64_t n0, int64_t s0, int64_t d0);
+void li_mtile_ref(const li_mtile *t, const uint8_t *s, uint8_t *d,
+                  int64_t n0, int64_t s0, int64_t d0);
+/* Bytes one step of the kernel moves each way (the tile over its own
+** loops; a loop's steps back counted as new bytes). */
+int64_t li_mtile_bytes(const li_mtile *t);
+
 #define LI_PAT_MAX 16 /* bytes of one fill pattern (planes: one per plane) */
 
 struct li_plan {
@@ -233,6 +287,8 @@ struct li_plan {
   uint8_t (*pats)[LI_PAT_MAX];
   int ntrg;            /* gather tiles (li_trg) of the TRG boxes */
   li_trg *trg;         /* box bk indexes it */
+  int nmt;             /* macro tiles (li_mtile) of the MTILE boxes */
+  li_mtile *mt;        /* box bk indexes it */
   int slow;            /* value path through tiles */
   int simd;            /* kernels' instruction sets: LI_SIMD_* */
   int dmap[LG_MAX_RANK]; /* d's dim for each of s's dims */

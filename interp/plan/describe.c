@@ -81,6 +81,17 @@ char *li_plan_describe(const li_plan *p) {
     if (x->kern == LI_K_TRG && p->trg[x->bk].ng == 1 &&
         (size_t)p->trg[x->bk].g * p->d.esz < 16)
       lg_sb_printf(&b, " of %d rows interleaved", p->trg[x->bk].g);
+    if (x->kern == LI_K_MTILE) {
+      const li_mtile *t = &p->mt[x->bk];
+      lg_sb_printf(&b, " of %d x %d-byte registers, %d-byte units, %d rounds,"
+                   " loads %s, stores %s, its loops (bytes)", 1 << t->k,
+                   16 << t->lanes, 1 << t->lg, t->rho,
+                   t->ldw ? (t->nls ? "whole, swapped" : "whole") : "by lane",
+                   t->stw ? (t->nss ? "whole, swapped" : "whole") : "by lane");
+      for (int k = t->nl - 1; k >= 0; k--)
+        lg_sb_printf(&b, " %lld(src %lld, dst %lld)", (long long)t->l[k].n,
+                     (long long)t->l[k].ss, (long long)t->l[k].ds);
+    }
     if (x->pre || x->post)
       lg_sb_printf(&b, ", row pads %lld+%lld", (long long)x->pre,
                 (long long)x->post);

@@ -478,15 +478,73 @@ static int take_ilv_groups(const li_plan *p, li_box *b, li_loop *L, int *n,
   return 1;
 }
 
+/* A plain transposition along long rows: the destination's run along the
+** innermost loop, the source's along another, one of them 256 bytes or
+** more, the other 16 or more. tr.c's walk (macro blocks of rows that fit
+** L1, peeled columns, tall tiles for far rows) beats the macro tile's
+** plain loops there; with both runs short the tile is faster. One thread's
+** CPU time, x memcpy, TR against the tile: sweep.c32 pack int8
+** [1,64,56,56] (runs of 3136 and 32 bytes) 1.75 against 2.52,
+** kneron.1w16c8b unpack int8 [1,64,56,56] (3136 and 16) 1.50 against
+** 1.75, core.nhwc -> core.nchw int8 [1,56,56,64] 1.65 against 2.12;
+** amd.hcwnc(32) unpack int8 [1,64,56,56] (56 and 32) 2.61 against 2.21. */
+static int long_transpose(const li_box *b, const li_loop *L, int n,
+                          size_t esz) {
+  const li_loop *in = &L[n - 1];
+  if (n < 2 || b->fill || b->pre || b->post || in->ds != 1 || in->tab ||
+      in->ss == 1)
+    return 0;
+  for (int i = n - 2; i >= 0; i--)
+    if (L[i].ss == 1 && !L[i].tab) {
+      const int64_t d = in->ext * (int64_t)esz, s = L[i].ext * (int64_t)esz;
+      return (d >= 256 && s >= 16) || (s >= 256 && d >= 16);
+    }
+  return 0;
+}
+
+/* ILV where it beats the macro tile (plan/mtile.c): planes interleaved
+** into blocks back to back over long rows (the rows' loop j, next to the
+** innermost, has destination stride W units and more than 32 bytes).
+** Measured against the macro tile, one thread's CPU time, min of 3x5
+** runs, loaded machine: amd.hcwnc4 pack int8 [1,64,56,56] 1.41 against
+** 1.92x memcpy, amd.hcwnc4 -> amd.hcwnc8 int8 [1,64,56,56] (4-byte units)
+** 1.21 against 1.77x, trt.chw4_nd pack fp32 [1,64,56,56] 1.16 against
+** 1.57x. Where the blocks lie apart (qnn.crouton2x2 pack fp32: 5.1 against
+** 2.3x) or the rows are short (qnn.crouton4x1 pack int8 [1,56,56,128],
+** 32-byte rows: 2.56 against 1.56x), the tile. Takes ILV as take_ilv and
+** take_ilv_groups do, or leaves L as it was. */
+static int ilv_back_to_back(const li_plan *p, li_box *b, li_loop *L, int *n,
+                            size_t esz) {
+  li_loop c[LI_MAX_LOOPS];
+  li_box bb = *b;
+  int m = *n;
+  memcpy(c, L, sizeof *L * (size_t)m);
+  if (!take_ilv(&bb, c, m, esz, 1) && !take_ilv_groups(p, &bb, c, &m, esz))
+    return 0;
+  if (bb.kern != LI_K_ILV) return 0;
+  const int64_t W = bb.bk & 255, u = bb.bk >> 8 ? bb.bk >> 8 : 1;
+  const li_loop *j = &c[m - 2];
+  if (j->ds != W * u || j->ext * u * (int64_t)esz <= 32) return 0;
+  *b = bb;
+  memcpy(L, c, sizeof *L * (size_t)m);
+  *n = m;
+  return 1;
+}
+
 /* LAY_KERNELS=general (read once): the special kernels (ILV, ILV2,
 ** DEILV, DEILV2, EXPAND, CONV_ILV, SPLIT2, ROWS, BLOCK) are not chosen, the
-** general engine (TR, TRG, MEMCPY, COPY, CONV) runs their boxes: the
-** bytes are the same (the tests run so), the margins are measured so. */
+** general engine (MTILE, TR, TRG, MEMCPY, COPY, CONV) runs their boxes:
+** the bytes are the same (the tests run so), the margins are measured so.
+** Returns 0 then, 2 for LAY_KERNELS=special (the special kernels before
+** the macro tile, which is not chosen: the choice as it was before it,
+** for the tests of those kernels' SIMD paths on their own shapes), else
+** 1. */
 static int special_kernels(void) {
   static int cached = -1; /* a benign race: every thread computes the same */
   if (cached < 0) {
     const char *e = getenv("LAY_KERNELS");
-    cached = !(e && !strcmp(e, "general"));
+    cached = e && !strcmp(e, "general") ? 0
+             : e && !strcmp(e, "special") ? 2 : 1;
   }
   return cached;
 }
@@ -533,6 +591,13 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       b->kern = LI_K_SPLIT2;
       b->bk = (int)in->ext;
     }
+  } else if (sp == 1 && ilv_back_to_back(p, b, L, &n, esz)) {
+    b->nl = n; /* the interleave's long rows, blocks back to back */
+  } else if (sp != 2 && long_transpose(b, L, n, esz) &&
+             take_transpose(b, L, n, esz)) {
+    /* tr.c's blocked walk over long rows and columns */
+  } else if (sp != 2 && li_take_mtile(p, b, L, &n)) {
+    /* the tile's digits taken out of the loops (plan/mtile.c) */
   } else if (sp && take_ilv(b, L, n, esz, 1)) {
     /* the rows' loop moved next to the planes */
   } else if (sp && n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&

@@ -93,4 +93,10 @@ int li_coalesce(li_loop *L, int n, int rows);
 ** smaller) and adds the table to p->trg. */
 void li_choose_kernel(li_plan *p, li_box *b, li_loop *L);
 
+/* mtile.c: give b the macro tile (kernel MTILE, exec/mtile.c) when its
+** loops L[0 .. *n) make one: the tile's digits leave the loops, the rest
+** are its own loops and the box's (*n and b->nl become theirs, the tile
+** goes to p->mt). Returns 1 when taken, 0 with L untouched otherwise. */
+int li_take_mtile(li_plan *p, li_box *b, li_loop *L, int *n);
+
 #endif /* LI_PLANNER_H */

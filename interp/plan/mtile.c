@@ -228,10 +228,16 @@ int li_take_mtile(li_plan *p, li_box *b, li_loop *L, int *pn) {
   for (int kk = t ? 1 : 0; kk <= t && k < 0; kk++)
     for (int v = 0; v < 2 && k < 0; v++) {
       int rr = v ? t : kk;
-      if (assign(Sd, Dd, t, kk, rr, R)) k = kk, rho = rr;
+      if (assign(Sd, Dd, t, kk, rr, R)) {
+        k = kk;
+        rho = rr;
+      }
     }
   if (k < 0) return 0;
-  for (int y = 0; y < t; y++) use(&c, Sd[y]), use(&c, Dd[y]);
+  for (int y = 0; y < t; y++) {
+    use(&c, Sd[y]);
+    use(&c, Dd[y]);
+  }
   for (int x = 0; x < k; x++)
     if (R[x].lp >= 0) use(&c, R[x]);
   for (int x = 0; x < k; x++)
@@ -277,10 +283,14 @@ int li_take_mtile(li_plan *p, li_box *b, li_loop *L, int *pn) {
           Ld[got] = x;
         }
         if (got < lam) continue;
-        for (int x = 0; x < k; x++)
-          vs[x] = dig_s(&c, R[x]), vd[x] = dig_d(&c, O[x]);
-        for (int x = 0; x < lam; x++)
-          vs[k + x] = dig_s(&c, Ld[x]), vd[k + x] = dig_d(&c, Ld[x]);
+        for (int x = 0; x < k; x++) {
+          vs[x] = dig_s(&c, R[x]);
+          vd[x] = dig_d(&c, O[x]);
+        }
+        for (int x = 0; x < lam; x++) {
+          vs[k + x] = dig_s(&c, Ld[x]);
+          vd[k + x] = dig_d(&c, Ld[x]);
+        }
         /* the exchange for rows interleaved or split (0 < k < t), whose
         ** kernels have it (exec/mtile.c) */
         const int x = k > 0 && k < t;
@@ -294,8 +304,10 @@ int li_take_mtile(li_plan *p, li_box *b, li_loop *L, int *pn) {
   if (lanes < 0) { /* one lane: the registers' strides as they are */
     c = keep;
     lanes = 0;
-    for (int x = 0; x < k; x++)
-      vs[x] = dig_s(&c, R[x]), vd[x] = dig_d(&c, O[x]);
+    for (int x = 0; x < k; x++) {
+      vs[x] = dig_s(&c, R[x]);
+      vd[x] = dig_d(&c, O[x]);
+    }
     mt.ldw = mt.stw = 0;
     mt.nls = mt.nss = 0;
   }
@@ -306,7 +318,10 @@ int li_take_mtile(li_plan *p, li_box *b, li_loop *L, int *pn) {
   for (int code = 0; code < 1 << (k + lanes); code++) {
     int64_t so = 0, dof = 0;
     for (int x = 0; x < k + lanes; x++)
-      if (code >> x & 1) so += vs[x], dof += vd[x];
+      if (code >> x & 1) {
+        so += vs[x];
+        dof += vd[x];
+      }
     mt.in[code] = so;
     mt.out[code] = dof;
   }

@@ -614,6 +614,11 @@ LI_STEP step_SPLIT2(walk *w, uint8_t *d) {
     step_CONV(w, d);
 }
 
+/* The whole box (the kernel takes every loop): planes.c. */
+LI_STEP step_PLANES(walk *w, uint8_t *d) {
+  li_planes_run(w->p, w->L, w->nl, w->src + w->sb * (int64_t)w->se, d, w->cb);
+}
+
 /* The box's one loop walks the table side's elements: sb == db is the
 ** part's first. */
 LI_STEP step_TABLE(walk *w, uint8_t *d) {

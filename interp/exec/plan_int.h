@@ -281,6 +281,12 @@ void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
 ** not of that shape. */
 int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
                   uint8_t *dst, const li_loop *l, int n, int64_t cb);
+/* planes.c: a box between a side with byte planes and one without, all
+** its loops (l, n of them, the outer one cut to the part run) in one call
+** (the PLANES kernel); li_planes_ok: whether li_planes_run takes them. */
+int li_planes_ok(const li_plan *p, const li_loop *l, int n);
+int li_planes_run(const li_plan *p, const li_loop *l, int n,
+                  const uint8_t *src, uint8_t *dst, int64_t cb);
 void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
                  uint8_t *dst, int64_t from, int64_t to);
 /* Run plan p from src to dst (sizes checked) on up to `threads` threads. */

@@ -533,6 +533,9 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
       b->kern = LI_K_SPLIT2;
       b->bk = (int)in->ext;
     }
+    /* byte planes on one side, a split li_planes_ok takes (all but
+    ** Kneron's 16-bit pair): the whole box through planes.c's tiles */
+    if (sp && !pre && !post && li_planes_ok(p, L, n)) b->kern = LI_K_PLANES;
   } else if (sp && take_ilv(b, L, n, esz, 1)) {
     /* the rows' loop moved next to the planes */
   } else if (sp && n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&

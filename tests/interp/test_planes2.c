@@ -6,7 +6,10 @@
 ** output byte compared, pack and unpack, per-tensor and per-channel
 ** rules, odd shapes and batches, Kneron's formats and layouts of the same
 ** kinds defined here (other blocks, other bit splits, plain int16 with
-** the transposition but no planes), at every LAY_SIMD level the CPU has.
+** the transposition but no planes), and planes.c's tiles (the PLANES
+** kernel: 3 and 4 planes, 1-, 4- and 8-byte elements, shifts from 16 on,
+** partial blocks, interleaved planes, per channel), at every LAY_SIMD
+** level the CPU has.
 ** Usage: test_planes2   (exit status 1 when any byte differs)
 */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -41,6 +44,29 @@ static const char k_spec[] =
     "# rows of 8 pixels of one channel, planes after each row\n"
     "layout r8 (n, c, h, w) : int16 -> [n, c, h, w/8, byte, w%8]\n"
     "    where byte = bytes(lo = u & 0xff, hi = (u >> 8) & 0xff)\n"
+    "# planes.c's tiles (the PLANES kernel): 4 planes of an int32 in\n"
+    "# 16-channel entries\n"
+    "layout c16b4 (n, c, h, w) : int32 -> [n, c/16, h, w, byte, c%16]\n"
+    "    where byte = bytes(b0 = u & 0xff, b1 = (u >> 8) & 0xff, b2 = (u >> 16) & 0xff, b3 = (u >> 24) & 0xff)\n"
+    "# 3 planes of an int32, shifts from 16 on, 16 pixels an entry\n"
+    "layout w16b3 (n, c, h, w) : int32 -> [n, c, h, w/16, byte, w%16]\n"
+    "    where byte = bytes(b0 = (u >> 3) & 0xff, b1 = (u >> 16) & 0x7f, b2 = (u >> 25) & 0xff)\n"
+    "# nibble planes of int8, 8 pixels x 4 channels an entry\n"
+    "layout n8w4c (n, c, h, w) : int8 -> [n, c/4, h, w/8, byte, w%8, c%4]\n"
+    "    where byte = bytes(lo = u & 0x0f, hi = (u >> 4) & 0x0f)\n"
+    "# 3 planes of an int16 in 3-channel entries, the batch inside\n"
+    "layout c3p3 (n, c, h, w) : int16 -> [c/3, n, h, w, byte, c%3]\n"
+    "    where byte = bytes(a = u & 0x3f, b = (u >> 6) & 0x3f, c = (u >> 12) & 0xf)\n"
+    "# the same quantized per channel (fp32 -> int16, then the planes)\n"
+    "layout c5p3_qc(scale, radix) (n, c, h, w) : fp32 -> [n, c/5, h, w/2, byte, w%2, c%5]\n"
+    "    where byte = bytes(a = u & 0x3f, b = (u >> 6) & 0x3f, c = (u >> 12) & 0xf)\n"
+    "    fixed(scale = scale, radix = radix, to = int16, axis = c, arith = f32_div)\n"
+    "# 2 planes of an int64's low 32 bits, 4 pixels an entry\n"
+    "layout w4q (n, c, h, w) : int64 -> [n, c, h, w/4, byte, w%4]\n"
+    "    where byte = bytes(a = u & 0xff, b = (u >> 24) & 0xff)\n"
+    "# 3 planes interleaved in each element (plane stride 1)\n"
+    "layout il3 (n, c, h, w) : int32 -> [n, c, h, w, byte]\n"
+    "    where byte = bytes(a = u & 0xff, b = (u >> 8) & 0xff, c = (u >> 16) & 0xff)\n"
     "# no planes: 4 x 4 entries of int16 quantized per channel (the buffer\n"
     "# path without planes, both ways)\n"
     "layout e4_qc(scale, radix) (n, c, h, w) : fp32 -> [n, c/4, h, w/4, w%4, c%4]\n"
@@ -87,7 +113,7 @@ static void qc_lists(int64_t C, char *scale, char *radix, size_t cap) {
 
 /* One format, one shape, one direction: lay's output against ref.h's. */
 static void run_case(const char *fmt, const int64_t *shape, lay_dtype dt,
-                     lay_dir dir, int lv) {
+                     lay_dir dir, int lv, int tiles) {
   lay_error e;
   memset(&e, 0, sizeof e);
   lg_ir *ir = NULL;
@@ -117,6 +143,15 @@ static void run_case(const char *fmt, const int64_t *shape, lay_dtype dt,
     fprintf(stderr, "FAIL %s: plan: %s\n", fmt, e.message);
     g_fail++;
   } else {
+    char *ds = lay_plan_describe(p);
+    const char *kg = getenv("LAY_KERNELS"); /* general: CONV runs them */
+    if (tiles && lv > 0 && !(kg && !strcmp(kg, "general")) &&
+        (!ds || !strstr(ds, "byte planes"))) {
+      fprintf(stderr, "FAIL %.60s %s simd %d: no PLANES box\n%s", fmt,
+              dir == LAY_PACK ? "pack" : "unpack", lv, ds ? ds : "");
+      g_fail++;
+    }
+    free(ds);
     for (int th = 1; th <= 2; th++) {
       memset(out, 0xEE, ob);
       const uint8_t *in = dir == LAY_PACK ? cpu : buf;
@@ -144,27 +179,35 @@ static void run_case(const char *fmt, const int64_t *shape, lay_dtype dt,
   free(out);
 }
 
-/* The formats: name (%s %s: the per-channel lists), its CPU type. */
+/* The formats: name (%s %s: the per-channel lists), its CPU type; tiles:
+** planes.c's PLANES kernel runs its data boxes (checked). */
 typedef struct fmt_row {
   const char *fmt;
   lay_dtype dt;
-  int perch;
+  int perch, tiles;
 } fmt_row;
 
 static const fmt_row k_fmts[] = {
-    {"kneron.4w4c8bhl", LAY_DT_INT16, 0},
-    {"kneron.16w1c8bhl", LAY_DT_INT16, 0},
-    {"kneron.1w16c8bhl", LAY_DT_INT16, 0},
-    {"kneron.4w4c8bhl_q(0.75, 12)", LAY_DT_FP32, 0},
-    {"kneron.16w1c8bhl_q(0.75, 12)", LAY_DT_FP32, 0},
-    {"kneron.4w4c8bhl_qc(%s, %s)", LAY_DT_FP32, 1},
-    {"kneron.16w1c8bhl_qc(%s, %s)", LAY_DT_FP32, 1},
-    {"kneron.1w16c8bhl_qc(%s, %s)", LAY_DT_FP32, 1},
-    {"t.p8w2c", LAY_DT_INT16, 0},
-    {"t.p2w8c_qc(%s, %s)", LAY_DT_FP32, 1},
-    {"t.p4b_q(0.5, 7)", LAY_DT_FP32, 0},
-    {"t.r8", LAY_DT_INT16, 0},
-    {"t.e4_qc(%s, %s)", LAY_DT_FP32, 1},
+    {"kneron.4w4c8bhl", LAY_DT_INT16, 0, 0},
+    {"kneron.16w1c8bhl", LAY_DT_INT16, 0, 0},
+    {"kneron.1w16c8bhl", LAY_DT_INT16, 0, 0},
+    {"kneron.4w4c8bhl_q(0.75, 12)", LAY_DT_FP32, 0, 0},
+    {"kneron.16w1c8bhl_q(0.75, 12)", LAY_DT_FP32, 0, 0},
+    {"kneron.4w4c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 0},
+    {"kneron.16w1c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 0},
+    {"kneron.1w16c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 0},
+    {"t.p8w2c", LAY_DT_INT16, 0, 0},
+    {"t.p2w8c_qc(%s, %s)", LAY_DT_FP32, 1, 0},
+    {"t.p4b_q(0.5, 7)", LAY_DT_FP32, 0, 0},
+    {"t.r8", LAY_DT_INT16, 0, 0},
+    {"t.e4_qc(%s, %s)", LAY_DT_FP32, 1, 0},
+    {"t.c16b4", LAY_DT_INT32, 0, 1},
+    {"t.w16b3", LAY_DT_INT32, 0, 1},
+    {"t.n8w4c", LAY_DT_INT8, 0, 1},
+    {"t.c3p3", LAY_DT_INT16, 0, 1},
+    {"t.c5p3_qc(%s, %s)", LAY_DT_FP32, 1, 1},
+    {"t.w4q", LAY_DT_INT64, 0, 1},
+    {"t.il3", LAY_DT_INT32, 0, 1},
 };
 
 /* Odd extents (blocks cut), batches, a shape whose J rows need chunks,
@@ -196,8 +239,10 @@ int main(void) {
           snprintf(fmt, sizeof fmt, k_fmts[f].fmt, sc, rx);
           name = fmt;
         }
-        run_case(name, k_shapes[k], k_fmts[f].dt, LAY_PACK, lv);
-        run_case(name, k_shapes[k], k_fmts[f].dt, LAY_UNPACK, lv);
+        run_case(name, k_shapes[k], k_fmts[f].dt, LAY_PACK, lv,
+                 k_fmts[f].tiles);
+        run_case(name, k_shapes[k], k_fmts[f].dt, LAY_UNPACK, lv,
+                 k_fmts[f].tiles);
       }
     lay_ctx_free(g_ctx);
   }

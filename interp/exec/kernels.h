@@ -61,7 +61,12 @@
   X(PLANES, "byte planes", 255,                                             \
     "the whole box between a side with byte planes and one without: "       \
     "tiles of K rows x 16 columns split or combined and transposed in "     \
-    "registers, value rules on runs through L1 (planes.c)")                 \
+    "registers (the pair of 16-bit bits: both planes a register, AVX2), "   \
+    "value rules on runs through L1, pad rows (bk: rows written, pat) "     \
+    "with the data (planes.c)")                                             \
+  X(DONE, "written with its data", 1,                                       \
+    "a fill whose bytes a PLANES box writes as the pad rows of its tiles "  \
+    "(planes.c li_planes_absorb): nothing to run")                          \
   X(TR, "transpose", 2,                                                     \
     "the two innermost loops, one contiguous in the source, the other in "   \
     "the destination, as one 2-D transposition (tr.c li_tr2d); elements "   \

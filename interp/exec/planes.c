@@ -22,9 +22,15 @@
 ** overlaps the one before; segments shorter than a tile share tiles. Any
 ** plane count, shifts and masks, split types of 1, 2, 4 or 8 bytes (the
 ** low 32 bits), any K (partial blocks padded in registers), per tensor or
-** per channel rules. The planner gives it every split but Kneron's 2
-** planes of 16-bit bits (li_planes_ok), which conv.c's paths and SPLIT2
-** run as fast or faster.
+** per channel rules. The pair (2 planes of 16-bit bits, Kneron's HL
+** formats) has AVX2 tiles of its own: a row of 16 elements in one
+** register, split into plane 0's bytes in the low lane and plane 1's in
+** the high one, both planes' K x 16 tiles transposed at once. Packing, a
+** fill box of the plane pad that is the rest of a box's rows (the
+** channels past C of a partial entry) is written by the tiles as pad
+** rows (li_planes_absorb): the partial entry and its pad in one store.
+** The planner gives it every split but the pair without a rows' loop
+** (li_planes_ok), which conv.c's row paths run faster.
 **
 ** SPLIT2 (li_split2_3, li_split2_conv, exec.c step_SPLIT2): 2-byte
 ** elements split into 2 byte planes over three loops. The source's rows
@@ -65,6 +71,9 @@ typedef struct pl_x {
   int perch;                    /* a per-channel rule */
   int simd;
   pl_loop b;                    /* the rows' loop (n 1: none) */
+  int64_t bv;                   /* its rows C holds; b.n - bv rows of pad
+                                   written with them (li_planes_absorb) */
+  uint8_t pad[LG_MAX_PLANES];   /* the pad rows' byte in each plane */
   int nq, f;                    /* column loops (C order); f fold the segment */
   pl_loop q[PL_MAXL];
   int64_t sl;                   /* columns a segment */
@@ -92,6 +101,7 @@ typedef struct pl_vx {
   __m128i m8[LG_MAX_PLANES];   /* mask in bytes */
   __m128i r8[LG_MAX_PLANES];   /* 1-byte split: mask & (0xff >> shift) */
   __m128i c8[LG_MAX_PLANES];   /* 1-byte combine: (mask << shift) & 0xff */
+  __m128i pad[LG_MAX_PLANES];  /* a pad row's bytes */
 } pl_vx;
 
 static inline __attribute__((always_inline)) void vx_init(const pl_x *x,
@@ -105,6 +115,7 @@ static inline __attribute__((always_inline)) void vx_init(const pl_x *x,
     v->m8[q] = _mm_set1_epi8((char)m);
     v->r8[q] = _mm_set1_epi8((char)(s < 8 ? m & (0xffu >> s) : 0));
     v->c8[q] = _mm_set1_epi8((char)(s < 8 ? (m << s) & 0xffu : 0));
+    v->pad[q] = _mm_set1_epi8((char)x->pad[q]);
   }
 }
 
@@ -312,7 +323,7 @@ tile_put(int64_t pst, const pl_vx *v, int np, int hs, const uint8_t *rows,
   for (int k = 0; k < K; k++) {
     __m128i p[LG_MAX_PLANES];
     if (k < kv) split16(v, np, hs, rows + k * rs, p);
-    for (int q = 0; q < np; q++) t[q][k] = k < kv ? p[q] : _mm_setzero_si128();
+    for (int q = 0; q < np; q++) t[q][k] = k < kv ? p[q] : v->pad[q];
   }
   for (int q = 0; q < np; q++) {
     uint8_t *dq = d + q * pst;
@@ -357,6 +368,145 @@ tile_get(int64_t pst, const pl_vx *v, int np, int hs, uint8_t *rows,
   }
 }
 
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+/* The pair (2 planes of 16-bit bits: Kneron's HL formats) on AVX2: a row
+** of 16 elements is one register, split into its planes' 16 bytes each,
+** plane 0 in the low lane and plane 1 in the high one; the lanes' K x 16
+** tiles are transposed together (in-lane byte unpacks), and each vector
+** is stored as its two lanes, pst bytes apart (one 32-byte store when the
+** planes are 16 bytes apart: an HL entry). */
+typedef struct pl_vy {
+  __m128i c0, c1;  /* shift counts */
+  __m256i m0, m1;  /* masks in 16-bit lanes */
+  __m256i pad;     /* a pad row: plane 0's byte low, 1's high */
+} pl_vy;
+
+__attribute__((target("avx2"), always_inline)) static inline void
+vy_init(const pl_x *x, pl_vy *v) {
+  v->c0 = _mm_cvtsi32_si128(x->sh[0]);
+  v->c1 = _mm_cvtsi32_si128(x->sh[1]);
+  v->m0 = _mm256_set1_epi16((short)x->mk[0]);
+  v->m1 = _mm256_set1_epi16((short)x->mk[1]);
+  v->pad = _mm256_set_m128i(_mm_set1_epi8((char)x->pad[1]),
+                            _mm_set1_epi8((char)x->pad[0]));
+}
+
+/* 16 elements' bits at s: plane 0's bytes in the low lane, 1's high. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+split_y(const pl_vy *v, const uint8_t *s) {
+  const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)s);
+  const __m256i a = _mm256_and_si256(_mm256_srl_epi16(x, v->c0), v->m0);
+  const __m256i b = _mm256_and_si256(_mm256_srl_epi16(x, v->c1), v->m1);
+  return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+}
+
+/* The inverse: the two lanes' bytes combined into 16 elements at d. */
+__attribute__((target("avx2"), always_inline)) static inline void
+combine_y(const pl_vy *v, __m256i p, uint8_t *d) {
+  const __m256i a = _mm256_cvtepu8_epi16(_mm256_castsi256_si128(p));
+  const __m256i b = _mm256_cvtepu8_epi16(_mm256_extracti128_si256(p, 1));
+  _mm256_storeu_si256(
+      (__m256i *)(void *)d,
+      _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, v->m0), v->c0),
+                      _mm256_sll_epi16(_mm256_and_si256(b, v->m1), v->c1)));
+}
+
+/* tr_fwd and tr_inv, both lanes at once. */
+__attribute__((target("avx2"), always_inline)) static inline void
+tr_fwd_y(__m256i *v, int K) {
+  for (int h = K / 2; h >= 1; h /= 2) {
+    __m256i u[16];
+    for (int j = 0; j < K / 2; j++) {
+      u[2 * j] = _mm256_unpacklo_epi8(v[j], v[j + K / 2]);
+      u[2 * j + 1] = _mm256_unpackhi_epi8(v[j], v[j + K / 2]);
+    }
+    for (int j = 0; j < K; j++) v[j] = u[j];
+  }
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+tr_inv_y(__m256i *v, int K) {
+  const __m256i lo = _mm256_set1_epi16(0x00ff);
+  for (int h = K / 2; h >= 1; h /= 2) {
+    __m256i u[16];
+    for (int j = 0; j < K / 2; j++) {
+      __m256i a = v[2 * j], c = v[2 * j + 1];
+      u[j] = _mm256_packus_epi16(_mm256_and_si256(a, lo), _mm256_and_si256(c, lo));
+      u[j + K / 2] = _mm256_packus_epi16(_mm256_srli_epi16(a, 8),
+                                         _mm256_srli_epi16(c, 8));
+    }
+    for (int j = 0; j < K; j++) v[j] = u[j];
+  }
+}
+
+/* Vector j's lanes at d + o (plane 0) and d + o + pst (plane 1). */
+__attribute__((target("avx2"), always_inline)) static inline void
+st_pair(uint8_t *d, int64_t o, int64_t pst, __m256i t) {
+  if (pst == 16) {
+    _mm256_storeu_si256((__m256i *)(void *)(d + o), t);
+    return;
+  }
+  _mm_storeu_si128((__m128i *)(void *)(d + o), _mm256_castsi256_si128(t));
+  _mm_storeu_si128((__m128i *)(void *)(d + o + pst),
+                   _mm256_extracti128_si256(t, 1));
+}
+
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+ld_pair(const uint8_t *s, int64_t o, int64_t pst) {
+  if (pst == 16) return _mm256_loadu_si256((const __m256i *)(const void *)(s + o));
+  return _mm256_set_m128i(
+      _mm_loadu_si128((const __m128i *)(const void *)(s + o + pst)),
+      _mm_loadu_si128((const __m128i *)(const void *)(s + o)));
+}
+
+/* tile_put and tile_get for the pair (np, hs: 2, 2). */
+__attribute__((target("avx2"), always_inline)) static inline void
+tile_put_y(int64_t pst, const pl_vy *v, int np, int hs, const uint8_t *rows,
+           int64_t rs, int kv, int K, uint8_t *d, const pl_tile *T,
+           const int64_t *pb, const int64_t *vo) {
+  (void)np; (void)hs;
+  __m256i t[16];
+  for (int k = 0; k < K; k++)
+    t[k] = k < kv ? split_y(v, rows + k * rs) : v->pad;
+  tr_fwd_y(t, K);
+  if (vo) {
+    for (int j = 0; j < K; j++) st_pair(d, vo[j], pst, t[j]);
+    return;
+  }
+  uint8_t tb[2][256];
+  for (int j = 0; j < K; j++) {
+    _mm_storeu_si128((__m128i *)(void *)(tb[0] + 16 * j), _mm256_castsi256_si128(t[j]));
+    _mm_storeu_si128((__m128i *)(void *)(tb[1] + 16 * j), _mm256_extracti128_si256(t[j], 1));
+  }
+  for (int q = 0; q < 2; q++)
+    for (int i = 0; i < T->n; i++)
+      cp16(d + q * pst + pb[T->r[i].pi] + T->r[i].off, tb[q] + T->r[i].b,
+           T->r[i].len);
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+tile_get_y(int64_t pst, const pl_vy *v, int np, int hs, uint8_t *rows,
+           int64_t rs, int kv, int K, const uint8_t *s, const pl_tile *T,
+           const int64_t *pb, const int64_t *vo) {
+  (void)np; (void)hs;
+  __m256i t[16];
+  if (vo) {
+    for (int j = 0; j < K; j++) t[j] = ld_pair(s, vo[j], pst);
+  } else {
+    uint8_t tb[2][256];
+    memset(tb[0], 0, (size_t)(16 * K)); /* rows the runs leave */
+    memset(tb[1], 0, (size_t)(16 * K));
+    for (int q = 0; q < 2; q++)
+      for (int i = 0; i < T->n; i++)
+        cp16(tb[q] + T->r[i].b, s + q * pst + pb[T->r[i].pi] + T->r[i].off,
+             T->r[i].len);
+    for (int j = 0; j < K; j++) t[j] = ld_pair(tb[0], 16 * j, 256);
+  }
+  tr_inv_y(t, K);
+  for (int k = 0; k < kv && k < K; k++) combine_y(v, t[k], rows + k * rs);
+}
 #endif
 
 /* A run of tiles: ns segments (or groups of short ones), each nt tiles
@@ -439,18 +589,44 @@ PL_TILES(X)
 #undef X
 #endif
 
+#if defined(LI_HAVE_X86_TARGET)
+#define X(K)                                                                  \
+  __attribute__((target("avx2"))) static void                                 \
+  job_put_y##K(const pl_x *x, int kv, const pl_job *j) {                      \
+    enum { KK = K };                                                          \
+    pl_vy vv;                                                                 \
+    vy_init(x, &vv);                                                          \
+    const pl_job jj = *j;                                                     \
+    const int64_t pst = x->pst;                                               \
+    PL_JOB(tile_put_y, 2, 2)                                                  \
+  }                                                                           \
+  __attribute__((target("avx2"))) static void                                 \
+  job_get_y##K(const pl_x *x, int kv, const pl_job *j) {                      \
+    enum { KK = K };                                                          \
+    pl_vy vv;                                                                 \
+    vy_init(x, &vv);                                                          \
+    const pl_job jj = *j;                                                     \
+    const int64_t pst = x->pst;                                               \
+    PL_JOB(tile_get_y, 2, 2)                                                  \
+  }
+PL_TILES(X)
+#undef X
+#endif
+
 /* The same element by element (LAY_SIMD=0, or no SSE2): a tile's runs
 ** row by row. */
-static void tile_c(const pl_x *x, uint8_t *rows, int64_t rs, int kv, int kp,
-                   uint8_t *pl, const pl_tile *T, const int64_t *pb) {
+static void tile_c(const pl_x *x, uint8_t *rows, int64_t rs, int kc, int kv,
+                   int kp, uint8_t *pl, const pl_tile *T, const int64_t *pb) {
   const int hs = x->hs;
   for (int u = 0; u < T->n; u++) {
-    const int b = T->r[u].b, nrow = (T->r[u].len - kv) / kp + 1;
+    const int b = T->r[u].b, nrow = (T->r[u].len - kc) / kp + 1;
     uint8_t *e0 = pl + pb[T->r[u].pi] + T->r[u].off;
     for (int w = 0; w < nrow; w++)
-      for (int k = 0; k < kv; k++) {
+      for (int k = 0; k < kc; k++) {
         uint8_t *e = e0 + w * kp + k, *bits = rows + k * rs + (b / kp + w) * hs;
-        if (x->pack) {
+        if (x->pack && k >= kv) { /* a pad row */
+          for (int q = 0; q < x->np; q++) e[q * x->pst] = x->pad[q];
+        } else if (x->pack) {
           uint32_t m = ld_u32(bits, hs);
           for (int q = 0; q < x->np; q++)
             e[q * x->pst] = (uint8_t)((m >> x->sh[q]) & x->mk[q]);
@@ -464,15 +640,15 @@ static void tile_c(const pl_x *x, uint8_t *rows, int64_t rs, int kv, int kp,
   }
 }
 
-static void job_c(const pl_x *x, int kv, int kp, const pl_job *j) {
+static void job_c(const pl_x *x, int kc, int kv, int kp, const pl_job *j) {
   for (int s = 0; s < j->ns; s++) {
     uint8_t *r = j->rows + s * j->ss;
     uint8_t *p = j->pl + (j->sb ? j->sb[s] : s * j->ps);
     const int64_t *pb = j->pb + s * j->pbs;
     for (int i = 0; i < j->nt; i++)
-      tile_c(x, r + i * j->tr, j->rs, kv, kp, p + i * j->tp, j->T + i * j->tt,
-             pb);
-    if (j->TL) tile_c(x, r + j->lr, j->rs, kv, kp, p + j->lp, j->TL, pb);
+      tile_c(x, r + i * j->tr, j->rs, kc, kv, kp, p + i * j->tp,
+             j->T + i * j->tt, pb);
+    if (j->TL) tile_c(x, r + j->lr, j->rs, kc, kv, kp, p + j->lp, j->TL, pb);
   }
 }
 
@@ -516,7 +692,8 @@ static int rule_ok(const li_vrule *r) {
          r->kind == LI_VR_DEQUANT; /* rule_ch has a per-tensor view */
 }
 
-static int pl_setup(const li_plan *p, const li_loop *l, int n, pl_x *x) {
+static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
+                    int n, pl_x *x) {
   const int pack = p->d.v.nplanes > 0;
   if ((p->d.v.nplanes > 0) == (p->s.v.nplanes > 0) || n > PL_MAXL - 2)
     return 0; /* room for a loop of one and a loop cut in two */
@@ -561,6 +738,11 @@ static int pl_setup(const li_plan *p, const li_loop *l, int n, pl_x *x) {
     for (int j = i; j > 0 && x->q[j].cs < x->q[j - 1].cs; j--) {
       pl_loop t = x->q[j]; x->q[j] = x->q[j - 1]; x->q[j - 1] = t;
     }
+  x->bv = x->b.n;
+  if (hb && pack && bx->bk > x->b.n) { /* pad rows with the data */
+    x->b.n = bx->bk;
+    for (int q = 0; q < x->np; q++) x->pad[q] = p->pats[bx->pat][q];
+  }
   if (!x->nq || x->q[0].cs != 1) { /* no run along C: segments of one */
     memmove(x->q + 1, x->q, sizeof *x->q * (size_t)x->nq++);
     x->q[0] = (pl_loop){1, 1, 0, 0};
@@ -599,17 +781,95 @@ static int pl_setup(const li_plan *p, const li_loop *l, int n, pl_x *x) {
   return 1;
 }
 
-/* Kneron's 2 planes of 16-bit bits stay on conv.c's paths and SPLIT2,
-** which measured as fast or faster on them (the sweep's 60 'hl' cases,
-** interleaved runs: e.g. 16W1C8BHL unpack int16 [4,32,28,28] 10x memcpy
-** there, 23x here); every other split (other plane counts, 1-, 4- and
-** 8-byte bits, shifts from 16 on) takes these tiles: 4 planes of an
-** int32 in 16-channel entries 28.6 -> 5.0x, nibble planes of int8 81 ->
-** 3.9x (pack [1,64,56,56], one thread's CPU time). */
-int li_planes_ok(const li_plan *p, const li_loop *l, int n) {
+/* Every split but one shape of the pair (2 planes of 16-bit bits):
+** without a rows' loop (K = 1, the planes contiguous along C's run:
+** 16W1C8BHL) a tile is a plain split of a row, and conv.c's row paths ran
+** it faster (16W1C8BHL unpack int16 [4,32,28,28] 6.4x memcpy there, 14x
+** here: entries cut at the row's end are tiles of their own). With a
+** rows' loop the pair's AVX2 tiles win (lay/memcpy, one thread's CPU
+** time, median of 21 interleaved runs, conv.c/SPLIT2 -> tiles): 4W4C8BHL
+** pack int16 [1,64,56,56] 4.7 -> 1.0, [4,32,28,28] 9.0 -> 2.2, unpack
+** 6.1 -> 2.1; 1W16C8BHL pack [1,37,29,23] 10.0 -> 2.8 (its pad rows
+** written by the tiles), unpack [1,64,56,56] 2.4 -> 1.9; but 1W16C8BHL
+** pack [1,64,56,56] 2.3 -> 2.6. Other splits: 4 planes of an int32 in
+** 16-channel entries 28.6 -> 5.0x, nibble planes of int8 81 -> 3.9x
+** (pack [1,64,56,56]). */
+int li_planes_ok(const li_plan *p, const li_box *b, const li_loop *l,
+                 int n) {
   pl_x x;
-  if (!pl_setup(p, l, n, &x)) return 0;
-  return !(x.np == 2 && x.hs == 2 && x.sh[0] < 16 && x.sh[1] < 16);
+  if (!pl_setup(p, b, l, n, &x)) return 0;
+  return !(x.np == 2 && x.hs == 2 && x.sh[0] < 16 && x.sh[1] < 16) ||
+         x.b.n > 1;
+}
+
+/* Loops as a set of destination offsets, comparable: (extent, ds) by ds
+** descending, loops of one step left out, a loop that continues the next
+** one inside folded into it. *m: how many. */
+static void canon(const li_loop *l, int n, int64_t *e, int64_t *d, int *m) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    if (l[i].ext == 1) continue;
+    int j = k++;
+    for (; j > 0 && d[j - 1] < l[i].ds; j--) {
+      e[j] = e[j - 1];
+      d[j] = d[j - 1];
+    }
+    e[j] = l[i].ext;
+    d[j] = l[i].ds;
+  }
+  int o = 0;
+  for (int i = 0; i < k; i++) {
+    if (o && d[o - 1] == d[i] * e[i]) { /* the outer one continues it */
+      e[o - 1] *= e[i];
+      d[o - 1] = d[i];
+      continue;
+    }
+    e[o] = e[i];
+    d[o++] = d[i];
+  }
+  *m = o;
+}
+
+/* A fill box f of the plane pad (packing) is the rest of the rows of an
+** earlier PLANES box D: D's loops with its rows' loop (P stride 1, not its
+** outermost, e rows) replaced by f's stride-1 loop, from e on. Then D
+** writes those pad rows with its tiles (bk: e plus f's rows, at most 16;
+** pat: f's pattern) and f is done (kernel DONE): the partial entries and
+** their pads in one sweep. 1 when it is so. */
+int li_planes_absorb(li_plan *p, li_box *f, const li_loop *L, int n) {
+  int fy = -1;
+  for (int i = 0; i < n; i++) {
+    if (L[i].tab) return 0;
+    if (L[i].ds == 1) fy = i;
+  }
+  if (f->raw || !f->fill || !p->d.v.nplanes || fy < 0 || n > PL_MAXL)
+    return 0;
+  for (int bi = p->nbox - 2; bi >= 0; bi--) {
+    li_box *D = &p->box[bi];
+    if (D->fill || D->kern != LI_K_PLANES || D->bk) continue;
+    const li_loop *l = p->loops + D->l0;
+    li_loop M[PL_MAXL];
+    int y = -1;
+    for (int i = 0; i < D->nl; i++)
+      if (l[i].ds == 1 && l[i].ss != 1 && l[i].ext > 1) y = i;
+    if (y <= 0 || l[y].ext + L[fy].ext > 16 ||
+        f->db != D->db + l[y].ext || D->nl > PL_MAXL)
+      continue;
+    memcpy(M, l, sizeof *M * (size_t)D->nl);
+    M[y].ext = L[fy].ext;
+    int64_t e1[PL_MAXL], d1[PL_MAXL], e2[PL_MAXL], d2[PL_MAXL];
+    int m1, m2;
+    canon(M, D->nl, e1, d1, &m1);
+    canon(L, n, e2, d2, &m2);
+    int same = m1 == m2;
+    for (int i = 0; same && i < m1; i++)
+      same = e1[i] == e2[i] && d1[i] == d2[i];
+    if (!same) continue;
+    D->bk = (int)(l[y].ext + L[fy].ext);
+    D->pat = f->pat;
+    return 1;
+  }
+  return 0;
 }
 
 /* ---- The run ---------------------------------------------------------------- */
@@ -621,6 +881,7 @@ typedef struct pl_run {
   uint8_t *B, *G;       /* bits (rows rsb bytes apart), C's staged elements */
   int64_t rsb, cw;      /* cw columns a chunk of B */
   int kc, kp;           /* rows of the grid's tiles */
+  int kv;               /* of the rows at hand, those C holds (pack) */
   const pl_tile *T;     /* the grid: lin, T[0] (moved by 16 * ps0); else */
   int nt;               /* T[i] at column 16 i, T[nt - 1] the last 16; */
   int mp;               /* short segments: T[0] over mp of them */
@@ -630,15 +891,22 @@ typedef struct pl_run {
   int64_t sc[PL_NP], sp[PL_NP], sh[PL_NP];
 } pl_run;
 
+/* Of the kc rows from j0 of b, those C holds (the rest are pad rows). */
+static int valid_rows(const pl_x *x, int64_t j0, int kc) {
+  const int64_t v = x->bv - j0;
+  return v < 0 ? 0 : v < kc ? (int)v : kc;
+}
+
 static void run_job(const pl_run *r, int kc, int kp, const pl_job *j) {
   const pl_x *x = r->x;
-#if defined(__SSE2__)
-  if (x->simd >= LI_SIMD_SSE) {
+  const int kv = r->kv < kc ? r->kv : kc;
+#if defined(LI_HAVE_X86_TARGET)
+  if (x->simd >= LI_SIMD_AVX2 && x->np == 2 && x->hs == 2) {
     switch (kp) {
 #define X(K)                                     \
   case K:                                        \
-    if (x->pack) job_put##K(x, kc, j);           \
-    else job_get##K(x, kc, j);                   \
+    if (x->pack) job_put_y##K(x, kv, j);         \
+    else job_get_y##K(x, kv, j);                 \
     return;
       PL_TILES(X)
 #undef X
@@ -646,7 +914,21 @@ static void run_job(const pl_run *r, int kc, int kp, const pl_job *j) {
     }
   }
 #endif
-  job_c(x, kc, kp, j);
+#if defined(__SSE2__)
+  if (x->simd >= LI_SIMD_SSE) {
+    switch (kp) {
+#define X(K)                                     \
+  case K:                                        \
+    if (x->pack) job_put##K(x, kv, j);           \
+    else job_get##K(x, kv, j);                   \
+    return;
+      PL_TILES(X)
+#undef X
+    default: break;
+    }
+  }
+#endif
+  job_c(x, kc, kv, kp, j);
 }
 
 static const int64_t pl_zero[16];
@@ -756,10 +1038,11 @@ static void run_chunk(pl_run *r) {
     const int kc = (int)(x->b.n - j0 < 16 ? x->b.n - j0 : 16);
     int kp = 1;
     while (kp < kc) kp *= 2;
+    r->kv = valid_rows(x, j0, kc);
     uint8_t *pl = r->P + j0;
     for (int64_t c = 0; c < sl; c += r->cw) {
       const int64_t len = sl - c < r->cw ? sl - c : r->cw;
-      if (x->pack) stage(r, 1, j0, kc, c, len);
+      if (x->pack) stage(r, 1, j0, r->kv, c, len);
       if (sl < 16) short_job(r, kc, kp, pl);
       else seg_job(r, kc, kp, r->B, r->rsb, len * hs, pl, 0, r->sp, r->ns, c,
                    len);
@@ -772,7 +1055,7 @@ static void run_chunk(pl_run *r) {
 /* The tiles on C itself (no value rule, segments of a tile or more): the
 ** segments of one step of the loops outside q[f] (and q[f + 1]: two) a
 ** job. */
-static void run_direct(const pl_run *r, int64_t co, int64_t po) {
+static void run_direct(pl_run *r, int64_t co, int64_t po) {
   const pl_x *x = r->x;
   const int64_t ce = (int64_t)x->C->esz;
   const pl_loop *f = x->f < x->nq ? &x->q[x->f] : NULL;
@@ -781,6 +1064,7 @@ static void run_direct(const pl_run *r, int64_t co, int64_t po) {
     const int kc = (int)(x->b.n - j0 < 16 ? x->b.n - j0 : 16);
     int kp = 1;
     while (kp < kc) kp *= 2;
+    r->kv = valid_rows(x, j0, kc);
     uint8_t *rows = r->C + (co + j0 * x->b.cs) * ce, *pl = r->P + po + j0;
     if (r->two && kc == r->kc) { /* q[f + 1]'s steps of q[f]'s tiles */
       const pl_loop *o = f + 1;
@@ -812,10 +1096,10 @@ static int next_step(const pl_x *x, int from, int64_t *d, int64_t *co,
   return 0;
 }
 
-int li_planes_run(const li_plan *p, const li_loop *l, int n,
+int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
                   const uint8_t *src, uint8_t *dst, int64_t cb) {
   pl_x x;
-  if (!pl_setup(p, l, n, &x)) return 0;
+  if (!pl_setup(p, b, l, n, &x)) return 0;
   int32_t off[PL_SL]; /* the segment's P offsets */
   int64_t d[PL_MAXL] = {0}, co = 0, po = 0, ch = cb;
   if (!x.lin) {

@@ -509,6 +509,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
                   ? LI_K_MEMSET : LI_K_FILL;
     if (pat == 1 && (p->s.v.axis >= 0 || p->d.v.axis >= 0))
       b->kern = LI_K_PADCONV; /* the source's pad, converted per channel */
+    else if (sp && li_planes_absorb(p, b, L, n))
+      b->kern = LI_K_DONE; /* a PLANES box's pad rows */
   } else if (p->slow) {
     b->kern = LI_K_CONV;
     /* planes of one source run each, converted then interleaved */
@@ -535,7 +537,10 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     }
     /* byte planes on one side, a split li_planes_ok takes (all but
     ** Kneron's 16-bit pair): the whole box through planes.c's tiles */
-    if (sp && !pre && !post && li_planes_ok(p, L, n)) b->kern = LI_K_PLANES;
+    if (sp && !pre && !post && li_planes_ok(p, b, L, n)) {
+      b->kern = LI_K_PLANES;
+      b->bk = 0; /* or the pad rows li_planes_absorb gives it */
+    }
   } else if (sp && take_ilv(b, L, n, esz, 1)) {
     /* the rows' loop moved next to the planes */
   } else if (sp && n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&

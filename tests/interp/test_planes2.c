@@ -8,7 +8,9 @@
 ** kinds defined here (other blocks, other bit splits, plain int16 with
 ** the transposition but no planes), and planes.c's tiles (the PLANES
 ** kernel: 3 and 4 planes, 1-, 4- and 8-byte elements, shifts from 16 on,
-** partial blocks, interleaved planes, per channel), at every LAY_SIMD
+** partial blocks, interleaved planes, per channel; the pair, 2 planes of
+** 16-bit bits, with a pad value written as the pad rows of the tiles,
+** planes a row apart, per channel and per tensor), at every LAY_SIMD
 ** level the CPU has.
 ** Usage: test_planes2   (exit status 1 when any byte differs)
 */
@@ -67,6 +69,19 @@ static const char k_spec[] =
     "# 3 planes interleaved in each element (plane stride 1)\n"
     "layout il3 (n, c, h, w) : int32 -> [n, c, h, w, byte]\n"
     "    where byte = bytes(a = u & 0xff, b = (u >> 8) & 0xff, c = (u >> 16) & 0xff)\n"
+    "# the pair (2 planes of 16-bit bits) through the tiles: Kneron's split\n"
+    "# with a pad value (0x0102: lo 0x01, hi 0x01) in 16-channel entries\n"
+    "layout c16pv (n, c, h, w) : int16 -> [n, c/16, h, w, byte, c%16]\n"
+    "    where byte = bytes(lo = (u >> 1) & 0x7f, hi = (u >> 8) & 0xff)\n"
+    "    pad_value = 258\n"
+    "# a plain lo/hi split, 8-channel entries, each plane a whole row apart\n"
+    "layout c8row (n, c, h, w) : uint16 -> [n, c/8, h, byte, w, c%8]\n"
+    "    where byte = bytes(lo = u & 0xff, hi = u >> 8)\n"
+    "    pad_value = 65535\n"
+    "# 2 channels x 8 pixels an entry, the batch inside, quantized (per tensor)\n"
+    "layout p2c_q(scale, radix) (n, c, h, w) : fp32 -> [c/2, n, h, w/8, byte, w%8, c%2]\n"
+    "    where byte = bytes(lo = (u >> 1) & 0x7f, hi = (u >> 8) & 0xff)\n"
+    "    fixed(scale = scale, radix = radix, to = int16, arith = f32_div)\n"
     "# no planes: 4 x 4 entries of int16 quantized per channel (the buffer\n"
     "# path without planes, both ways)\n"
     "layout e4_qc(scale, radix) (n, c, h, w) : fp32 -> [n, c/4, h, w/4, w%4, c%4]\n"
@@ -188,17 +203,21 @@ typedef struct fmt_row {
 } fmt_row;
 
 static const fmt_row k_fmts[] = {
-    {"kneron.4w4c8bhl", LAY_DT_INT16, 0, 0},
+    {"kneron.4w4c8bhl", LAY_DT_INT16, 0, 1},
     {"kneron.16w1c8bhl", LAY_DT_INT16, 0, 0},
-    {"kneron.1w16c8bhl", LAY_DT_INT16, 0, 0},
-    {"kneron.4w4c8bhl_q(0.75, 12)", LAY_DT_FP32, 0, 0},
+    {"kneron.1w16c8bhl", LAY_DT_INT16, 0, 1},
+    {"kneron.4w4c8bhl_q(0.75, 12)", LAY_DT_FP32, 0, 1},
     {"kneron.16w1c8bhl_q(0.75, 12)", LAY_DT_FP32, 0, 0},
-    {"kneron.4w4c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 0},
+    {"kneron.4w4c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 1},
     {"kneron.16w1c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 0},
-    {"kneron.1w16c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 0},
-    {"t.p8w2c", LAY_DT_INT16, 0, 0},
-    {"t.p2w8c_qc(%s, %s)", LAY_DT_FP32, 1, 0},
-    {"t.p4b_q(0.5, 7)", LAY_DT_FP32, 0, 0},
+    {"kneron.1w16c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 1},
+    {"kneron.1w16c8bhl_q(0.75, 12)", LAY_DT_FP32, 0, 1},
+    {"t.p8w2c", LAY_DT_INT16, 0, 1},
+    {"t.p2w8c_qc(%s, %s)", LAY_DT_FP32, 1, 1},
+    {"t.p4b_q(0.5, 7)", LAY_DT_FP32, 0, 1},
+    {"t.c16pv", LAY_DT_INT16, 0, 1},
+    {"t.c8row", LAY_DT_UINT16, 0, 1},
+    {"t.p2c_q(0.25, 9)", LAY_DT_FP32, 0, 1},
     {"t.r8", LAY_DT_INT16, 0, 0},
     {"t.e4_qc(%s, %s)", LAY_DT_FP32, 1, 0},
     {"t.c16b4", LAY_DT_INT32, 0, 1},
@@ -214,8 +233,24 @@ static const fmt_row k_fmts[] = {
 ** and one too small for the buffer path. */
 static const int64_t k_shapes[][4] = {
     {1, 37, 29, 23}, {2, 5, 7, 9}, {3, 6, 5, 17}, {1, 4, 3, 4},
-    {2, 9, 40, 61}, {1, 16, 8, 16},
+    {2, 9, 40, 61}, {1, 16, 8, 16}, {2, 20, 5, 7},
 };
+
+/* A random shape (the same ones at each SIMD level: the generator is
+** reseeded), and the case run both ways. */
+static void run_random(const fmt_row *f, int lv) {
+  int64_t sh[4] = {1 + rnd() % 3, 1 + rnd() % 40, 1 + rnd() % 12,
+                   1 + rnd() % 40};
+  char fmt[4096], sc[1024], rx[1024];
+  const char *name = f->fmt;
+  if (f->perch) {
+    qc_lists(sh[1], sc, rx, sizeof sc);
+    snprintf(fmt, sizeof fmt, f->fmt, sc, rx);
+    name = fmt;
+  }
+  run_case(name, sh, f->dt, LAY_PACK, lv, f->tiles);
+  run_case(name, sh, f->dt, LAY_UNPACK, lv, f->tiles);
+}
 
 int main(void) {
   lay_error e;
@@ -244,6 +279,9 @@ int main(void) {
         run_case(name, k_shapes[k], k_fmts[f].dt, LAY_UNPACK, lv,
                  k_fmts[f].tiles);
       }
+    g_rnd = 0x2545F4914F6CDD1Dull; /* random shapes of the tiles' formats */
+    for (size_t f = 0; f < sizeof k_fmts / sizeof *k_fmts; f++)
+      for (int k = 0; k < 4 && k_fmts[f].tiles; k++) run_random(&k_fmts[f], lv);
     lay_ctx_free(g_ctx);
   }
   printf("test_planes2: %d cases at SIMD levels 0..%d, %d failed\n", g_cases,

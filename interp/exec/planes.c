@@ -798,8 +798,15 @@ int li_planes_ok(const li_plan *p, const li_box *b, const li_loop *l,
                  int n) {
   pl_x x;
   if (!pl_setup(p, b, l, n, &x)) return 0;
+  /* unpacking, tiles whose rows are not whole 16-byte runs of P (K not
+  ** a power of two, or P's rows not back to back) go through a stack
+  ** copy a tile: there conv.c's paths won (x.c8, 8-channel entries of
+  ** 8 + 8 bytes, unpack int16 [2,40,28,28]: 6.6x memcpy, 13x here;
+  ** 1W16C8BHL's last 5 channels) */
+  const int whole = x.b.n == 16 || ((x.b.n & (x.b.n - 1)) == 0 &&
+                                    x.nq && x.q[0].ps == x.b.n);
   return !(x.np == 2 && x.hs == 2 && x.sh[0] < 16 && x.sh[1] < 16) ||
-         x.b.n > 1;
+         (x.b.n > 1 && (x.pack || whole));
 }
 
 /* Loops as a set of destination offsets, comparable: (extent, ds) by ds

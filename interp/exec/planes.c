@@ -1079,9 +1079,13 @@ static void run_direct(pl_run *r, int64_t co, int64_t po) {
                         o->ps, f->cs * ce, f->ps, r->T, 0, NULL, 0, 0,
                         pl_zero, 0, NULL};
       run_job(r, kc, kp, &j);
-    } else {
-      seg_job(r, kc, kp, rows, x->b.cs * ce, f ? f->cs * ce : 0, pl,
-              f ? f->ps : 0, NULL, nf, 0, x->sl);
+    } else { /* and with two, each of q[f + 1]'s steps (the caller's
+                ** walk leaves them to this call) */
+      const pl_loop *o = r->two ? f + 1 : NULL;
+      for (int64_t t = 0; t < (o ? o->n : 1); t++)
+        seg_job(r, kc, kp, rows + (o ? t * o->cs * ce : 0), x->b.cs * ce,
+                f ? f->cs * ce : 0, pl + (o ? t * o->ps : 0), f ? f->ps : 0,
+                NULL, nf, 0, x->sl);
     }
   }
 }

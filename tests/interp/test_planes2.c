@@ -82,6 +82,10 @@ static const char k_spec[] =
     "layout p2c_q(scale, radix) (n, c, h, w) : fp32 -> [c/2, n, h, w/8, byte, w%8, c%2]\n"
     "    where byte = bytes(lo = (u >> 1) & 0x7f, hi = (u >> 8) & 0xff)\n"
     "    fixed(scale = scale, radix = radix, to = int16, arith = f32_div)\n"
+    "# more than 16 rows (c/2, 25 at C = 50), 16-column segments folded\n"
+    "# from w%8 and w/8 with c%2 outside them (the tiles' last rows)\n"
+    "layout rows2 (n, c, h, w) : int16 -> [n, h, byte, c%2, w%8, w/8, c/2]\n"
+    "    where byte = bytes(lo = u & 0xff, hi = (u >> 8) & 0xff)\n"
     "# no planes: 4 x 4 entries of int16 quantized per channel (the buffer\n"
     "# path without planes, both ways)\n"
     "layout e4_qc(scale, radix) (n, c, h, w) : fp32 -> [n, c/4, h, w/4, w%4, c%4]\n"
@@ -221,6 +225,7 @@ static const fmt_row k_fmts[] = {
     {"t.c16pv", LAY_DT_INT16, 0, 2},
     {"t.c8row", LAY_DT_UINT16, 0, 2},
     {"t.p2c_q(0.25, 9)", LAY_DT_FP32, 0, 2},
+    {"t.rows2", LAY_DT_INT16, 0, 0}, /* PLANES packs it (25 rows) */
     {"t.r8", LAY_DT_INT16, 0, 0},
     {"t.e4_qc(%s, %s)", LAY_DT_FP32, 1, 0},
     {"t.c16b4", LAY_DT_INT32, 0, 1},
@@ -236,7 +241,7 @@ static const fmt_row k_fmts[] = {
 ** and one too small for the buffer path. */
 static const int64_t k_shapes[][4] = {
     {1, 37, 29, 23}, {2, 5, 7, 9}, {3, 6, 5, 17}, {1, 4, 3, 4},
-    {2, 9, 40, 61}, {1, 16, 8, 16}, {2, 20, 5, 7},
+    {2, 9, 40, 61}, {1, 16, 8, 16}, {2, 20, 5, 7}, {1, 50, 2, 32},
 };
 
 /* A random shape (the same ones at each SIMD level: the generator is

@@ -622,6 +622,18 @@ LI_STEP step_SPLIT2(walk *w, uint8_t *d) {
     step_CONV(w, d);
 }
 
+/* The whole box (the kernel takes every loop): planes.c. */
+LI_STEP step_PLANES(walk *w, uint8_t *d) {
+  li_planes_run(w->p, w->b, w->L, w->nl, w->src + w->sb * (int64_t)w->se, d,
+                w->cb);
+}
+
+/* Never reached: li_exec_box runs nothing for a DONE box. */
+LI_STEP step_DONE(walk *w, uint8_t *d) {
+  (void)w;
+  (void)d;
+}
+
 /* The box's one loop walks the table side's elements: sb == db is the
 ** part's first. */
 LI_STEP step_TABLE(walk *w, uint8_t *d) {
@@ -762,7 +774,7 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
   int64_t idx[LI_MAX_LOOPS];
   int64_t off[512]; /* ILV2/DEILV2 row offsets (rows * 8 <= 4096) */
   walk w;
-  if (from >= to) return;
+  if (from >= to || b->kern == LI_K_DONE) return;
   if (b->nl <= 2 && b->kern == LI_K_MEMSET) {
     memset_runs(p, b, dst, from, to);
     return;
@@ -924,7 +936,8 @@ static void run_chunk(void *arg, int k) {
 static int rides_on(const li_plan *p, const li_box *f, const li_box *b) {
   const li_loop *lf = &p->loops[f->l0], *lb = &p->loops[b->l0];
   int64_t gap = f->db - b->db;
-  return f->fill && !b->fill && !whole(f) && !whole(b) && !lf->tab &&
+  return f->fill && !b->fill && f->kern != LI_K_DONE && !whole(f) &&
+         !whole(b) && !lf->tab &&
          !lb->tab && lf->ext == lb->ext && lf->ds == lb->ds && lb->ds > 0 &&
          gap > -lb->ds && gap < lb->ds;
 }

@@ -15,7 +15,8 @@
 ** loop count (li_kern_loops) and li_exec_box's dispatch switch. The
 ** planner chooses a kernel for each box (plan/loops.c li_choose_kernel)
 ** and gives a kernel only to boxes with enough loops for it; ROWS takes 3
-** loops where the box has them, else 2, and CONV 3, 2 or 1. The order of
+** loops where the box has them, else 2, and CONV 3, 2 or 1; PLANES (255)
+** takes every loop of the box, one step a box part. The order of
 ** the rows is the order of the enum values, which nothing depends on.
 */
 #ifndef LI_KERNELS_H
@@ -57,6 +58,15 @@
   X(SPLIT2, "split into 2 byte planes", 3,                                   \
     "2-byte elements split into 2 byte planes, k <= 16 a row, rows over "    \
     "2 loops (planes.c: K x 16 byte transposes in registers)")                                                           \
+  X(PLANES, "byte planes", 255,                                             \
+    "the whole box between a side with byte planes and one without: "       \
+    "tiles of K rows x 16 columns split or combined and transposed in "     \
+    "registers (the pair of 16-bit bits: both planes a register, AVX2), "   \
+    "value rules on runs through L1, pad rows (bk: rows written, pat) "     \
+    "with the data (planes.c)")                                             \
+  X(DONE, "written with its data", 1,                                       \
+    "a fill whose bytes a PLANES box writes as the pad rows of its tiles "  \
+    "(planes.c li_planes_absorb): nothing to run")                          \
   X(TR, "transpose", 2,                                                     \
     "the two innermost loops, one contiguous in the source, the other in "   \
     "the destination, as one 2-D transposition (tr.c li_tr2d); elements "   \

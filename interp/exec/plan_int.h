@@ -196,7 +196,8 @@ typedef struct li_box {
   int64_t sb, db, cb;/* base offsets (elements) and channel */
   li_kern kern;      /* innermost kernel */
   int bk;            /* kernel parameter: block size / row bytes / width */
-  int pat;           /* fill: index of the pattern in plan->pats */
+  int pat;           /* fill: index of the pattern in plan->pats (a
+                        PLANES box with bk: its pad rows' pattern) */
   int raw;           /* fill: a hole, raw hw elements even with planes */
   int64_t pre, post; /* data: pad elements written before / after every
                         innermost row (fused row padding, dst stride 1) */
@@ -337,6 +338,17 @@ void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
 ** not of that shape. */
 int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
                   uint8_t *dst, const li_loop *l, int n, int64_t cb);
+/* planes.c: a box between a side with byte planes and one without, all
+** its loops (l, n of them, the outer one cut to the part run) in one call
+** (the PLANES kernel); li_planes_ok: whether li_planes_run takes them. */
+int li_planes_ok(const li_plan *p, const li_box *b, const li_loop *l,
+                 int n);
+int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
+                  const uint8_t *src, uint8_t *dst, int64_t cb);
+/* planes.c: 1 when the plane pad's fill box f (loops L, n) is the rest of
+** the rows of an earlier PLANES box, which then writes it (its bk and
+** pat); the planner gives f the kernel DONE. */
+int li_planes_absorb(li_plan *p, li_box *f, const li_loop *L, int n);
 void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
                  uint8_t *dst, int64_t from, int64_t to);
 /* Run plan p from src to dst (sizes checked) on up to `threads` threads. */

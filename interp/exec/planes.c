@@ -1,20 +1,1176 @@
 /*
-** planes.c: 2-byte elements split into 2 byte planes over three loops
-** (the SPLIT2 kernel, exec.c step_SPLIT2). The source's rows (one element
-** of each of K <= 16 channels, K a power of two) run contiguous across the
-** two outer loops when ss2 == n1 (Kneron's 4W4C8BHL: w%4 inside w/4), so
-** 16 rows at a time are loaded as K vectors, shifted, masked and packed to
-** bytes, and log2(K) rounds of byte unpacks turn the K x 16 tile of each
-** plane into 16 rows of K bytes in registers. Destination rows of K bytes
-** back to back (dso == K) are stored 16 bytes at a time. Everything else
-** goes to kern_ilv.c li_split2, one step of the outer loop at a time.
-** li_split2_conv is the same with a value rule: each chunk of CR rows is
-** first converted (li_encode, per channel as each channel's own rule)
-** into a stack buffer of 16-bit elements, then split from there: one
-** extra pass over L1.
+** planes.c: byte planes. Two kernels live here.
+**
+** PLANES (li_planes_run): a box between a side with byte planes (P: each
+** element's split-type bits u stored as np bytes (u >> shift) & mask,
+** plane q at q * pstride) and a side without (C), all its loops in one
+** call. The loops are read as rows and columns:
+**   - the rows: the loop along which P is contiguous (b, K rows, taken 16
+**     at a time), or none (K = 1) when that loop is also C's run;
+**   - the columns: the other loops in C's order. The innermost runs along
+**     C (stride 1); the loops that continue it in C fold into a segment
+**     (16 columns at least where they can; PL_SL with a value rule, for
+**     long conversion runs), whose P offsets are tabulated once a call;
+**     the loops outside walk the segments.
+** A tile is K rows x 16 columns. Packing, its rows (read from C, or from
+** an L1 buffer B into which the value rule converted them, many segments
+** a call) are split into np byte vectors each, and each plane's K x 16
+** bytes transposed in registers (log2 K rounds of byte unpacks) into 16
+** rows of K bytes, stored at the columns' P offsets: 16-byte stores where
+** P's rows are back to back (the offsets planned once a call: pl_tile),
+** runs of rows else. Unpacking is the inverse. A segment's last tile
+** overlaps the one before; segments shorter than a tile share tiles. Any
+** plane count, shifts and masks, split types of 1, 2, 4 or 8 bytes (the
+** low 32 bits), any K (partial blocks padded in registers), per tensor or
+** per channel rules. The pair (2 planes of 16-bit bits, Kneron's HL
+** formats) has AVX2 tiles of its own: a row of 16 elements in one
+** register, split into plane 0's bytes in the low lane and plane 1's in
+** the high one, both planes' K x 16 tiles transposed at once. Packing, a
+** fill box of the plane pad that is the rest of a box's rows (the
+** channels past C of a partial entry) is written by the tiles as pad
+** rows (li_planes_absorb): the partial entry and its pad in one store.
+** The planner gives it every split but the pair without a rows' loop
+** (li_planes_ok), which conv.c's row paths run faster.
+**
+** SPLIT2 (li_split2_3, li_split2_conv, exec.c step_SPLIT2): 2-byte
+** elements split into 2 byte planes over three loops. The source's rows
+** (one element of each of K <= 16 channels, K a power of two) run
+** contiguous across the two outer loops when ss2 == n1 (Kneron's
+** 4W4C8BHL: w%4 inside w/4), so 16 rows at a time are loaded as K
+** vectors, shifted, masked and packed to bytes, and log2(K) rounds of byte
+** unpacks turn the K x 16 tile of each plane into 16 rows of K bytes in
+** registers. Destination rows of K bytes back to back (dso == K) are
+** stored 16 bytes at a time. Everything else goes to kern_ilv.c
+** li_split2, one step of the outer loop at a time. li_split2_conv is the
+** same with a value rule: each chunk of CR rows is first converted
+** (li_encode, per channel as each channel's own rule) into a stack buffer
+** of 16-bit elements, then split from there: one extra pass over L1.
 */
 #include "kern.h"
 
+#define PL_SL 1024    /* columns of a segment's offset table */
+#define PL_B 16384    /* bytes of the bits buffer B */
+#define PL_NP 256     /* segments (pieces) of one chunk */
+#define PL_MAXL 16    /* loops of a box */
+
+/* A loop seen from the two sides: extent, C's and P's strides (elements),
+** channel stride. */
+typedef struct pl_loop {
+  int64_t n, cs, ps, ch;
+} pl_loop;
+
+/* One call's setup (pl_setup). */
+typedef struct pl_x {
+  const li_side *C, *P;
+  int pack;                     /* C -> P */
+  int np, hs;                   /* planes; bytes of the split type */
+  int64_t pst;                  /* plane stride, bytes */
+  int sh[LG_MAX_PLANES];
+  uint32_t mk[LG_MAX_PLANES];   /* masks & 0xff */
+  int conv;                     /* a value rule runs (else the bits move) */
+  int perch;                    /* a per-channel rule */
+  int simd;
+  pl_loop b;                    /* the rows' loop (n 1: none) */
+  int64_t bv;                   /* its rows C holds; b.n - bv rows of pad
+                                   written with them (li_planes_absorb) */
+  uint8_t pad[LG_MAX_PLANES];   /* the pad rows' byte in each plane */
+  int nq, f;                    /* column loops (C order); f fold the segment */
+  pl_loop q[PL_MAXL];
+  int64_t sl;                   /* columns a segment */
+  int lin;                      /* segment = q[0] alone: offsets i * q[0].ps */
+  const int32_t *off;           /* else the P offset of each column */
+} pl_x;
+
+/* ---- Split and combine ------------------------------------------------------ */
+static uint32_t ld_u32(const uint8_t *p, int hs) {
+  uint32_t u = 0;
+  memcpy(&u, p, hs < 4 ? (size_t)hs : 4); /* little-endian host */
+  return u;
+}
+
+static void st_u32(uint8_t *p, int hs, uint32_t u) {
+  uint64_t w = u;
+  memcpy(p, &w, (size_t)hs); /* little-endian host */
+}
+
+#if defined(__SSE2__)
+typedef struct pl_vx {
+  __m128i cnt[LG_MAX_PLANES];  /* shift counts */
+  __m128i m16[LG_MAX_PLANES];  /* mask in 16-bit lanes */
+  __m128i m32[LG_MAX_PLANES];  /* mask in 32-bit lanes */
+  __m128i m8[LG_MAX_PLANES];   /* mask in bytes */
+  __m128i r8[LG_MAX_PLANES];   /* 1-byte split: mask & (0xff >> shift) */
+  __m128i c8[LG_MAX_PLANES];   /* 1-byte combine: (mask << shift) & 0xff */
+  __m128i pad[LG_MAX_PLANES];  /* a pad row's bytes */
+} pl_vx;
+
+static inline __attribute__((always_inline)) void vx_init(const pl_x *x,
+                                                        pl_vx *v) {
+  for (int q = 0; q < x->np; q++) {
+    const uint32_t m = x->mk[q];
+    const int s = x->sh[q];
+    v->cnt[q] = _mm_cvtsi32_si128(s);
+    v->m16[q] = _mm_set1_epi16((short)m);
+    v->m32[q] = _mm_set1_epi32((int)m);
+    v->m8[q] = _mm_set1_epi8((char)m);
+    v->r8[q] = _mm_set1_epi8((char)(s < 8 ? m & (0xffu >> s) : 0));
+    v->c8[q] = _mm_set1_epi8((char)(s < 8 ? (m << s) & 0xffu : 0));
+    v->pad[q] = _mm_set1_epi8((char)x->pad[q]);
+  }
+}
+
+/* 4 vectors of the low 32 bits of 16 elements of 8 bytes. */
+static inline __attribute__((always_inline)) void
+lo32x16(const uint8_t *s, __m128i *w) {
+  for (int j = 0; j < 4; j++) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + 32 * j));
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32 * j + 16));
+    w[j] = _mm_unpacklo_epi64(_mm_shuffle_epi32(a, 0x08),
+                              _mm_shuffle_epi32(c, 0x08));
+  }
+}
+
+/* The np planes of 16 elements of hs bytes at s. */
+static inline __attribute__((always_inline)) void
+split16(const pl_vx *v, int np, int hs, const uint8_t *s, __m128i *p) {
+  if (hs == 1) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+    for (int q = 0; q < np; q++)
+      p[q] = _mm_and_si128(_mm_srl_epi16(x, v->cnt[q]), v->r8[q]);
+    return;
+  }
+  if (hs == 2) {
+    __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+    for (int q = 0; q < np; q++)
+      p[q] = _mm_packus_epi16(
+          _mm_and_si128(_mm_srl_epi16(x0, v->cnt[q]), v->m16[q]),
+          _mm_and_si128(_mm_srl_epi16(x1, v->cnt[q]), v->m16[q]));
+    return;
+  }
+  __m128i w[4];
+  if (hs == 4)
+    for (int j = 0; j < 4; j++)
+      w[j] = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * j));
+  else
+    lo32x16(s, w);
+  for (int q = 0; q < np; q++) {
+    __m128i a[4];
+    for (int j = 0; j < 4; j++)
+      a[j] = _mm_and_si128(_mm_srl_epi32(w[j], v->cnt[q]), v->m32[q]);
+    p[q] = _mm_packus_epi16(_mm_packs_epi32(a[0], a[1]),
+                            _mm_packs_epi32(a[2], a[3]));
+  }
+}
+
+/* The planes p[0..np) of 16 elements combined into their bits at d. */
+static inline __attribute__((always_inline)) void
+combine16(const pl_vx *v, int np, int hs, const __m128i *p, uint8_t *d) {
+  const __m128i z = _mm_setzero_si128();
+  if (hs == 1) {
+    __m128i r = z;
+    for (int q = 0; q < np; q++)
+      r = _mm_or_si128(r, _mm_and_si128(
+                              _mm_sll_epi16(_mm_and_si128(p[q], v->m8[q]),
+                                            v->cnt[q]),
+                              v->c8[q]));
+    _mm_storeu_si128((__m128i *)(void *)d, r);
+    return;
+  }
+  if (hs == 2) {
+    __m128i lo = z, hi = z;
+    for (int q = 0; q < np; q++) {
+      __m128i a = _mm_and_si128(p[q], v->m8[q]);
+      lo = _mm_or_si128(lo, _mm_sll_epi16(_mm_unpacklo_epi8(a, z), v->cnt[q]));
+      hi = _mm_or_si128(hi, _mm_sll_epi16(_mm_unpackhi_epi8(a, z), v->cnt[q]));
+    }
+    _mm_storeu_si128((__m128i *)(void *)d, lo);
+    _mm_storeu_si128((__m128i *)(void *)(d + 16), hi);
+    return;
+  }
+  __m128i w[4] = {z, z, z, z};
+  for (int q = 0; q < np; q++) {
+    __m128i a = _mm_and_si128(p[q], v->m8[q]);
+    __m128i l = _mm_unpacklo_epi8(a, z), h = _mm_unpackhi_epi8(a, z);
+    w[0] = _mm_or_si128(w[0], _mm_sll_epi32(_mm_unpacklo_epi16(l, z), v->cnt[q]));
+    w[1] = _mm_or_si128(w[1], _mm_sll_epi32(_mm_unpackhi_epi16(l, z), v->cnt[q]));
+    w[2] = _mm_or_si128(w[2], _mm_sll_epi32(_mm_unpacklo_epi16(h, z), v->cnt[q]));
+    w[3] = _mm_or_si128(w[3], _mm_sll_epi32(_mm_unpackhi_epi16(h, z), v->cnt[q]));
+  }
+  for (int j = 0; j < 4; j++) {
+    if (hs == 4) {
+      _mm_storeu_si128((__m128i *)(void *)(d + 16 * j), w[j]);
+    } else { /* 8 bytes: zero above bit 31 */
+      _mm_storeu_si128((__m128i *)(void *)(d + 32 * j), _mm_unpacklo_epi32(w[j], z));
+      _mm_storeu_si128((__m128i *)(void *)(d + 32 * j + 16),
+                       _mm_unpackhi_epi32(w[j], z));
+    }
+  }
+}
+
+/* K rows of 16 bytes into 16 rows of K bytes: v[t] then holds rows
+** t * 16/K .. (t + 1) * 16/K - 1 (log2 K rounds of byte unpacks). */
+static inline __attribute__((always_inline)) void tr_fwd(__m128i *v, int K) {
+  for (int h = K / 2; h >= 1; h /= 2) {
+    __m128i u[16];
+    for (int j = 0; j < K / 2; j++) {
+      u[2 * j] = _mm_unpacklo_epi8(v[j], v[j + K / 2]);
+      u[2 * j + 1] = _mm_unpackhi_epi8(v[j], v[j + K / 2]);
+    }
+    for (int j = 0; j < K; j++) v[j] = u[j];
+  }
+}
+
+/* The inverse of tr_fwd: each round's even and odd bytes apart. */
+static inline __attribute__((always_inline)) void tr_inv(__m128i *v, int K) {
+  const __m128i lo = _mm_set1_epi16(0x00ff);
+  for (int h = K / 2; h >= 1; h /= 2) {
+    __m128i u[16];
+    for (int j = 0; j < K / 2; j++) {
+      __m128i a = v[2 * j], c = v[2 * j + 1];
+      u[j] = _mm_packus_epi16(_mm_and_si128(a, lo), _mm_and_si128(c, lo));
+      u[j + K / 2] = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(c, 8));
+    }
+    for (int j = 0; j < K; j++) v[j] = u[j];
+  }
+}
+#endif
+
+/* ---- Tiles ------------------------------------------------------------------ */
+/* n <= 16 bytes (overlapping word moves). */
+static inline void cp16(uint8_t *d, const uint8_t *s, size_t n) {
+  if (n > 16) n = 16;
+  if (n >= 8) {
+    uint64_t a, b;
+    memcpy(&a, s, 8);
+    memcpy(&b, s + n - 8, 8);
+    memcpy(d, &a, 8);
+    memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, s, 4);
+    memcpy(&b, s + n - 4, 4);
+    memcpy(d, &a, 4);
+    memcpy(d + n - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < n; i++) d[i] = s[i];
+  }
+}
+
+/* Where a tile's rows lie in P: runs of rows back to back, each at P
+** offset off from the base of its piece pi (a tile over short segments
+** spans several), from byte b of the tile's vectors stored one after the
+** other (row r of vector j at (j * 16/K + r) * K), len bytes; whole: run
+** j is vector j, 16 bytes. */
+typedef struct pl_tile {
+  int whole, n;
+  struct {
+    int32_t off;
+    uint8_t pi, b, len;
+  } r[16];
+} pl_tile;
+
+/* Column i of a segment: its P offset from the segment's. */
+static inline int64_t seg_off(const pl_x *x, int64_t i) {
+  return x->lin ? i * x->q[0].ps : x->off[i];
+}
+
+/* The runs of the tile over nv columns from column c0 of a segment, kc
+** rows (kp: the power of two >= kc); sl > 0: the columns are those of
+** segments of sl columns back to back (c0 0), piece c / sl. */
+static void tile_plan(const pl_x *x, int64_t c0, int nv, int kc, int kp,
+                      int64_t sl, pl_tile *T) {
+  const int nr = 16 / kp;
+  const int merge = kc == kp && x->b.n == kp; /* P's rows are the tile's */
+  T->n = 0;
+  for (int j = 0; j < kp && j * nr < nv; j++) {
+    const int re = nv < (j + 1) * nr ? nv : (j + 1) * nr;
+    for (int r = j * nr; r < re;) {
+      const int64_t c = sl ? r % sl : c0 + r, pi = sl ? r / sl : 0;
+      const int64_t o = seg_off(x, c);
+      int e = r + 1;
+      while (merge && e < re && (sl ? e / sl == pi : 1) &&
+             seg_off(x, sl ? e % sl : c0 + e) == o + (e - r) * kp)
+        e++;
+      T->r[T->n].off = (int32_t)o;
+      T->r[T->n].pi = (uint8_t)pi;
+      T->r[T->n].b = (uint8_t)(r * kp);
+      T->r[T->n++].len = (uint8_t)((e - r - 1) * kp + kc);
+      r = e;
+    }
+  }
+  T->whole = T->n == kp;
+  for (int i = 0; i < T->n; i++)
+    if (T->r[i].len != 16) T->whole = 0;
+}
+
+#if defined(__SSE2__)
+/* One tile: kv rows (of K, a power of two <= 16) of 16 columns of bits,
+** row k at rows + k * rs; d: P at the tile's rows, pb[i] the offset of
+** piece i. np and hs are constants where the caller's are. */
+static inline __attribute__((always_inline)) void
+tile_put(int64_t pst, const pl_vx *v, int np, int hs, const uint8_t *rows,
+         int64_t rs, int kv, int K, uint8_t *d, const pl_tile *T,
+         const int64_t *pb, const int64_t *vo) {
+  if (K == 1 && vo) { /* rows of one: the planes as they are */
+    __m128i p[LG_MAX_PLANES];
+    split16(v, np, hs, rows, p);
+    for (int q = 0; q < np; q++)
+      _mm_storeu_si128((__m128i *)(void *)(d + vo[0] + q * pst), p[q]);
+    return;
+  }
+  __m128i t[LG_MAX_PLANES][16];
+  for (int k = 0; k < K; k++) {
+    __m128i p[LG_MAX_PLANES];
+    if (k < kv) split16(v, np, hs, rows + k * rs, p);
+    for (int q = 0; q < np; q++) t[q][k] = k < kv ? p[q] : v->pad[q];
+  }
+  for (int q = 0; q < np; q++) {
+    uint8_t *dq = d + q * pst;
+    tr_fwd(t[q], K);
+    if (vo) {
+      for (int j = 0; j < K; j++)
+        _mm_storeu_si128((__m128i *)(void *)(dq + vo[j]), t[q][j]);
+      continue;
+    }
+    uint8_t tb[256];
+    for (int j = 0; j < K; j++)
+      _mm_storeu_si128((__m128i *)(void *)(tb + 16 * j), t[q][j]);
+    for (int i = 0; i < T->n; i++)
+      cp16(dq + pb[T->r[i].pi] + T->r[i].off, tb + T->r[i].b, T->r[i].len);
+  }
+}
+
+static inline __attribute__((always_inline)) void
+tile_get(int64_t pst, const pl_vx *v, int np, int hs, uint8_t *rows,
+         int64_t rs, int kv, int K, const uint8_t *s, const pl_tile *T,
+         const int64_t *pb, const int64_t *vo) {
+  __m128i t[LG_MAX_PLANES][16];
+  for (int q = 0; q < np; q++) {
+    const uint8_t *sq = s + q * pst;
+    if (vo) {
+      for (int j = 0; j < K; j++)
+        t[q][j] = _mm_loadu_si128((const __m128i *)(const void *)(sq + vo[j]));
+    } else {
+      uint8_t tb[256];
+      memset(tb, 0, (size_t)(16 * K));
+      for (int i = 0; i < T->n; i++)
+        cp16(tb + T->r[i].b, sq + pb[T->r[i].pi] + T->r[i].off, T->r[i].len);
+      for (int j = 0; j < K; j++)
+        t[q][j] = _mm_loadu_si128((const __m128i *)(const void *)(tb + 16 * j));
+    }
+    tr_inv(t[q], K);
+  }
+  for (int k = 0; k < kv; k++) {
+    __m128i p[LG_MAX_PLANES];
+    for (int q = 0; q < np; q++) p[q] = t[q][k];
+    combine16(v, np, hs, p, rows + k * rs);
+  }
+}
+
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+/* The pair (2 planes of 16-bit bits: Kneron's HL formats) on AVX2: a row
+** of 16 elements is one register, split into its planes' 16 bytes each,
+** plane 0 in the low lane and plane 1 in the high one; the lanes' K x 16
+** tiles are transposed together (in-lane byte unpacks), and each vector
+** is stored as its two lanes, pst bytes apart (one 32-byte store when the
+** planes are 16 bytes apart: an HL entry). */
+typedef struct pl_vy {
+  __m128i c0, c1;  /* shift counts */
+  __m256i m0, m1;  /* masks in 16-bit lanes */
+  __m256i pad;     /* a pad row: plane 0's byte low, 1's high */
+} pl_vy;
+
+__attribute__((target("avx2"), always_inline)) static inline void
+vy_init(const pl_x *x, pl_vy *v) {
+  v->c0 = _mm_cvtsi32_si128(x->sh[0]);
+  v->c1 = _mm_cvtsi32_si128(x->sh[1]);
+  v->m0 = _mm256_set1_epi16((short)x->mk[0]);
+  v->m1 = _mm256_set1_epi16((short)x->mk[1]);
+  v->pad = _mm256_set_m128i(_mm_set1_epi8((char)x->pad[1]),
+                            _mm_set1_epi8((char)x->pad[0]));
+}
+
+/* 16 elements' bits at s: plane 0's bytes in the low lane, 1's high. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+split_y(const pl_vy *v, const uint8_t *s) {
+  const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)s);
+  const __m256i a = _mm256_and_si256(_mm256_srl_epi16(x, v->c0), v->m0);
+  const __m256i b = _mm256_and_si256(_mm256_srl_epi16(x, v->c1), v->m1);
+  return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+}
+
+/* The inverse: the two lanes' bytes combined into 16 elements at d. */
+__attribute__((target("avx2"), always_inline)) static inline void
+combine_y(const pl_vy *v, __m256i p, uint8_t *d) {
+  const __m256i a = _mm256_cvtepu8_epi16(_mm256_castsi256_si128(p));
+  const __m256i b = _mm256_cvtepu8_epi16(_mm256_extracti128_si256(p, 1));
+  _mm256_storeu_si256(
+      (__m256i *)(void *)d,
+      _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, v->m0), v->c0),
+                      _mm256_sll_epi16(_mm256_and_si256(b, v->m1), v->c1)));
+}
+
+/* tr_fwd and tr_inv, both lanes at once. */
+__attribute__((target("avx2"), always_inline)) static inline void
+tr_fwd_y(__m256i *v, int K) {
+  for (int h = K / 2; h >= 1; h /= 2) {
+    __m256i u[16];
+    for (int j = 0; j < K / 2; j++) {
+      u[2 * j] = _mm256_unpacklo_epi8(v[j], v[j + K / 2]);
+      u[2 * j + 1] = _mm256_unpackhi_epi8(v[j], v[j + K / 2]);
+    }
+    for (int j = 0; j < K; j++) v[j] = u[j];
+  }
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+tr_inv_y(__m256i *v, int K) {
+  const __m256i lo = _mm256_set1_epi16(0x00ff);
+  for (int h = K / 2; h >= 1; h /= 2) {
+    __m256i u[16];
+    for (int j = 0; j < K / 2; j++) {
+      __m256i a = v[2 * j], c = v[2 * j + 1];
+      u[j] = _mm256_packus_epi16(_mm256_and_si256(a, lo), _mm256_and_si256(c, lo));
+      u[j + K / 2] = _mm256_packus_epi16(_mm256_srli_epi16(a, 8),
+                                         _mm256_srli_epi16(c, 8));
+    }
+    for (int j = 0; j < K; j++) v[j] = u[j];
+  }
+}
+
+/* Vector j's lanes at d + o (plane 0) and d + o + pst (plane 1). */
+__attribute__((target("avx2"), always_inline)) static inline void
+st_pair(uint8_t *d, int64_t o, int64_t pst, __m256i t) {
+  if (pst == 16) {
+    _mm256_storeu_si256((__m256i *)(void *)(d + o), t);
+    return;
+  }
+  _mm_storeu_si128((__m128i *)(void *)(d + o), _mm256_castsi256_si128(t));
+  _mm_storeu_si128((__m128i *)(void *)(d + o + pst),
+                   _mm256_extracti128_si256(t, 1));
+}
+
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+ld_pair(const uint8_t *s, int64_t o, int64_t pst) {
+  if (pst == 16) return _mm256_loadu_si256((const __m256i *)(const void *)(s + o));
+  return _mm256_set_m128i(
+      _mm_loadu_si128((const __m128i *)(const void *)(s + o + pst)),
+      _mm_loadu_si128((const __m128i *)(const void *)(s + o)));
+}
+
+/* tile_put and tile_get for the pair (np, hs: 2, 2). */
+__attribute__((target("avx2"), always_inline)) static inline void
+tile_put_y(int64_t pst, const pl_vy *v, int np, int hs, const uint8_t *rows,
+           int64_t rs, int kv, int K, uint8_t *d, const pl_tile *T,
+           const int64_t *pb, const int64_t *vo) {
+  (void)np; (void)hs;
+  __m256i t[16];
+  for (int k = 0; k < K; k++)
+    t[k] = k < kv ? split_y(v, rows + k * rs) : v->pad;
+  tr_fwd_y(t, K);
+  if (vo) {
+    for (int j = 0; j < K; j++) st_pair(d, vo[j], pst, t[j]);
+    return;
+  }
+  uint8_t tb[2][256];
+  for (int j = 0; j < K; j++) {
+    _mm_storeu_si128((__m128i *)(void *)(tb[0] + 16 * j), _mm256_castsi256_si128(t[j]));
+    _mm_storeu_si128((__m128i *)(void *)(tb[1] + 16 * j), _mm256_extracti128_si256(t[j], 1));
+  }
+  for (int q = 0; q < 2; q++)
+    for (int i = 0; i < T->n; i++)
+      cp16(d + q * pst + pb[T->r[i].pi] + T->r[i].off, tb[q] + T->r[i].b,
+           T->r[i].len);
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+tile_get_y(int64_t pst, const pl_vy *v, int np, int hs, uint8_t *rows,
+           int64_t rs, int kv, int K, const uint8_t *s, const pl_tile *T,
+           const int64_t *pb, const int64_t *vo) {
+  (void)np; (void)hs;
+  __m256i t[16];
+  if (vo) {
+    for (int j = 0; j < K; j++) t[j] = ld_pair(s, vo[j], pst);
+  } else {
+    uint8_t tb[2][256];
+    memset(tb[0], 0, (size_t)(16 * K)); /* rows the runs leave */
+    memset(tb[1], 0, (size_t)(16 * K));
+    for (int q = 0; q < 2; q++)
+      for (int i = 0; i < T->n; i++)
+        cp16(tb[q] + T->r[i].b, s + q * pst + pb[T->r[i].pi] + T->r[i].off,
+             T->r[i].len);
+    for (int j = 0; j < K; j++) t[j] = ld_pair(tb[0], 16 * j, 256);
+  }
+  tr_inv_y(t, K);
+  for (int k = 0; k < kv && k < K; k++) combine_y(v, t[k], rows + k * rs);
+}
+#endif
+
+/* A run of tiles: ns segments (or groups of short ones), each nt tiles
+** and its last 16 columns (overlapping, TL) where it has more. */
+typedef struct pl_job {
+  uint8_t *rows;         /* the first tile's column 0: row k at + k * rs */
+  int64_t rs;
+  uint8_t *pl;           /* P at the first tile's rows */
+  int ns, nt;
+  int64_t ss, ps;        /* rows and P from a segment to the next (bytes) */
+  int64_t tr, tp;        /* and from a tile to the next in a segment */
+  const pl_tile *T;      /* tile i's runs T[i * tt] */
+  int tt;
+  const pl_tile *TL;     /* the last 16 columns' runs, or NULL */
+  int64_t lr, lp;        /* their rows and P from the segment's */
+  const int64_t *pb;     /* the pieces' P bases (tiles of short segments), */
+  int pbs;               /* from pb + s * pbs for segment s */
+  const int64_t *sb;     /* segment s's P at pl + sb[s] (NULL: s * ps) */
+} pl_job;
+
+#if defined(__SSE2__)
+/* Kneron's 2 planes of 16-bit bits compiled apart (constants in the
+** loop). */
+#define PL_TILES(X) X(1) X(2) X(4) X(8) X(16)
+/* vo: a whole tile's vector offsets (loads of them in the address of
+** every store would keep the stores waiting). */
+#define PL_VO(T, vo, pb)                                                     \
+  for (int j_ = 0; j_ < KK; j_++)                                            \
+    vo[j_] = (T)->whole ? (pb)[(T)->r[j_].pi] + (T)->r[j_].off : 0;
+#define PL_JOB(F, NP, HS)                                                 \
+  {                                                                          \
+    int64_t vo[KK], vl[KK];                                                    \
+    PL_VO(jj.T, vo, jj.pb)                                                   \
+    if (jj.TL) PL_VO(jj.TL, vl, jj.pb)                                       \
+    const int hv = jj.tt == 0 && jj.T->whole && !jj.pbs;                                \
+    const int64_t *wl = jj.TL && jj.TL->whole && !jj.pbs ? vl : NULL;                   \
+    for (int s = 0; s < jj.ns; s++) {                                        \
+      uint8_t *r = jj.rows + s * jj.ss;                                      \
+      uint8_t *p = jj.pl + (jj.sb ? jj.sb[s] : s * jj.ps);                   \
+      const int64_t *pb = jj.pb + s * jj.pbs;                                \
+      if (hv)                                                                \
+        for (int i = 0; i < jj.nt; i++)                                      \
+          F(pst, &vv, NP, HS, r + i * jj.tr, jj.rs, kv, KK, p + i * jj.tp,   \
+            jj.T, pb, vo);                                                \
+      else                                                                   \
+        for (int i = 0; i < jj.nt; i++) {                                    \
+          const pl_tile *T = jj.T + i * jj.tt;                               \
+          int64_t vt[KK];                                                     \
+          PL_VO(T, vt, pb)                                                   \
+          F(pst, &vv, NP, HS, r + i * jj.tr, jj.rs, kv, KK, p + i * jj.tp,   \
+            T, pb, T->whole ? vt : NULL);                                 \
+        }                                                                    \
+      if (jj.TL)                                                             \
+        F(pst, &vv, NP, HS, r + jj.lr, jj.rs, kv, KK, p + jj.lp, jj.TL, pb,    \
+          wl);                                                               \
+    }                                                                        \
+  }
+/* The job's fields and the constants in locals: the stores through
+** uint8_t pointers would make the compiler load them again. */
+#define X(K)                                                                  \
+  static void job_put##K(const pl_x *x, int kv, const pl_job *j) {            \
+    enum { KK = K };                                                          \
+    pl_vx vv;                                                                 \
+    vx_init(x, &vv);                                                          \
+    const pl_job jj = *j;                                                     \
+    const int64_t pst = x->pst;                                               \
+    if (x->np == 2 && x->hs == 2) PL_JOB(tile_put, 2, 2)                   \
+    else PL_JOB(tile_put, x->np, x->hs)                                    \
+  }                                                                           \
+  static void job_get##K(const pl_x *x, int kv, const pl_job *j) {            \
+    enum { KK = K };                                                          \
+    pl_vx vv;                                                                 \
+    vx_init(x, &vv);                                                          \
+    const pl_job jj = *j;                                                     \
+    const int64_t pst = x->pst;                                               \
+    if (x->np == 2 && x->hs == 2) PL_JOB(tile_get, 2, 2)                   \
+    else PL_JOB(tile_get, x->np, x->hs)                                    \
+  }
+PL_TILES(X)
+#undef X
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+#define X(K)                                                                  \
+  __attribute__((target("avx2"))) static void                                 \
+  job_put_y##K(const pl_x *x, int kv, const pl_job *j) {                      \
+    enum { KK = K };                                                          \
+    pl_vy vv;                                                                 \
+    vy_init(x, &vv);                                                          \
+    const pl_job jj = *j;                                                     \
+    const int64_t pst = x->pst;                                               \
+    PL_JOB(tile_put_y, 2, 2)                                                  \
+  }                                                                           \
+  __attribute__((target("avx2"))) static void                                 \
+  job_get_y##K(const pl_x *x, int kv, const pl_job *j) {                      \
+    enum { KK = K };                                                          \
+    pl_vy vv;                                                                 \
+    vy_init(x, &vv);                                                          \
+    const pl_job jj = *j;                                                     \
+    const int64_t pst = x->pst;                                               \
+    PL_JOB(tile_get_y, 2, 2)                                                  \
+  }
+PL_TILES(X)
+#undef X
+#endif
+
+/* The same element by element (LAY_SIMD=0, or no SSE2): a tile's runs
+** row by row. */
+static void tile_c(const pl_x *x, uint8_t *rows, int64_t rs, int kc, int kv,
+                   int kp, uint8_t *pl, const pl_tile *T, const int64_t *pb) {
+  const int hs = x->hs;
+  for (int u = 0; u < T->n; u++) {
+    const int b = T->r[u].b, nrow = (T->r[u].len - kc) / kp + 1;
+    uint8_t *e0 = pl + pb[T->r[u].pi] + T->r[u].off;
+    for (int w = 0; w < nrow; w++)
+      for (int k = 0; k < kc; k++) {
+        uint8_t *e = e0 + w * kp + k, *bits = rows + k * rs + (b / kp + w) * hs;
+        if (x->pack && k >= kv) { /* a pad row */
+          for (int q = 0; q < x->np; q++) e[q * x->pst] = x->pad[q];
+        } else if (x->pack) {
+          uint32_t m = ld_u32(bits, hs);
+          for (int q = 0; q < x->np; q++)
+            e[q * x->pst] = (uint8_t)((m >> x->sh[q]) & x->mk[q]);
+        } else {
+          uint32_t m = 0;
+          for (int q = 0; q < x->np; q++)
+            m |= ((uint32_t)e[q * x->pst] & x->mk[q]) << x->sh[q];
+          st_u32(bits, hs, hs == 1 ? m & 0xffu : hs == 2 ? m & 0xffffu : m);
+        }
+      }
+  }
+}
+
+static void job_c(const pl_x *x, int kc, int kv, int kp, const pl_job *j) {
+  for (int s = 0; s < j->ns; s++) {
+    uint8_t *r = j->rows + s * j->ss;
+    uint8_t *p = j->pl + (j->sb ? j->sb[s] : s * j->ps);
+    const int64_t *pb = j->pb + s * j->pbs;
+    for (int i = 0; i < j->nt; i++)
+      tile_c(x, r + i * j->tr, j->rs, kc, kv, kp, p + i * j->tp,
+             j->T + i * j->tt, pb);
+    if (j->TL) tile_c(x, r + j->lr, j->rs, kc, kv, kp, p + j->lp, j->TL, pb);
+  }
+}
+
+/* ---- Values ---------------------------------------------------------------- */
+/* A side's rule for channel c. */
+static const li_vrule *rule_ch(const li_vrule *r, int64_t c, li_vrule *v) {
+  if (r->axis < 0 || r->nch <= 1) return r;
+  li_vrule_channel(r, (int32_t)c, v);
+  return v;
+}
+
+/* n elements of channel ch: packing, C's elements into the split type's
+** bits (C's decode, then P's encode); unpacking, the bits into C's
+** elements (P's decode, then C's encode). */
+static void conv_n(const pl_x *x, const uint8_t *s, uint8_t *d, int64_t n,
+                   int64_t ch) {
+  li_vrule va, vb;
+  const li_vrule *a = rule_ch(x->pack ? &x->C->v : &x->P->v, ch, &va);
+  const li_vrule *b = rule_ch(x->pack ? &x->P->v : &x->C->v, ch, &vb);
+  if (a->kind == LI_VR_ID) {
+    li_encode(b, s, d, n, NULL);
+    return;
+  }
+  if (b->kind == LI_VR_ID) {
+    li_decode(a, s, d, n, NULL);
+    return;
+  }
+  uint64_t t[TILE];
+  const size_t fs = x->pack ? x->C->esz : (size_t)x->hs;
+  const size_t ts = x->pack ? (size_t)x->hs : x->C->esz;
+  for (int64_t i = 0; i < n; i += TILE) {
+    int64_t m = n - i < TILE ? n - i : TILE;
+    li_decode(a, s + (size_t)i * fs, t, m, NULL);
+    li_encode(b, t, d + (size_t)i * ts, m, NULL);
+  }
+}
+
+/* ---- Setup ------------------------------------------------------------------ */
+static int rule_ok(const li_vrule *r) {
+  return r->axis < 0 || r->nch <= 1 || r->kind == LI_VR_QUANT ||
+         r->kind == LI_VR_DEQUANT; /* rule_ch has a per-tensor view */
+}
+
+static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
+                    int n, pl_x *x) {
+  const int pack = p->d.v.nplanes > 0;
+  if ((p->d.v.nplanes > 0) == (p->s.v.nplanes > 0) || n > PL_MAXL - 2)
+    return 0; /* room for a loop of one and a loop cut in two */
+  memset(x, 0, sizeof *x);
+  x->pack = pack;
+  x->C = pack ? &p->s : &p->d;
+  x->P = pack ? &p->d : &p->s;
+  const li_vrule *pv = &x->P->v;
+  x->np = pv->nplanes;
+  x->hs = (int)li_dt_size(pv->kind == LI_VR_ID ? pv->cpu : pv->hw);
+  x->pst = x->P->pstride;
+  if (x->P->esz != 1 || x->np > LG_MAX_PLANES ||
+      !(x->hs == 1 || x->hs == 2 || x->hs == 4 || x->hs == 8) ||
+      !rule_ok(pv) || !rule_ok(&x->C->v) || x->C->table || x->P->table)
+    return 0;
+  for (int q = 0; q < x->np; q++) {
+    if (pv->shift[q] < 0 || pv->shift[q] > 31) return 0;
+    x->sh[q] = pv->shift[q];
+    x->mk[q] = pv->mask[q] & 0xffu;
+  }
+  x->conv = x->C->v.kind != LI_VR_ID || pv->kind != LI_VR_ID;
+  if (!x->conv && x->C->esz != (size_t)x->hs) return 0;
+  x->perch = (pv->axis >= 0 && pv->nch > 1) ||
+             (x->C->v.axis >= 0 && x->C->v.nch > 1);
+  x->simd = p->simd;
+  x->b = (pl_loop){1, 0, 0, 0};
+  int hb = 0;
+  for (int i = 0; i < n; i++) {
+    if (l[i].tab) return 0;
+    if (l[i].ext == 1) continue;
+    pl_loop o = {l[i].ext, pack ? l[i].ss : l[i].ds, pack ? l[i].ds : l[i].ss,
+                 l[i].cs};
+    if (o.cs < 0 || o.ps < 0) return 0;
+    if (o.ps == 1 && o.cs != 1 && !hb) {
+      x->b = o;
+      hb = 1;
+    } else {
+      x->q[x->nq++] = o;
+    }
+  }
+  for (int i = 1; i < x->nq; i++) /* C's order: strides ascending */
+    for (int j = i; j > 0 && x->q[j].cs < x->q[j - 1].cs; j--) {
+      pl_loop t = x->q[j]; x->q[j] = x->q[j - 1]; x->q[j - 1] = t;
+    }
+  x->bv = x->b.n;
+  if (hb && pack && bx->bk > x->b.n) { /* pad rows with the data */
+    x->b.n = bx->bk;
+    for (int q = 0; q < x->np; q++) x->pad[q] = p->pats[bx->pat][q];
+  }
+  if (!x->nq || x->q[0].cs != 1) { /* no run along C: segments of one */
+    memmove(x->q + 1, x->q, sizeof *x->q * (size_t)x->nq++);
+    x->q[0] = (pl_loop){1, 1, 0, 0};
+  }
+  x->sl = x->q[0].n;
+  x->f = 1;
+  /* a segment of 16 columns or more (a value rule: PL_SL) where the
+  ** loops that continue q[0] give them: the fewest of their steps (a loop
+  ** cut in two where a part of it is enough), so that the offset table
+  ** and the grid stay short */
+  const int64_t want = x->conv ? PL_SL : 16; /* conversions: long runs */
+  while (x->f < x->nq && x->q[x->f].cs == x->sl && x->sl < want) {
+    const pl_loop o = x->q[x->f];
+    int64_t dv = (want + x->sl - 1) / x->sl;
+    while (dv < o.n && o.n % dv) dv++;
+    if (dv > o.n) dv = o.n;
+    if (x->sl * dv > PL_SL) { /* the most the table holds */
+      for (dv = PL_SL / x->sl; dv > 1 && o.n % dv;) dv--;
+      if (dv <= 1) break;
+    }
+    if (dv < o.n) { /* o as dv steps inside o.n / dv */
+      memmove(x->q + x->f + 1, x->q + x->f,
+              sizeof *x->q * (size_t)(x->nq++ - x->f));
+      x->q[x->f] = (pl_loop){dv, o.cs, o.ps, o.ch};
+      x->q[x->f + 1] = (pl_loop){o.n / dv, o.cs * dv, o.ps * dv, o.ch * dv};
+    }
+    x->sl *= dv;
+    x->f++;
+  }
+  x->lin = x->f == 1;
+  int64_t span = 0; /* the offset table's largest entry */
+  for (int i = 0; i < x->f; i++) span += (x->q[i].n - 1) * x->q[i].ps;
+  if (!x->lin && span > INT32_MAX) return 0;
+  for (int i = 0; i < x->f; i++) /* one channel a segment row */
+    if (x->perch && x->q[i].ch) return 0;
+  return 1;
+}
+
+/* Every split but one shape of the pair (2 planes of 16-bit bits):
+** without a rows' loop (K = 1, the planes contiguous along C's run:
+** 16W1C8BHL) a tile is a plain split of a row, and conv.c's row paths ran
+** it faster (16W1C8BHL unpack int16 [4,32,28,28] 6.4x memcpy there, 14x
+** here: entries cut at the row's end are tiles of their own). With a
+** rows' loop the pair's AVX2 tiles win (lay/memcpy, one thread's CPU
+** time, median of 21 interleaved runs, conv.c/SPLIT2 -> tiles): 4W4C8BHL
+** pack int16 [1,64,56,56] 4.7 -> 1.0, [4,32,28,28] 9.0 -> 2.2, unpack
+** 6.1 -> 2.1; 1W16C8BHL pack [1,37,29,23] 10.0 -> 2.8 (its pad rows
+** written by the tiles), unpack [1,64,56,56] 2.4 -> 1.9; but 1W16C8BHL
+** pack [1,64,56,56] 2.3 -> 2.6. Other splits: 4 planes of an int32 in
+** 16-channel entries 28.6 -> 5.0x, nibble planes of int8 81 -> 3.9x
+** (pack [1,64,56,56]). */
+int li_planes_ok(const li_plan *p, const li_box *b, const li_loop *l,
+                 int n) {
+  pl_x x;
+  if (!pl_setup(p, b, l, n, &x)) return 0;
+  /* unpacking, tiles whose rows are not whole 16-byte runs of P (K not
+  ** a power of two, or P's rows not back to back) go through a stack
+  ** copy a tile: there conv.c's paths won (x.c8, 8-channel entries of
+  ** 8 + 8 bytes, unpack int16 [2,40,28,28]: 6.6x memcpy, 13x here;
+  ** 1W16C8BHL's last 5 channels) */
+  const int whole = x.b.n == 16 || ((x.b.n & (x.b.n - 1)) == 0 &&
+                                    x.nq && x.q[0].ps == x.b.n);
+  return !(x.np == 2 && x.hs == 2 && x.sh[0] < 16 && x.sh[1] < 16) ||
+         (x.b.n > 1 && (x.pack || whole));
+}
+
+/* Loops as a set of destination offsets, comparable: (extent, ds) by ds
+** descending, loops of one step left out, a loop that continues the next
+** one inside folded into it. *m: how many. */
+static void canon(const li_loop *l, int n, int64_t *e, int64_t *d, int *m) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    if (l[i].ext == 1) continue;
+    int j = k++;
+    for (; j > 0 && d[j - 1] < l[i].ds; j--) {
+      e[j] = e[j - 1];
+      d[j] = d[j - 1];
+    }
+    e[j] = l[i].ext;
+    d[j] = l[i].ds;
+  }
+  int o = 0;
+  for (int i = 0; i < k; i++) {
+    if (o && d[o - 1] == d[i] * e[i]) { /* the outer one continues it */
+      e[o - 1] *= e[i];
+      d[o - 1] = d[i];
+      continue;
+    }
+    e[o] = e[i];
+    d[o++] = d[i];
+  }
+  *m = o;
+}
+
+/* A fill box f of the plane pad (packing) is the rest of the rows of an
+** earlier PLANES box D: D's loops with its rows' loop (P stride 1, not its
+** outermost, e rows) replaced by f's stride-1 loop, from e on. Then D
+** writes those pad rows with its tiles (bk: e plus f's rows, at most 16;
+** pat: f's pattern) and f is done (kernel DONE): the partial entries and
+** their pads in one sweep. 1 when it is so. */
+int li_planes_absorb(li_plan *p, li_box *f, const li_loop *L, int n) {
+  int fy = -1;
+  for (int i = 0; i < n; i++) {
+    if (L[i].tab) return 0;
+    if (L[i].ds == 1) fy = i;
+  }
+  if (f->raw || !f->fill || !p->d.v.nplanes || fy < 0 || n > PL_MAXL)
+    return 0;
+  for (int bi = p->nbox - 2; bi >= 0; bi--) {
+    li_box *D = &p->box[bi];
+    if (D->fill || D->kern != LI_K_PLANES || D->bk) continue;
+    const li_loop *l = p->loops + D->l0;
+    li_loop M[PL_MAXL];
+    int y = -1;
+    for (int i = 0; i < D->nl; i++)
+      if (l[i].ds == 1 && l[i].ss != 1 && l[i].ext > 1) y = i;
+    if (y <= 0 || l[y].ext + L[fy].ext > 16 ||
+        f->db != D->db + l[y].ext || D->nl > PL_MAXL)
+      continue;
+    memcpy(M, l, sizeof *M * (size_t)D->nl);
+    M[y].ext = L[fy].ext;
+    int64_t e1[PL_MAXL], d1[PL_MAXL], e2[PL_MAXL], d2[PL_MAXL];
+    int m1, m2;
+    canon(M, D->nl, e1, d1, &m1);
+    canon(L, n, e2, d2, &m2);
+    int same = m1 == m2;
+    for (int i = 0; same && i < m1; i++)
+      same = e1[i] == e2[i] && d1[i] == d2[i];
+    if (!same) continue;
+    D->bk = (int)(l[y].ext + L[fy].ext);
+    D->pat = f->pat;
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- The run ---------------------------------------------------------------- */
+#define PL_NT (PL_SL / 16 + 1) /* tiles of a segment's grid */
+
+typedef struct pl_run {
+  const pl_x *x;
+  uint8_t *C, *P;       /* the two buffers */
+  uint8_t *B, *G;       /* bits (rows rsb bytes apart), C's staged elements */
+  int64_t rsb, cw;      /* cw columns a chunk of B */
+  int kc, kp;           /* rows of the grid's tiles */
+  int kv;               /* of the rows at hand, those C holds (pack) */
+  const pl_tile *T;     /* the grid: lin, T[0] (moved by 16 * ps0); else */
+  int nt;               /* T[i] at column 16 i, T[nt - 1] the last 16; */
+  int mp;               /* short segments: T[0] over mp of them */
+  int64_t pbs[16];      /* (their P bases, q[f]'s steps apart) */
+  int two;              /* segments of one tile: q[f] and q[f + 1] a job */
+  int ns;               /* a chunk's segments: C offset, P offset, channel */
+  int64_t sc[PL_NP], sp[PL_NP], sh[PL_NP];
+} pl_run;
+
+/* Of the kc rows from j0 of b, those C holds (the rest are pad rows). */
+static int valid_rows(const pl_x *x, int64_t j0, int kc) {
+  const int64_t v = x->bv - j0;
+  return v < 0 ? 0 : v < kc ? (int)v : kc;
+}
+
+static void run_job(const pl_run *r, int kc, int kp, const pl_job *j) {
+  const pl_x *x = r->x;
+  const int kv = r->kv < kc ? r->kv : kc;
+#if defined(LI_HAVE_X86_TARGET)
+  if (x->simd >= LI_SIMD_AVX2 && x->np == 2 && x->hs == 2) {
+    switch (kp) {
+#define X(K)                                     \
+  case K:                                        \
+    if (x->pack) job_put_y##K(x, kv, j);         \
+    else job_get_y##K(x, kv, j);                 \
+    return;
+      PL_TILES(X)
+#undef X
+    default: break;
+    }
+  }
+#endif
+#if defined(__SSE2__)
+  if (x->simd >= LI_SIMD_SSE) {
+    switch (kp) {
+#define X(K)                                     \
+  case K:                                        \
+    if (x->pack) job_put##K(x, kv, j);           \
+    else job_get##K(x, kv, j);                   \
+    return;
+      PL_TILES(X)
+#undef X
+    default: break;
+    }
+  }
+#endif
+  job_c(x, kc, kv, kp, j);
+}
+
+static const int64_t pl_zero[16];
+
+/* Columns [c, c + len) of ns segments (c a multiple of 16; len too, or c
+** + len the segment's end), their rows at column c of the first (ss bytes
+** apart), P at pl + sb[s] (sb NULL: s * ps) for segment s. */
+static void seg_job(const pl_run *r, int kc, int kp, uint8_t *rows,
+                    int64_t rs, int64_t ss, uint8_t *pl, int64_t ps,
+                    const int64_t *sb, int ns, int64_t c, int64_t len) {
+  const pl_x *x = r->x;
+  const int64_t hs = x->hs;
+  pl_job j = {rows, rs, pl, ns, 0, ss, ps, 16 * hs, 0, NULL, 1, NULL, 0, 0,
+              pl_zero, 0, sb};
+  if (len < 16 || kc != r->kc) { /* tiles planned here */
+    pl_tile T1;
+    for (int64_t t = 0; t < len; t += 16) {
+      if (len - t < 16 && len >= 16) t = len - 16;
+      tile_plan(x, c + t, len - t < 16 ? (int)(len - t) : 16, kc, kp, 0, &T1);
+      j.rows = rows + t * hs;
+      j.nt = 1;
+      j.T = &T1;
+      run_job(r, kc, kp, &j);
+    }
+    return;
+  }
+  j.nt = (int)(len / 16);
+  if (x->lin) {
+    const int64_t p0 = x->q[0].ps;
+    j.pl = pl + c * p0;
+    j.tp = 16 * p0;
+    j.T = r->T;
+    j.tt = 0;
+    j.lp = (len - 16) * p0;
+  } else {
+    j.T = r->T + c / 16;
+  }
+  if (len % 16) {
+    j.TL = x->lin ? r->T : r->T + r->nt - 1;
+    j.lr = (len - 16) * hs;
+  }
+  run_job(r, kc, kp, &j);
+}
+
+/* The chunk's short segments (sl < 16) back to back in B, mp a tile. */
+static void short_job(const pl_run *r, int kc, int kp, uint8_t *pl) {
+  const pl_x *x = r->x;
+  const int64_t w = r->mp * x->sl;
+  pl_job j = {r->B, r->rsb, pl, r->ns / r->mp, 1, w * x->hs, 0, 0, 0, r->T,
+              0, NULL, 0, 0, r->sp, r->mp, NULL};
+  pl_tile T1;
+  if (kc != r->kc) {
+    tile_plan(x, 0, (int)w, kc, kp, x->sl, &T1);
+    j.T = &T1;
+  }
+  if (j.ns) run_job(r, kc, kp, &j);
+  if (r->ns % r->mp) { /* the last few */
+    tile_plan(x, 0, (int)(r->ns % r->mp * x->sl), kc, kp, x->sl, &T1);
+    j.rows = r->B + j.ns * j.ss;
+    j.pb = r->sp + j.ns * r->mp;
+    j.ns = 1;
+    j.T = &T1;
+    run_job(r, kc, kp, &j);
+  }
+}
+
+/* Rows [j0, j0 + kc) of the chunk's segments, columns [c, c + len) of
+** each, between C and B (packing: into B; unpacking: out of it): copied,
+** or converted by a call a segment, or (short ones of one channel) staged
+** in G and converted by one call. */
+static void stage(const pl_run *r, int into, int64_t j0, int kc, int64_t c,
+                  int64_t len) {
+  const pl_x *x = r->x;
+  const int64_t ce = (int64_t)x->C->esz, hs = x->hs;
+  const int m = r->ns;
+  int one = m > 1 && len < 64;
+  for (int i = 1; i < m && one && x->perch; i++)
+    if (r->sh[i] != r->sh[0]) one = 0;
+  for (int k = 0; k < kc; k++) {
+    uint8_t *bk = r->B + k * r->rsb;
+    const int64_t o = (j0 + k) * x->b.cs + c, h = (j0 + k) * x->b.ch;
+    if (x->conv && !one) {
+      for (int i = 0; i < m; i++) {
+        uint8_t *cs = r->C + (r->sc[i] + o) * ce;
+        if (into) conv_n(x, cs, bk + i * len * hs, len, r->sh[i] + h);
+        else conv_n(x, bk + i * len * hs, cs, len, r->sh[i] + h);
+      }
+      continue;
+    }
+    uint8_t *t = x->conv ? r->G : bk; /* C's elements back to back */
+    if (!into && x->conv) conv_n(x, bk, t, m * len, r->sh[0] + h);
+    for (int i = 0; i < m; i++) {
+      uint8_t *cs = r->C + (r->sc[i] + o) * ce;
+      if (into) cpy(t + i * len * ce, cs, (size_t)(len * ce));
+      else cpy(cs, t + i * len * ce, (size_t)(len * ce));
+    }
+    if (into && x->conv) conv_n(x, t, bk, m * len, r->sh[0] + h);
+  }
+}
+
+/* The chunk's segments through B, all rows of b 16 at a time; a segment
+** longer than B's chunk (one a chunk then) in pieces. */
+static void run_chunk(pl_run *r) {
+  const pl_x *x = r->x;
+  const int64_t hs = x->hs, sl = x->sl;
+  for (int64_t j0 = 0; j0 < x->b.n; j0 += 16) {
+    const int kc = (int)(x->b.n - j0 < 16 ? x->b.n - j0 : 16);
+    int kp = 1;
+    while (kp < kc) kp *= 2;
+    r->kv = valid_rows(x, j0, kc);
+    uint8_t *pl = r->P + j0;
+    for (int64_t c = 0; c < sl; c += r->cw) {
+      const int64_t len = sl - c < r->cw ? sl - c : r->cw;
+      if (x->pack) stage(r, 1, j0, r->kv, c, len);
+      if (sl < 16) short_job(r, kc, kp, pl);
+      else seg_job(r, kc, kp, r->B, r->rsb, len * hs, pl, 0, r->sp, r->ns, c,
+                   len);
+      if (!x->pack) stage(r, 0, j0, kc, c, len);
+    }
+  }
+  r->ns = 0;
+}
+
+/* The tiles on C itself (no value rule, segments of a tile or more): the
+** segments of one step of the loops outside q[f] (and q[f + 1]: two) a
+** job. */
+static void run_direct(pl_run *r, int64_t co, int64_t po) {
+  const pl_x *x = r->x;
+  const int64_t ce = (int64_t)x->C->esz;
+  const pl_loop *f = x->f < x->nq ? &x->q[x->f] : NULL;
+  const int nf = f ? (int)f->n : 1;
+  for (int64_t j0 = 0; j0 < x->b.n; j0 += 16) {
+    const int kc = (int)(x->b.n - j0 < 16 ? x->b.n - j0 : 16);
+    int kp = 1;
+    while (kp < kc) kp *= 2;
+    r->kv = valid_rows(x, j0, kc);
+    uint8_t *rows = r->C + (co + j0 * x->b.cs) * ce, *pl = r->P + po + j0;
+    if (r->two && kc == r->kc) { /* q[f + 1]'s steps of q[f]'s tiles */
+      const pl_loop *o = f + 1;
+      const pl_job j = {rows, x->b.cs * ce, pl, (int)o->n, nf, o->cs * ce,
+                        o->ps, f->cs * ce, f->ps, r->T, 0, NULL, 0, 0,
+                        pl_zero, 0, NULL};
+      run_job(r, kc, kp, &j);
+    } else { /* and with two, each of q[f + 1]'s steps (the caller's
+                ** walk leaves them to this call) */
+      const pl_loop *o = r->two ? f + 1 : NULL;
+      for (int64_t t = 0; t < (o ? o->n : 1); t++)
+        seg_job(r, kc, kp, rows + (o ? t * o->cs * ce : 0), x->b.cs * ce,
+                f ? f->cs * ce : 0, pl + (o ? t * o->ps : 0), f ? f->ps : 0,
+                NULL, nf, 0, x->sl);
+    }
+  }
+}
+
+/* The next step of the loops q[from ..) (offsets and channel moved);
+** 0 after the last. */
+static int next_step(const pl_x *x, int from, int64_t *d, int64_t *co,
+                     int64_t *po, int64_t *ch) {
+  for (int j = from; j < x->nq; j++) {
+    *co += x->q[j].cs;
+    *po += x->q[j].ps;
+    *ch += x->q[j].ch;
+    if (++d[j] < x->q[j].n) return 1;
+    *co -= x->q[j].cs * x->q[j].n;
+    *po -= x->q[j].ps * x->q[j].n;
+    *ch -= x->q[j].ch * x->q[j].n;
+    d[j] = 0;
+  }
+  return 0;
+}
+
+int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
+                  const uint8_t *src, uint8_t *dst, int64_t cb) {
+  pl_x x;
+  if (!pl_setup(p, b, l, n, &x)) return 0;
+  int32_t off[PL_SL]; /* the segment's P offsets */
+  int64_t d[PL_MAXL] = {0}, co = 0, po = 0, ch = cb;
+  if (!x.lin) {
+    for (int64_t i = 0, o = 0; i < x.sl; i++) {
+      off[i] = (int32_t)o;
+      int64_t c0 = 0, h0 = 0;
+      if (!next_step(&x, 0, d, &c0, &o, &h0)) break;
+    }
+    x.off = off;
+  }
+  _Alignas(64) uint8_t B[PL_B], G[PL_B];
+  pl_tile T[PL_NT];
+  pl_run r;
+  r.x = &x;
+  r.C = (uint8_t *)(uintptr_t)(x.pack ? src : dst);
+  r.P = (uint8_t *)(uintptr_t)(x.pack ? dst : src);
+  r.B = B;
+  r.G = G;
+  r.T = T;
+  r.nt = r.ns = 0;
+  /* the grid's tiles, for the first 16 rows of b */
+  r.kc = (int)(x.b.n < 16 ? x.b.n : 16);
+  for (r.kp = 1; r.kp < r.kc;) r.kp *= 2;
+  if (x.sl < 16) {
+    r.mp = (int)(16 / x.sl);
+    tile_plan(&x, 0, (int)(r.mp * x.sl), r.kc, r.kp, x.sl, T);
+  } else if (x.lin) {
+    tile_plan(&x, 0, 16, r.kc, r.kp, 0, T);
+  } else {
+    for (int64_t c = 0; c + 16 <= x.sl; c += 16)
+      tile_plan(&x, c, 16, r.kc, r.kp, 0, &T[r.nt++]);
+    tile_plan(&x, x.sl - 16, 16, r.kc, r.kp, 0, &T[r.nt++]);
+  }
+  /* columns a chunk (a multiple of 16): B holds 16 rows of them and a
+  ** tile past the last, G a row of C's elements */
+  r.cw = (PL_B / (r.kc * x.hs) - 16) & ~(int64_t)15;
+  if (r.cw > PL_B / (int64_t)x.C->esz) r.cw = PL_B / (int64_t)x.C->esz & ~15;
+  r.rsb = (r.cw + 16) * x.hs;
+  for (int i = 0; i < PL_MAXL; i++) d[i] = 0;
+  if (!x.conv && x.sl >= 16) { /* the steps outside q[f] (and q[f + 1]) */
+    r.two = x.sl == 16 && x.f + 1 < x.nq;
+    do run_direct(&r, co, po);
+    while (next_step(&x, x.f + 1 + r.two, d, &co, &po, &ch));
+    return 1;
+  }
+  /* the segments in chunks: as many as B holds, of one channel where a
+  ** per-channel rule converts them (one call a chunk) */
+  const int64_t per = x.sl >= r.cw ? 1 : r.cw / x.sl < PL_NP ? r.cw / x.sl
+                                                              : PL_NP;
+  do {
+    if (r.ns == per || (x.perch && r.ns && ch != r.sh[0])) run_chunk(&r);
+    r.sc[r.ns] = co;
+    r.sp[r.ns] = po;
+    r.sh[r.ns++] = ch;
+  } while (next_step(&x, x.f, d, &co, &po, &ch));
+  run_chunk(&r);
+  return 1;
+}
+
+/* ---- SPLIT2 ------------------------------------------------------------------- */
 #if defined(__SSE2__)
 /* 16 rows x K elements from s (row r, channel k at s + (r + k*ssi)*2):
 ** lo[i], hi[i] hold rows i*16/K .. (i+1)*16/K - 1, K bytes each. */

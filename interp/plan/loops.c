@@ -532,11 +532,11 @@ static int ilv_back_to_back(const li_plan *p, li_box *b, li_loop *L, int *n,
 }
 
 /* LAY_KERNELS=general (read once): the special kernels (ILV, ILV2,
-** DEILV, DEILV2, EXPAND, CONV_ILV, SPLIT2, ROWS, BLOCK) are not chosen, the
-** general engine (MTILE, TR, TRG, MEMCPY, COPY, CONV) runs their boxes:
-** the bytes are the same (the tests run so), the margins are measured so.
-** Returns 0 then, 2 for LAY_KERNELS=special (the special kernels before
-** the macro tile, which is not chosen: the choice as it was before it,
+** DEILV, DEILV2, EXPAND, CONV_ILV, SPLIT2, ROWS, BLOCK) are not chosen,
+** the general engine (MTILE, PLANES, TR, TRG, MEMCPY, COPY, CONV) runs
+** their boxes: the bytes are the same (the tests run so), the margins
+** are measured so. Returns 0 then, 2 for LAY_KERNELS=special (the special kernels before
+** the macro tile and PLANES, which are not chosen: the choice as before,
 ** for the tests of those kernels' SIMD paths on their own shapes), else
 ** 1. */
 static int special_kernels(void) {
@@ -567,6 +567,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
                   ? LI_K_MEMSET : LI_K_FILL;
     if (pat == 1 && (p->s.v.axis >= 0 || p->d.v.axis >= 0))
       b->kern = LI_K_PADCONV; /* the source's pad, converted per channel */
+    else if (sp && li_planes_absorb(p, b, L, n))
+      b->kern = LI_K_DONE; /* a PLANES box's pad rows */
   } else if (p->slow) {
     b->kern = LI_K_CONV;
     /* planes of one source run each, converted then interleaved */
@@ -590,6 +592,13 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
         p->d.v.shift[1] < 16 && p->d.v.shift[0] >= 0 && p->d.v.shift[1] >= 0) {
       b->kern = LI_K_SPLIT2;
       b->bk = (int)in->ext;
+    }
+    /* byte planes on one side, a split li_planes_ok takes: the whole
+    ** box through planes.c's tiles (not with LAY_KERNELS=special, whose
+    ** tests check SPLIT2's own paths) */
+    if (sp != 2 && !pre && !post && li_planes_ok(p, b, L, n)) {
+      b->kern = LI_K_PLANES;
+      b->bk = 0; /* or the pad rows li_planes_absorb gives it */
     }
   } else if (sp == 1 && ilv_back_to_back(p, b, L, &n, esz)) {
     b->nl = n; /* the interleave's long rows, blocks back to back */

@@ -475,6 +475,25 @@ static void r_pad(const rlay *r, uint8_t *p) {
   r_st(r->hw, p, v->pad_value, LG_R_HALF_EVEN, 1);
 }
 
+/* With byte planes the pad is a value of the type the planes split (the
+** value rule's target, else the CPU type), split like any element
+** (LANGUAGE.md, pad_value: 258 as int16 through Kneron's split stores
+** lo 0x01, hi 0x01): plane k's byte at p[k * pstride]. */
+static void r_pad_planes(const rlay *r, uint8_t *p, int64_t pstride) {
+  const lg_ir_value *v = &r->ir->value;
+  const lay_dtype t = v->kind != LG_V_NONE ? v->hw : r->cpu;
+  uint8_t b[8] = {0};
+  if (v->pad_int && (t == LAY_DT_INT64 || t == LAY_DT_UINT64)) {
+    for (int k = 0; k < 8; k++) b[k] = (uint8_t)(v->pad_bits >> (8 * k));
+  } else {
+    r_st(t, b, v->pad_value, LG_R_HALF_EVEN, 1);
+  }
+  uint32_t u;
+  memcpy(&u, b, 4); /* the low 32 bits, as r_encode splits them */
+  for (int k = 0; k < v->nplanes; k++)
+    p[k * pstride] = (uint8_t)((u >> v->plane[k].shift) & v->plane[k].mask);
+}
+
 static int64_t r_count(const int64_t *s, int rank) {
   int64_t n = 1;
   for (int i = 0; i < rank; i++) n *= s[i];
@@ -488,9 +507,16 @@ static void r_unravel(int64_t k, const int64_t *s, int rank, int64_t *x) {
 /* pack: cpu -> buffer (nelem * hsz bytes). */
 static void r_pack(const rlay *r, const uint8_t *cpu, uint8_t *buf) {
   uint8_t pad[8];
+  int64_t n = r_count(r->size, r->rank), x[8], ps = rlay_pstride(r);
   r_pad(r, pad);
   for (int64_t e = 0; e < r->nelem; e++) memcpy(buf + e * r->hsz, pad, r->hsz);
-  int64_t n = r_count(r->size, r->rank), x[8], ps = rlay_pstride(r);
+  if (r->ir->value.nplanes && ps > 0) { /* each plane's byte of the pad:
+    ** plane (e / ps) % nplanes (blocks of ps bytes, the planes in turn) */
+    uint8_t pk[LG_MAX_PLANES];
+    r_pad_planes(r, pk, 1);
+    for (int64_t e = 0; e < r->nelem; e++)
+      buf[e] = pk[(e / ps) % r->ir->value.nplanes];
+  }
   int ax = r->ir->value.axis;
   for (int64_t k = 0; k < n; k++) {
     r_unravel(k, r->size, r->rank, x);
@@ -505,9 +531,8 @@ static void r_unpack(const rlay *r, const uint8_t *buf, uint8_t *cpu) {
   int64_t n = r_count(r->size, r->rank), x[8], ps = rlay_pstride(r);
   int ax = r->ir->value.axis;
   uint8_t pad[8] = {0};
-  for (int k = 0; k < (r->ir->value.nplanes ? r->ir->value.nplanes : 1); k++)
-    r_pad(r, pad + k);
-  if (!r->ir->value.nplanes) r_pad(r, pad);
+  if (r->ir->value.nplanes) r_pad_planes(r, pad, 1);
+  else r_pad(r, pad);
   for (int64_t k = 0; k < n; k++) {
     r_unravel(k, r->size, r->rank, x);
     if (rlay_in(r, x))

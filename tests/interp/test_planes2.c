@@ -6,7 +6,12 @@
 ** output byte compared, pack and unpack, per-tensor and per-channel
 ** rules, odd shapes and batches, Kneron's formats and layouts of the same
 ** kinds defined here (other blocks, other bit splits, plain int16 with
-** the transposition but no planes), at every LAY_SIMD level the CPU has.
+** the transposition but no planes), and planes.c's tiles (the PLANES
+** kernel: 3 and 4 planes, 1-, 4- and 8-byte elements, shifts from 16 on,
+** partial blocks, interleaved planes, per channel; the pair, 2 planes of
+** 16-bit bits, with a pad value written as the pad rows of the tiles,
+** planes a row apart, per channel and per tensor), at every LAY_SIMD
+** level the CPU has.
 ** Usage: test_planes2   (exit status 1 when any byte differs)
 */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -40,6 +45,46 @@ static const char k_spec[] =
     "    fixed(scale = scale, radix = radix, to = int16, arith = f32_div)\n"
     "# rows of 8 pixels of one channel, planes after each row\n"
     "layout r8 (n, c, h, w) : int16 -> [n, c, h, w/8, byte, w%8]\n"
+    "    where byte = bytes(lo = u & 0xff, hi = (u >> 8) & 0xff)\n"
+    "# planes.c's tiles (the PLANES kernel): 4 planes of an int32 in\n"
+    "# 16-channel entries\n"
+    "layout c16b4 (n, c, h, w) : int32 -> [n, c/16, h, w, byte, c%16]\n"
+    "    where byte = bytes(b0 = u & 0xff, b1 = (u >> 8) & 0xff, b2 = (u >> 16) & 0xff, b3 = (u >> 24) & 0xff)\n"
+    "# 3 planes of an int32, shifts from 16 on, 16 pixels an entry\n"
+    "layout w16b3 (n, c, h, w) : int32 -> [n, c, h, w/16, byte, w%16]\n"
+    "    where byte = bytes(b0 = (u >> 3) & 0xff, b1 = (u >> 16) & 0x7f, b2 = (u >> 25) & 0xff)\n"
+    "# nibble planes of int8, 8 pixels x 4 channels an entry\n"
+    "layout n8w4c (n, c, h, w) : int8 -> [n, c/4, h, w/8, byte, w%8, c%4]\n"
+    "    where byte = bytes(lo = u & 0x0f, hi = (u >> 4) & 0x0f)\n"
+    "# 3 planes of an int16 in 3-channel entries, the batch inside\n"
+    "layout c3p3 (n, c, h, w) : int16 -> [c/3, n, h, w, byte, c%3]\n"
+    "    where byte = bytes(a = u & 0x3f, b = (u >> 6) & 0x3f, c = (u >> 12) & 0xf)\n"
+    "# the same quantized per channel (fp32 -> int16, then the planes)\n"
+    "layout c5p3_qc(scale, radix) (n, c, h, w) : fp32 -> [n, c/5, h, w/2, byte, w%2, c%5]\n"
+    "    where byte = bytes(a = u & 0x3f, b = (u >> 6) & 0x3f, c = (u >> 12) & 0xf)\n"
+    "    fixed(scale = scale, radix = radix, to = int16, axis = c, arith = f32_div)\n"
+    "# 2 planes of an int64's low 32 bits, 4 pixels an entry\n"
+    "layout w4q (n, c, h, w) : int64 -> [n, c, h, w/4, byte, w%4]\n"
+    "    where byte = bytes(a = u & 0xff, b = (u >> 24) & 0xff)\n"
+    "# 3 planes interleaved in each element (plane stride 1)\n"
+    "layout il3 (n, c, h, w) : int32 -> [n, c, h, w, byte]\n"
+    "    where byte = bytes(a = u & 0xff, b = (u >> 8) & 0xff, c = (u >> 16) & 0xff)\n"
+    "# the pair (2 planes of 16-bit bits) through the tiles: Kneron's split\n"
+    "# with a pad value (0x0102: lo 0x01, hi 0x01) in 16-channel entries\n"
+    "layout c16pv (n, c, h, w) : int16 -> [n, c/16, h, w, byte, c%16]\n"
+    "    where byte = bytes(lo = (u >> 1) & 0x7f, hi = (u >> 8) & 0xff)\n"
+    "    pad_value = 258\n"
+    "# a plain lo/hi split, 8-channel entries, each plane a whole row apart\n"
+    "layout c8row (n, c, h, w) : uint16 -> [n, c/8, h, byte, w, c%8]\n"
+    "    where byte = bytes(lo = u & 0xff, hi = u >> 8)\n"
+    "    pad_value = 65535\n"
+    "# 2 channels x 8 pixels an entry, the batch inside, quantized (per tensor)\n"
+    "layout p2c_q(scale, radix) (n, c, h, w) : fp32 -> [c/2, n, h, w/8, byte, w%8, c%2]\n"
+    "    where byte = bytes(lo = (u >> 1) & 0x7f, hi = (u >> 8) & 0xff)\n"
+    "    fixed(scale = scale, radix = radix, to = int16, arith = f32_div)\n"
+    "# more than 16 rows (c/2, 25 at C = 50), 16-column segments folded\n"
+    "# from w%8 and w/8 with c%2 outside them (the tiles' last rows)\n"
+    "layout rows2 (n, c, h, w) : int16 -> [n, h, byte, c%2, w%8, w/8, c/2]\n"
     "    where byte = bytes(lo = u & 0xff, hi = (u >> 8) & 0xff)\n"
     "# no planes: 4 x 4 entries of int16 quantized per channel (the buffer\n"
     "# path without planes, both ways)\n"
@@ -87,7 +132,7 @@ static void qc_lists(int64_t C, char *scale, char *radix, size_t cap) {
 
 /* One format, one shape, one direction: lay's output against ref.h's. */
 static void run_case(const char *fmt, const int64_t *shape, lay_dtype dt,
-                     lay_dir dir, int lv) {
+                     lay_dir dir, int lv, int tiles) {
   lay_error e;
   memset(&e, 0, sizeof e);
   lg_ir *ir = NULL;
@@ -117,6 +162,16 @@ static void run_case(const char *fmt, const int64_t *shape, lay_dtype dt,
     fprintf(stderr, "FAIL %s: plan: %s\n", fmt, e.message);
     g_fail++;
   } else {
+    char *ds = lay_plan_describe(p);
+    const char *kg = getenv("LAY_KERNELS"); /* general: CONV runs them */
+    if ((tiles == 1 || (tiles == 2 && shape[1] >= 16)) && lv > 0 &&
+        !(kg && !strcmp(kg, "general")) &&
+        (!ds || !strstr(ds, "data, byte planes"))) { /* a box of the kernel */
+      fprintf(stderr, "FAIL %.60s %s simd %d: no PLANES box\n%s", fmt,
+              dir == LAY_PACK ? "pack" : "unpack", lv, ds ? ds : "");
+      g_fail++;
+    }
+    free(ds);
     for (int th = 1; th <= 2; th++) {
       memset(out, 0xEE, ob);
       const uint8_t *in = dir == LAY_PACK ? cpu : buf;
@@ -144,35 +199,66 @@ static void run_case(const char *fmt, const int64_t *shape, lay_dtype dt,
   free(out);
 }
 
-/* The formats: name (%s %s: the per-channel lists), its CPU type. */
+/* The formats: name (%s %s: the per-channel lists), its CPU type; tiles:
+** planes.c's PLANES kernel runs a data box (checked), 2: where C fills a
+** 16-channel entry (the pair takes the tiles where a box has a rows'
+** loop, and unpacking where the tiles' rows are whole 16-byte runs). */
 typedef struct fmt_row {
   const char *fmt;
   lay_dtype dt;
-  int perch;
+  int perch, tiles;
 } fmt_row;
 
 static const fmt_row k_fmts[] = {
-    {"kneron.4w4c8bhl", LAY_DT_INT16, 0},
-    {"kneron.16w1c8bhl", LAY_DT_INT16, 0},
-    {"kneron.1w16c8bhl", LAY_DT_INT16, 0},
-    {"kneron.4w4c8bhl_q(0.75, 12)", LAY_DT_FP32, 0},
-    {"kneron.16w1c8bhl_q(0.75, 12)", LAY_DT_FP32, 0},
-    {"kneron.4w4c8bhl_qc(%s, %s)", LAY_DT_FP32, 1},
-    {"kneron.16w1c8bhl_qc(%s, %s)", LAY_DT_FP32, 1},
-    {"kneron.1w16c8bhl_qc(%s, %s)", LAY_DT_FP32, 1},
-    {"t.p8w2c", LAY_DT_INT16, 0},
-    {"t.p2w8c_qc(%s, %s)", LAY_DT_FP32, 1},
-    {"t.p4b_q(0.5, 7)", LAY_DT_FP32, 0},
-    {"t.r8", LAY_DT_INT16, 0},
-    {"t.e4_qc(%s, %s)", LAY_DT_FP32, 1},
+    {"kneron.4w4c8bhl", LAY_DT_INT16, 0, 2},
+    {"kneron.16w1c8bhl", LAY_DT_INT16, 0, 0},
+    {"kneron.1w16c8bhl", LAY_DT_INT16, 0, 2},
+    {"kneron.4w4c8bhl_q(0.75, 12)", LAY_DT_FP32, 0, 2},
+    {"kneron.16w1c8bhl_q(0.75, 12)", LAY_DT_FP32, 0, 0},
+    {"kneron.4w4c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 2},
+    {"kneron.16w1c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 0},
+    {"kneron.1w16c8bhl_qc(%s, %s)", LAY_DT_FP32, 1, 2},
+    {"kneron.1w16c8bhl_q(0.75, 12)", LAY_DT_FP32, 0, 2},
+    {"t.p8w2c", LAY_DT_INT16, 0, 2},
+    {"t.p2w8c_qc(%s, %s)", LAY_DT_FP32, 1, 2},
+    {"t.p4b_q(0.5, 7)", LAY_DT_FP32, 0, 2},
+    {"t.c16pv", LAY_DT_INT16, 0, 2},
+    {"t.c8row", LAY_DT_UINT16, 0, 2},
+    {"t.p2c_q(0.25, 9)", LAY_DT_FP32, 0, 2},
+    {"t.rows2", LAY_DT_INT16, 0, 0}, /* PLANES packs it (25 rows) */
+    {"t.r8", LAY_DT_INT16, 0, 0},
+    {"t.e4_qc(%s, %s)", LAY_DT_FP32, 1, 0},
+    {"t.c16b4", LAY_DT_INT32, 0, 1},
+    {"t.w16b3", LAY_DT_INT32, 0, 1},
+    {"t.n8w4c", LAY_DT_INT8, 0, 1},
+    {"t.c3p3", LAY_DT_INT16, 0, 1},
+    {"t.c5p3_qc(%s, %s)", LAY_DT_FP32, 1, 1},
+    {"t.w4q", LAY_DT_INT64, 0, 1},
+    {"t.il3", LAY_DT_INT32, 0, 1},
 };
 
 /* Odd extents (blocks cut), batches, a shape whose J rows need chunks,
 ** and one too small for the buffer path. */
 static const int64_t k_shapes[][4] = {
     {1, 37, 29, 23}, {2, 5, 7, 9}, {3, 6, 5, 17}, {1, 4, 3, 4},
-    {2, 9, 40, 61}, {1, 16, 8, 16},
+    {2, 9, 40, 61}, {1, 16, 8, 16}, {2, 20, 5, 7}, {1, 50, 2, 32},
 };
+
+/* A random shape (the same ones at each SIMD level: the generator is
+** reseeded), and the case run both ways. */
+static void run_random(const fmt_row *f, int lv) {
+  int64_t sh[4] = {1 + rnd() % 3, 1 + rnd() % 40, 1 + rnd() % 12,
+                   1 + rnd() % 40};
+  char fmt[4096], sc[1024], rx[1024];
+  const char *name = f->fmt;
+  if (f->perch) {
+    qc_lists(sh[1], sc, rx, sizeof sc);
+    snprintf(fmt, sizeof fmt, f->fmt, sc, rx);
+    name = fmt;
+  }
+  run_case(name, sh, f->dt, LAY_PACK, lv, f->tiles);
+  run_case(name, sh, f->dt, LAY_UNPACK, lv, f->tiles);
+}
 
 int main(void) {
   lay_error e;
@@ -196,9 +282,14 @@ int main(void) {
           snprintf(fmt, sizeof fmt, k_fmts[f].fmt, sc, rx);
           name = fmt;
         }
-        run_case(name, k_shapes[k], k_fmts[f].dt, LAY_PACK, lv);
-        run_case(name, k_shapes[k], k_fmts[f].dt, LAY_UNPACK, lv);
+        run_case(name, k_shapes[k], k_fmts[f].dt, LAY_PACK, lv,
+                 k_fmts[f].tiles);
+        run_case(name, k_shapes[k], k_fmts[f].dt, LAY_UNPACK, lv,
+                 k_fmts[f].tiles);
       }
+    g_rnd = 0x2545F4914F6CDD1Dull; /* random shapes of the tiles' formats */
+    for (size_t f = 0; f < sizeof k_fmts / sizeof *k_fmts; f++)
+      for (int k = 0; k < 4 && k_fmts[f].tiles; k++) run_random(&k_fmts[f], lv);
     lay_ctx_free(g_ctx);
   }
   printf("test_planes2: %d cases at SIMD levels 0..%d, %d failed\n", g_cases,

@@ -535,10 +535,10 @@ static int ilv_back_to_back(const li_plan *p, li_box *b, li_loop *L, int *n,
 ** DEILV, DEILV2, EXPAND, CONV_ILV, SPLIT2, ROWS, BLOCK) are not chosen,
 ** the general engine (MTILE, PLANES, TR, TRG, MEMCPY, COPY, CONV) runs
 ** their boxes: the bytes are the same (the tests run so), the margins
-** are measured so. Returns 0 then, 2 for LAY_KERNELS=special (the special kernels before
-** the macro tile and PLANES, which are not chosen: the choice as before,
-** for the tests of those kernels' SIMD paths on their own shapes), else
-** 1. */
+** are measured so. Returns 0 then; 2 for LAY_KERNELS=special (the
+** special kernels before the macro tile and PLANES, which are not
+** chosen: the choice as before them, for the tests of those kernels'
+** SIMD paths on their own shapes); else 1. */
 static int special_kernels(void) {
   static int cached = -1; /* a benign race: every thread computes the same */
   if (cached < 0) {

@@ -69,6 +69,10 @@
     "a transposition whose T source-contiguous columns span two "          \
     "destination loops (HCWNC4's channels of several images): B's rows "   \
     "from a table (li_trg grp), the innermost loop A's rows (tr.c)")        \
+  X(VSLAB, "convert a slab, then move", 1,                                   \
+    "a value rule as one pass over L1: each step a slab of CPU-side runs "  \
+    "converted into a buffer and moved by the hardware elements' data "      \
+    "kernel (or moved, then converted); plan_int.h li_slab")                 \
   X(DIMTAB, "element copy through offset pairs", 1,                          \
     "the innermost loop is a table loop: one element per (source, "          \
     "destination) offset pair")

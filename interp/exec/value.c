@@ -762,8 +762,12 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
 ** with an integral zero point |zp| <= 65536, f32(q - zp) is f32(q) -
 ** f32(zp) exactly; then the product by f32(den) / f32(num) or the
 ** quotient by f32(num) / f32(den), both IEEE float32 operations; then +
-** xoff in double rounded to float (a float + 0.0f where xoff is a zero:
-** the same value, -0 + +0 giving +0 both ways). */
+** xoff in double rounded to float, which is the float32 sum v + f32(xoff)
+** where xoff is a float (zx): the double sum of two floats rounded to
+** float is their correctly rounded float sum (53 >= 2 * 24 + 2 bits:
+** double rounding is innocuous for one operation), the same bits, -0 + +0
+** giving +0 both ways; 1.6x faster than the sum in double (TIDL's zero
+** points). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
     defined(__SSE2__)
 typedef float dq_f __attribute__((vector_size(32)));
@@ -823,7 +827,7 @@ static int64_t dq_sse(DQ_ARGS) { DQ_BODY }
 ** same operations. */
 __attribute__((target("avx2"), always_inline)) static inline __m256
 dq8(const uint8_t *s, lay_dtype t, __m256 zv, __m256 kv, __m256d xv,
-    int div, int zx) {
+    __m256 xf, int div, int zx) {
   __m256i w;
   if (t == LAY_DT_INT8)
     w = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)s));
@@ -835,7 +839,7 @@ dq8(const uint8_t *s, lay_dtype t, __m256 zv, __m256 kv, __m256d xv,
     w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)s));
   __m256 y = _mm256_sub_ps(_mm256_cvtepi32_ps(w), zv), v;
   v = div ? _mm256_div_ps(y, kv) : _mm256_mul_ps(y, kv);
-  if (zx) return _mm256_add_ps(v, _mm256_setzero_ps());
+  if (zx) return _mm256_add_ps(v, xf);
   __m128 a = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), xv));
   __m128 b = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), xv));
   return _mm256_set_m128(b, a);
@@ -846,6 +850,7 @@ dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
           float k, double xoff, int div, int zx, int ovl) {
   const __m256 zv = _mm256_set1_ps(zp), kv = _mm256_set1_ps(k);
   const __m256d xv = _mm256_set1_pd(xoff);
+  const __m256 xf = _mm256_set1_ps((float)xoff);
   const size_t fs = li_dt_size(t);
   int64_t i = 0;
   for (;; i += 8) {
@@ -854,7 +859,7 @@ dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
       i = n - 8; /* the last step over the end */
     }
     _mm256_storeu_ps((float *)(void *)(d + 4 * i),
-                     dq8(s + fs * (size_t)i, t, zv, kv, xv, div, zx));
+                     dq8(s + fs * (size_t)i, t, zv, kv, xv, xf, div, zx));
   }
   return i;
 }
@@ -885,7 +890,8 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
         from == LAY_DT_UINT16) ||
       !small_int(r->zp[0]))
     return 0;
-  const int div = r->arith == LG_A_F32_DIV, zx = r->xoff[0] == 0;
+  const int div = r->arith == LG_A_F32_DIV,
+            zx = (double)(float)r->xoff[0] == r->xoff[0];
   const float k = div ? (float)r->num[0] / (float)r->den[0]
                       : (float)r->den[0] / (float)r->num[0];
   const float zp = (float)r->zp[0];

@@ -623,6 +623,57 @@ quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
   return 0;
 }
 #define LI_HAVE_QUANT_AVX2 1
+
+/* The same with AVX-512 (LI_SIMD_AVX512), 16 elements a step and the last
+** n % 16 under a mask: NaN lanes zeroed by a masked add, the saturating
+** narrowing stores (vpmovsdb, vpmovusdb after a max with 0, and the 16-bit
+** ones) instead of packs and permutes, x - xoff left out where xoff is 0
+** (x - 0 is x, -0 and NaN included). Returns n. */
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline int64_t
+quant_avx512_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+               int64_t n, const lay_dtype hw, const int trunc, const int xz) {
+  const __m512 scv = _mm512_set1_ps(sc), hi = _mm512_set1_ps(0x1p30f),
+               lo = _mm512_set1_ps(-0x1p30f),
+               xo = _mm512_set1_ps((float)r->xoff[0]);
+  const __m512i zp = _mm512_set1_epi32((int)r->zp[0]),
+                zero = _mm512_setzero_si512();
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? (__mmask16)0xffff
+                                    : (__mmask16)((1u << (n - i)) - 1);
+    __m512 x = _mm512_maskz_loadu_ps(m, s + 4 * i);
+    __mmask16 ok = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
+    __m512 t = _mm512_mul_ps(xz ? x : _mm512_sub_ps(x, xo), scv);
+    t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+    __m512i c = trunc ? _mm512_cvttps_epi32(t) : _mm512_cvtps_epi32(t);
+    c = _mm512_maskz_add_epi32(ok, c, zp);
+    if (hw == LAY_DT_INT8)
+      _mm512_mask_cvtsepi32_storeu_epi8(d + i, m, c);
+    else if (hw == LAY_DT_UINT8)
+      _mm512_mask_cvtusepi32_storeu_epi8(d + i, m, _mm512_max_epi32(c, zero));
+    else if (hw == LAY_DT_INT16)
+      _mm512_mask_cvtsepi32_storeu_epi16(d + 2 * i, m, c);
+    else
+      _mm512_mask_cvtusepi32_storeu_epi16(d + 2 * i, m, _mm512_max_epi32(c, zero));
+  }
+  return n;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static int64_t
+quant_avx512(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+             int64_t n) {
+  const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
+#define QZ(T, TR, XZ)                                                      \
+  if (r->hw == T && tr == TR && xz == XZ)                                  \
+    return quant_avx512_k(r, sc, s, d, n, T, TR, XZ);
+#define QT(T) QZ(T, 0, 0) QZ(T, 0, 1) QZ(T, 1, 0) QZ(T, 1, 1)
+  QT(LAY_DT_INT8)
+  QT(LAY_DT_UINT8)
+  QT(LAY_DT_INT16)
+  QT(LAY_DT_UINT16)
+#undef QT
+#undef QZ
+  return 0;
+}
 #endif
 
 int li_quant_fast(const li_vrule *r) {
@@ -691,6 +742,8 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
   const int ovl = (uintptr_t)s < (uintptr_t)d + (size_t)n * ts &&
                   (uintptr_t)d < (uintptr_t)s + (size_t)n * 4;
 #if defined(LI_HAVE_QUANT_AVX2)
+  if (r->simd >= LI_SIMD_AVX512 && quant_avx512(r, sc, s, d, n) == n)
+    return 1;
   if (r->simd >= LI_SIMD_AVX2) i = quant_avx2(r, sc, s, d, n, ovl);
 #endif
   for (;;) {

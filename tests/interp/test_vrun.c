@@ -151,7 +151,7 @@ static void run_rule(lg_ir *ir, li_vrule *v, int maxlv, const char *what) {
 }
 
 static void runs(void) {
-  int maxlv = li_simd_level() > LI_SIMD_AVX2 ? LI_SIMD_AVX2 : li_simd_level();
+  int maxlv = li_simd_level();
   /* scale as num / den: AMD quantize(scale S): num 1, den S; Kneron: num
   ** S * 2^R; TIDL: num = tensor_scale */
   static const double nums[][2] = {{1, 0.05}, {1, 0.0078125}, {1, 3},

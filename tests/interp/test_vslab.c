@@ -100,15 +100,19 @@ static float gen_f(double unit) {
 }
 
 /* Random bytes of type t, NaNs quiet (the reference reads through a
-** double, which quietens a signalling one); no fp16 NaNs (the reference
-** reads every one as the default NaN, lay keeps its payload). */
+** double, which quietens a signalling one); fp16 NaNs made infinities
+** (the reference reads every one as the default NaN, lay keeps its
+** payload). */
 static void gen_hw(lay_dtype t, uint8_t *p, int64_t n) {
   size_t z = dsz(t);
   for (int64_t i = 0; i < n * (int64_t)z; i++) p[i] = (uint8_t)next();
   for (int64_t i = 0; i < n; i++) {
     uint8_t *e = p + (size_t)i * z;
     if (t == LAY_DT_BF16 && (e[1] & 0x7f) == 0x7f && (e[0] & 0x80)) e[0] |= 0x40;
-    if (t == LAY_DT_FP16 && (e[1] & 0x7c) == 0x7c) e[1] &= 0xfb; /* exp 27 */
+    if (t == LAY_DT_FP16 && (e[1] & 0x7c) == 0x7c) { /* infinities */
+      e[1] &= 0xfc;
+      e[0] = 0;
+    }
     if (t == LAY_DT_FP32 && (e[3] & 0x7f) == 0x7f && (e[2] & 0x80)) e[2] |= 0x40;
   }
 }

@@ -964,8 +964,9 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
   return 1;
 }
 
-/* Quantization fp32 -> int8/uint8/int16/uint16 in exact arithmetic, per
-** tensor, saturating, with AVX-512 (LI_SIMD_AVX512): quant_run's double
+/* Quantization fp32 -> int8/uint8/int16/uint16 in exact arithmetic (a
+** quantize packing, a dequantize unpacking), per tensor, saturating, with
+** AVX-512 (LI_SIMD_AVX512): quant_run's double
 ** operations in its order, 8 lanes a step ((x - xoff) * num / den, the
 ** subtraction and the product left out where they are exact: xoff 0,
 ** num 1), rounded by vrndscalepd (nearest even, toward zero) or trunc
@@ -975,10 +976,10 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
 ** (2.6x faster than the tile path: division-bound). 0 when r is another
 ** rule. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int
-exact_quant(const li_vrule *r, const void *src, void *dst, int64_t n) {
-  const lay_dtype hw = r->hw;
-  if (r->simd < LI_SIMD_AVX512 || r->kind != LI_VR_QUANT ||
-      r->cpu != LAY_DT_FP32 || r->arith != LG_A_EXACT || r->nch > 1 ||
+exact_quant(const li_vrule *r, lay_dtype from, lay_dtype hw, const void *src,
+            void *dst, int64_t n) {
+  if (r->simd < LI_SIMD_AVX512 || r->kind == LI_VR_CAST ||
+      from != LAY_DT_FP32 || r->arith != LG_A_EXACT || r->nch > 1 ||
       !r->saturate || !small_int(r->zp[0]) ||
       !(hw == LAY_DT_INT8 || hw == LAY_DT_UINT8 || hw == LAY_DT_INT16 ||
         hw == LAY_DT_UINT16))
@@ -1021,15 +1022,55 @@ exact_quant(const li_vrule *r, const void *src, void *dst, int64_t n) {
   }
   return 1;
 }
+
+/* The reverse in exact arithmetic: int8/uint8/int16/uint16 -> fp32,
+** dequant_run's double operations in its order ((q - zp) * den / num +
+** xoff, the product left out where den is 1), then to float; 8 lanes a
+** step, the last n % 8 under a mask. 0 when the rule or types are others. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int
+exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
+              const void *src, void *dst, int64_t n) {
+  if (r->simd < LI_SIMD_AVX512 || r->arith != LG_A_EXACT || r->nch > 1 ||
+      to != LAY_DT_FP32 || !small_int(r->zp[0]) ||
+      !(from == LAY_DT_INT8 || from == LAY_DT_UINT8 || from == LAY_DT_INT16 ||
+        from == LAY_DT_UINT16))
+    return 0;
+  const int mul = r->den[0] != 1;
+  const __m512d zp = _mm512_set1_pd(r->zp[0]), de = _mm512_set1_pd(r->den[0]),
+                nu = _mm512_set1_pd(r->num[0]), xo = _mm512_set1_pd(r->xoff[0]);
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  for (int64_t i = 0; i < n; i += 8) {
+    const __mmask8 m = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1);
+    __m256i w;
+    if (from == LAY_DT_INT8 || from == LAY_DT_UINT8) {
+      __m128i b = _mm_maskz_loadu_epi8(m, s + i);
+      w = from == LAY_DT_INT8 ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+    } else {
+      __m128i h = _mm_maskz_loadu_epi16(m, s + 2 * i);
+      w = from == LAY_DT_INT16 ? _mm256_cvtepi16_epi32(h) : _mm256_cvtepu16_epi32(h);
+    }
+    __m512d x = _mm512_sub_pd(_mm512_cvtepi32_pd(w), zp);
+    if (mul) x = _mm512_mul_pd(x, de);
+    x = _mm512_add_pd(_mm512_div_pd(x, nu), xo);
+    _mm256_mask_storeu_ps(d + 4 * i, m, _mm512_cvtpd_ps(x));
+  }
+  return 1;
+}
 #else
+static int exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
+                         const void *src, void *dst, int64_t n) {
+  (void)r; (void)from; (void)to; (void)src; (void)dst; (void)n;
+  return 0;
+}
 static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
                         void *dst, int64_t n) {
   (void)r; (void)from; (void)src; (void)dst; (void)n;
   return 0;
 }
-static int exact_quant(const li_vrule *r, const void *src, void *dst,
-                       int64_t n) {
-  (void)r; (void)src; (void)dst; (void)n;
+static int exact_quant(const li_vrule *r, lay_dtype from, lay_dtype hw,
+                       const void *src, void *dst, int64_t n) {
+  (void)r; (void)from; (void)hw; (void)src; (void)dst; (void)n;
   return 0;
 }
 #endif
@@ -1163,7 +1204,11 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
   if (r->kind == LI_VR_QUANT && enc && fast_quant(r, src, dst, n)) return;
   if (r->kind == LI_VR_QUANT && !enc && fast_dequant(r, from, src, dst, n))
     return;
-  if (r->kind == LI_VR_QUANT && enc && exact_quant(r, src, dst, n)) return;
+  if ((r->kind == LI_VR_QUANT) == enc && exact_quant(r, from, to, src, dst, n))
+    return;
+  if ((r->kind == LI_VR_QUANT) != enc && r->kind != LI_VR_CAST &&
+      exact_dequant(r, from, to, src, dst, n))
+    return;
   if (int_quant(r, enc, from, to, src, dst, n)) return;
   if (apply_simd(r, enc, from, to, src, dst, n, ch)) return;
   double x[TILE];

@@ -638,8 +638,8 @@ quant_avx512_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
   const __m512i zp = _mm512_set1_epi32((int)r->zp[0]),
                 zero = _mm512_setzero_si512();
   for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? (__mmask16)0xffff
-                                    : (__mmask16)((1u << (n - i)) - 1);
+    const __mmask16 m =
+        (__mmask16)(n - i >= 16 ? 0xffffu : (1u << (n - i)) - 1u);
     __m512 x = _mm512_maskz_loadu_ps(m, s + 4 * i);
     __mmask16 ok = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
     __m512 t = _mm512_mul_ps(xz ? x : _mm512_sub_ps(x, xo), scv);
@@ -995,7 +995,7 @@ exact_quant(const li_vrule *r, lay_dtype from, lay_dtype hw, const void *src,
   const uint8_t *s = src;
   uint8_t *d = dst;
   for (int64_t i = 0; i < n; i += 8) {
-    const __mmask8 m = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1);
+    const __mmask8 m = (__mmask8)(n - i >= 8 ? 0xffu : (1u << (n - i)) - 1u);
     __m512d x = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, s + 4 * i));
     if (sub) x = _mm512_sub_pd(x, xo);
     if (mul) x = _mm512_mul_pd(x, nu);
@@ -1041,7 +1041,7 @@ exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
   const uint8_t *s = src;
   uint8_t *d = dst;
   for (int64_t i = 0; i < n; i += 8) {
-    const __mmask8 m = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1);
+    const __mmask8 m = (__mmask8)(n - i >= 8 ? 0xffu : (1u << (n - i)) - 1u);
     __m256i w;
     if (from == LAY_DT_INT8 || from == LAY_DT_UINT8) {
       __m128i b = _mm_maskz_loadu_epi8(m, s + i);

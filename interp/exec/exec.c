@@ -533,6 +533,12 @@ LI_STEP step_CONV_ILV(walk *w, uint8_t *d) {
   }
 }
 
+/* A slab a step along the innermost loop (vslab.c). */
+LI_STEP step_VSLAB(walk *w, uint8_t *d) {
+  (void)d;
+  li_slab_run(w->p, w->b->bk, w->src, w->dst, w->sb, w->db, w->cb, w->in);
+}
+
 LI_STEP step_DIMTAB(walk *w, uint8_t *d) {
   dimtab(w->p, w->b, w->in, w->src + w->sb * (int64_t)w->se, d, w->cb);
 }
@@ -857,6 +863,7 @@ static int64_t box_bytes(const li_plan *p, const li_box *b, int64_t *units) {
     n *= 16 / (int64_t)p->d.esz;
   if (b->kern == LI_K_MTILE) /* a step: the tile over its loops */
     n *= li_mtile_bytes(&p->mt[b->bk]) / (int64_t)p->d.esz;
+  if (b->kern == LI_K_VSLAB) n *= p->vs->slab[b->bk].elems; /* a slab */
   int64_t rows = b->nl > 1 ? n / L[b->nl - 1].ext : 1;
   int64_t w = n * ((b->fill ? 0 : (int64_t)p->s.esz) + (int64_t)p->d.esz) +
               rows * (b->pre + b->post) * (int64_t)p->d.esz;

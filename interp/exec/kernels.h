@@ -83,6 +83,10 @@
     "the box's innermost digits as one register tile (li_mtile): 16-byte "  \
     "chunks from a table, the perfect shuffle, chunks to a table, over "    \
     "up to three loops of its own (exec/mtile.c)")                          \
+  X(VSLAB, "convert a slab, then move", 1,                                   \
+    "a value rule as one pass over L1: each step a slab of CPU-side runs "  \
+    "converted into a buffer and moved by the hardware elements' data "      \
+    "kernel (or moved, then converted); plan_int.h li_slab")                 \
   X(DIMTAB, "element copy through offset pairs", 1,                          \
     "the innermost loop is a table loop: one element per (source, "          \
     "destination) offset pair")

@@ -300,7 +300,42 @@ struct li_plan {
                           coordinate, its offsets on both sides */
   int64_t ntabs;       /* entries (2 per coordinate) */
   char *pool;          /* labels */
+  struct li_slabs *vs; /* the slabs of the VSLAB boxes (bk indexes), NULL */
 };
+
+/* ---- Value slabs (plan/vplan.c builds them, exec/vslab.c runs them) ----
+** A box whose elements change value (one side's rule, no byte planes) is
+** run as its data movement on hardware elements plus one pass over L1: a
+** step of a VSLAB box (its loops: the box's outer loops) converts a slab
+** of the CPU side's runs into an L1 buffer of hardware elements and moves
+** the buffer into the destination with the data kernel the same box would
+** have without the rule (packing), or moves the source into the buffer
+** and converts its runs into the CPU side (unpacking). The data boxes of
+** the buffers are those of a plan of their own (li_slabs.p: the same
+** destination, or source, the buffer on the other side, no rule). */
+#define LI_SLAB_BYTES 32768 /* a slab's buffer: hardware elements (16 KB: the
+                               value cases' median 10% slower) */
+#define LI_SLAB_X 8         /* loops over a slab's runs */
+typedef struct li_slab {
+  int pack;        /* 1: CPU side = source (convert, then move) */
+  int box;         /* the buffer's data box, in li_slabs.p.box */
+  int nx;          /* loops over the runs, outer first */
+  li_loop x[LI_SLAB_X]; /* ext; ss: stride on the CPU side; ds: in the
+                           buffer; cs: channel (elements) */
+  int64_t run;     /* elements of a run, contiguous on both */
+  int64_t elems;   /* elements of a slab */
+} li_slab;
+typedef struct li_slabs {
+  li_plan p;       /* the buffers' data plan (its pats are the plan's) */
+  int n;           /* slabs */
+  li_slab *slab;
+} li_slabs;
+/* vslab.c: the slab k of p's VSLAB box from the source offset sb, the
+** destination offset db, channel cb (elements), then along the loop `in`
+** (its ext steps). */
+void li_slab_run(const li_plan *p, int k, const uint8_t *src, uint8_t *dst,
+                 int64_t sb, int64_t db, int64_t cb, const li_loop *in);
+void li_slabs_free(li_slabs *v); /* accepts NULL */
 
 /* exec.c */
 /* Instruction sets the executor may use, chosen at plan time: the best the

@@ -623,6 +623,57 @@ quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
   return 0;
 }
 #define LI_HAVE_QUANT_AVX2 1
+
+/* The same with AVX-512 (LI_SIMD_AVX512), 16 elements a step and the last
+** n % 16 under a mask: NaN lanes zeroed by a masked add, the saturating
+** narrowing stores (vpmovsdb, vpmovusdb after a max with 0, and the 16-bit
+** ones) instead of packs and permutes, x - xoff left out where xoff is 0
+** (x - 0 is x, -0 and NaN included). Returns n. */
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline int64_t
+quant_avx512_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+               int64_t n, const lay_dtype hw, const int trunc, const int xz) {
+  const __m512 scv = _mm512_set1_ps(sc), hi = _mm512_set1_ps(0x1p30f),
+               lo = _mm512_set1_ps(-0x1p30f),
+               xo = _mm512_set1_ps((float)r->xoff[0]);
+  const __m512i zp = _mm512_set1_epi32((int)r->zp[0]),
+                zero = _mm512_setzero_si512();
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m =
+        (__mmask16)(n - i >= 16 ? 0xffffu : (1u << (n - i)) - 1u);
+    __m512 x = _mm512_maskz_loadu_ps(m, s + 4 * i);
+    __mmask16 ok = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
+    __m512 t = _mm512_mul_ps(xz ? x : _mm512_sub_ps(x, xo), scv);
+    t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+    __m512i c = trunc ? _mm512_cvttps_epi32(t) : _mm512_cvtps_epi32(t);
+    c = _mm512_maskz_add_epi32(ok, c, zp);
+    if (hw == LAY_DT_INT8)
+      _mm512_mask_cvtsepi32_storeu_epi8(d + i, m, c);
+    else if (hw == LAY_DT_UINT8)
+      _mm512_mask_cvtusepi32_storeu_epi8(d + i, m, _mm512_max_epi32(c, zero));
+    else if (hw == LAY_DT_INT16)
+      _mm512_mask_cvtsepi32_storeu_epi16(d + 2 * i, m, c);
+    else
+      _mm512_mask_cvtusepi32_storeu_epi16(d + 2 * i, m, _mm512_max_epi32(c, zero));
+  }
+  return n;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static int64_t
+quant_avx512(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+             int64_t n) {
+  const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
+#define QZ(T, TR, XZ)                                                      \
+  if (r->hw == T && tr == TR && xz == XZ)                                  \
+    return quant_avx512_k(r, sc, s, d, n, T, TR, XZ);
+#define QT(T) QZ(T, 0, 0) QZ(T, 0, 1) QZ(T, 1, 0) QZ(T, 1, 1)
+  QT(LAY_DT_INT8)
+  QT(LAY_DT_UINT8)
+  QT(LAY_DT_INT16)
+  QT(LAY_DT_UINT16)
+#undef QT
+#undef QZ
+  return 0;
+}
 #endif
 
 int li_quant_fast(const li_vrule *r) {
@@ -691,6 +742,8 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
   const int ovl = (uintptr_t)s < (uintptr_t)d + (size_t)n * ts &&
                   (uintptr_t)d < (uintptr_t)s + (size_t)n * 4;
 #if defined(LI_HAVE_QUANT_AVX2)
+  if (r->simd >= LI_SIMD_AVX512 && quant_avx512(r, sc, s, d, n) == n)
+    return 1;
   if (r->simd >= LI_SIMD_AVX2) i = quant_avx2(r, sc, s, d, n, ovl);
 #endif
   for (;;) {
@@ -762,8 +815,12 @@ static int fast_quant(const li_vrule *r, const void *src, void *dst,
 ** with an integral zero point |zp| <= 65536, f32(q - zp) is f32(q) -
 ** f32(zp) exactly; then the product by f32(den) / f32(num) or the
 ** quotient by f32(num) / f32(den), both IEEE float32 operations; then +
-** xoff in double rounded to float (a float + 0.0f where xoff is a zero:
-** the same value, -0 + +0 giving +0 both ways). */
+** xoff in double rounded to float, which is the float32 sum v + f32(xoff)
+** where xoff is a float (zx): the double sum of two floats rounded to
+** float is their correctly rounded float sum (53 >= 2 * 24 + 2 bits:
+** double rounding is innocuous for one operation), the same bits, -0 + +0
+** giving +0 both ways; 1.6x faster than the sum in double (TIDL's zero
+** points). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && \
     defined(__SSE2__)
 typedef float dq_f __attribute__((vector_size(32)));
@@ -823,7 +880,7 @@ static int64_t dq_sse(DQ_ARGS) { DQ_BODY }
 ** same operations. */
 __attribute__((target("avx2"), always_inline)) static inline __m256
 dq8(const uint8_t *s, lay_dtype t, __m256 zv, __m256 kv, __m256d xv,
-    int div, int zx) {
+    __m256 xf, int div, int zx) {
   __m256i w;
   if (t == LAY_DT_INT8)
     w = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)s));
@@ -835,7 +892,7 @@ dq8(const uint8_t *s, lay_dtype t, __m256 zv, __m256 kv, __m256d xv,
     w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)s));
   __m256 y = _mm256_sub_ps(_mm256_cvtepi32_ps(w), zv), v;
   v = div ? _mm256_div_ps(y, kv) : _mm256_mul_ps(y, kv);
-  if (zx) return _mm256_add_ps(v, _mm256_setzero_ps());
+  if (zx) return _mm256_add_ps(v, xf);
   __m128 a = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), xv));
   __m128 b = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), xv));
   return _mm256_set_m128(b, a);
@@ -846,6 +903,7 @@ dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
           float k, double xoff, int div, int zx, int ovl) {
   const __m256 zv = _mm256_set1_ps(zp), kv = _mm256_set1_ps(k);
   const __m256d xv = _mm256_set1_pd(xoff);
+  const __m256 xf = _mm256_set1_ps((float)xoff);
   const size_t fs = li_dt_size(t);
   int64_t i = 0;
   for (;; i += 8) {
@@ -854,7 +912,7 @@ dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
       i = n - 8; /* the last step over the end */
     }
     _mm256_storeu_ps((float *)(void *)(d + 4 * i),
-                     dq8(s + fs * (size_t)i, t, zv, kv, xv, div, zx));
+                     dq8(s + fs * (size_t)i, t, zv, kv, xv, xf, div, zx));
   }
   return i;
 }
@@ -885,7 +943,8 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
         from == LAY_DT_UINT16) ||
       !small_int(r->zp[0]))
     return 0;
-  const int div = r->arith == LG_A_F32_DIV, zx = r->xoff[0] == 0;
+  const int div = r->arith == LG_A_F32_DIV,
+            zx = (double)(float)r->xoff[0] == r->xoff[0];
   const float k = div ? (float)r->num[0] / (float)r->den[0]
                       : (float)r->den[0] / (float)r->num[0];
   const float zp = (float)r->zp[0];
@@ -904,10 +963,114 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
   }
   return 1;
 }
+
+/* Quantization fp32 -> int8/uint8/int16/uint16 in exact arithmetic (a
+** quantize packing, a dequantize unpacking), per tensor, saturating, with
+** AVX-512 (LI_SIMD_AVX512): quant_run's double
+** operations in its order, 8 lanes a step ((x - xoff) * num / den, the
+** subtraction and the product left out where they are exact: xoff 0,
+** num 1), rounded by vrndscalepd (nearest even, toward zero) or trunc
+** and a step away from zero from a half, + zp; then st_run's NaN -> 0 and
+** clamp, a truncating narrowing store of the in-range integer; the last
+** n % 8 under a mask. Any scale: quantize(scale = 0.02) divides by 0.02
+** (2.6x faster than the tile path: division-bound). 0 when r is another
+** rule. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int
+exact_quant(const li_vrule *r, lay_dtype from, lay_dtype hw, const void *src,
+            void *dst, int64_t n) {
+  if (r->simd < LI_SIMD_AVX512 || r->kind == LI_VR_CAST ||
+      from != LAY_DT_FP32 || r->arith != LG_A_EXACT || r->nch > 1 ||
+      !r->saturate || !small_int(r->zp[0]) ||
+      !(hw == LAY_DT_INT8 || hw == LAY_DT_UINT8 || hw == LAY_DT_INT16 ||
+        hw == LAY_DT_UINT16))
+    return 0;
+  double lo, hi;
+  int_range(hw, &lo, &hi);
+  const int mode = r->round, sub = r->xoff[0] != 0, mul = r->num[0] != 1;
+  const __m512d xo = _mm512_set1_pd(r->xoff[0]), nu = _mm512_set1_pd(r->num[0]),
+                de = _mm512_set1_pd(r->den[0]), zp = _mm512_set1_pd(r->zp[0]),
+                lov = _mm512_set1_pd(lo), hiv = _mm512_set1_pd(hi),
+                half = _mm512_set1_pd(0.5), one = _mm512_set1_pd(1.0),
+                sgn = _mm512_set1_pd(-0.0);
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  for (int64_t i = 0; i < n; i += 8) {
+    const __mmask8 m = (__mmask8)(n - i >= 8 ? 0xffu : (1u << (n - i)) - 1u);
+    __m512d x = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, s + 4 * i));
+    if (sub) x = _mm512_sub_pd(x, xo);
+    if (mul) x = _mm512_mul_pd(x, nu);
+    x = _mm512_div_pd(x, de);
+    __m512d t;
+    if (mode == LG_R_HALF_EVEN) {
+      t = _mm512_roundscale_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    } else {
+      t = _mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      if (mode == LG_R_HALF_AWAY) { /* |x - t| exact; x's sign on the step */
+        __m512d f = _mm512_andnot_pd(sgn, _mm512_sub_pd(x, t));
+        __m512d st = _mm512_or_pd(_mm512_and_pd(x, sgn), one);
+        t = _mm512_mask_add_pd(t, _mm512_cmp_pd_mask(f, half, _CMP_GE_OQ), t, st);
+      }
+    }
+    __m512d v = _mm512_add_pd(t, zp);
+    const __mmask8 ok = _mm512_cmp_pd_mask(v, v, _CMP_ORD_Q);
+    v = _mm512_min_pd(_mm512_max_pd(v, lov), hiv);
+    __m256i q = _mm512_maskz_cvtpd_epi32(ok, v);
+    if (hw == LAY_DT_INT8 || hw == LAY_DT_UINT8)
+      _mm256_mask_cvtepi32_storeu_epi8(d + i, m, q);
+    else
+      _mm256_mask_cvtepi32_storeu_epi16(d + 2 * i, m, q);
+  }
+  return 1;
+}
+
+/* The reverse in exact arithmetic: int8/uint8/int16/uint16 -> fp32,
+** dequant_run's double operations in its order ((q - zp) * den / num +
+** xoff, the product left out where den is 1), then to float; 8 lanes a
+** step, the last n % 8 under a mask. 0 when the rule or types are others. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int
+exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
+              const void *src, void *dst, int64_t n) {
+  if (r->simd < LI_SIMD_AVX512 || r->arith != LG_A_EXACT || r->nch > 1 ||
+      to != LAY_DT_FP32 || !small_int(r->zp[0]) ||
+      !(from == LAY_DT_INT8 || from == LAY_DT_UINT8 || from == LAY_DT_INT16 ||
+        from == LAY_DT_UINT16))
+    return 0;
+  const int mul = r->den[0] != 1;
+  const __m512d zp = _mm512_set1_pd(r->zp[0]), de = _mm512_set1_pd(r->den[0]),
+                nu = _mm512_set1_pd(r->num[0]), xo = _mm512_set1_pd(r->xoff[0]);
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  for (int64_t i = 0; i < n; i += 8) {
+    const __mmask8 m = (__mmask8)(n - i >= 8 ? 0xffu : (1u << (n - i)) - 1u);
+    __m256i w;
+    if (from == LAY_DT_INT8 || from == LAY_DT_UINT8) {
+      __m128i b = _mm_maskz_loadu_epi8(m, s + i);
+      w = from == LAY_DT_INT8 ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+    } else {
+      __m128i h = _mm_maskz_loadu_epi16(m, s + 2 * i);
+      w = from == LAY_DT_INT16 ? _mm256_cvtepi16_epi32(h) : _mm256_cvtepu16_epi32(h);
+    }
+    __m512d x = _mm512_sub_pd(_mm512_cvtepi32_pd(w), zp);
+    if (mul) x = _mm512_mul_pd(x, de);
+    x = _mm512_add_pd(_mm512_div_pd(x, nu), xo);
+    _mm256_mask_storeu_ps(d + 4 * i, m, _mm512_cvtpd_ps(x));
+  }
+  return 1;
+}
 #else
+static int exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
+                         const void *src, void *dst, int64_t n) {
+  (void)r; (void)from; (void)to; (void)src; (void)dst; (void)n;
+  return 0;
+}
 static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
                         void *dst, int64_t n) {
   (void)r; (void)from; (void)src; (void)dst; (void)n;
+  return 0;
+}
+static int exact_quant(const li_vrule *r, lay_dtype from, lay_dtype hw,
+                       const void *src, void *dst, int64_t n) {
+  (void)r; (void)from; (void)hw; (void)src; (void)dst; (void)n;
   return 0;
 }
 #endif
@@ -1040,6 +1203,11 @@ static void apply(const li_vrule *r, int enc, const void *src, void *dst,
     return;
   if (r->kind == LI_VR_QUANT && enc && fast_quant(r, src, dst, n)) return;
   if (r->kind == LI_VR_QUANT && !enc && fast_dequant(r, from, src, dst, n))
+    return;
+  if ((r->kind == LI_VR_QUANT) == enc && exact_quant(r, from, to, src, dst, n))
+    return;
+  if ((r->kind == LI_VR_QUANT) != enc && r->kind != LI_VR_CAST &&
+      exact_dequant(r, from, to, src, dst, n))
     return;
   if (int_quant(r, enc, from, to, src, dst, n)) return;
   if (apply_simd(r, enc, from, to, src, dst, n, ch)) return;

@@ -53,6 +53,27 @@ void li_describe_side(lg_strbuf *b, const char *what, const li_side *s) {
   lg_sb_printf(b, "\n");
 }
 
+/* A VSLAB box's slab: its size, runs and the buffer's data box. */
+static void describe_slab(lg_strbuf *b, const li_plan *p, const li_slab *s) {
+  const li_plan *q = &p->vs->p;
+  const li_box *x = &q->box[s->box];
+  lg_sb_printf(b, "    a step: %lld elements in runs of %lld %s, %s%s by %s",
+               (long long)s->elems, (long long)s->run,
+               s->pack ? "converted into L1" : "moved into L1",
+               s->pack ? "moved" : "converted",
+               x->pre || x->post ? " with their row pads" : "",
+               li_kern_name(x->kern));
+  if (x->kern == LI_K_BLOCK || x->kern == LI_K_ILV || x->kern == LI_K_DEILV)
+    lg_sb_printf(b, " %d", x->bk);
+  lg_sb_printf(b, ", loops");
+  for (int k = 0; k < x->nl; k++) {
+    const li_loop *l = &q->loops[x->l0 + k];
+    lg_sb_printf(b, " %lld(src %lld, dst %lld)", (long long)l->ext,
+                 (long long)l->ss, (long long)l->ds);
+  }
+  lg_sb_printf(b, "\n");
+}
+
 char *li_plan_describe(const li_plan *p) {
   lg_strbuf b = {0};
   static const char *const dn[] = {"pack", "unpack", "convert"};
@@ -65,6 +86,7 @@ char *li_plan_describe(const li_plan *p) {
   for (int i = 0; i < p->nbox; i++) {
     int64_t n = 1;
     for (int k = 0; k < p->box[i].nl; k++) n *= p->loops[p->box[i].l0 + k].ext;
+    if (p->box[i].kern == LI_K_VSLAB) n *= p->vs->slab[p->box[i].bk].elems;
     if (p->box[i].fill) padel += n; else { ndata++; datael += n; }
   }
   lg_sb_printf(&b, "boxes: %d (%d data: %lld elements; %d fill: %lld elements)\n",
@@ -108,6 +130,7 @@ char *li_plan_describe(const li_plan *p) {
                   (long long)l->ss, (long long)l->ds);
     }
     lg_sb_printf(&b, "\n");
+    if (x->kern == LI_K_VSLAB) describe_slab(&b, p, &p->vs->slab[x->bk]);
   }
   lg_sb_printf(&b, "tables: %zu bytes; the plan holds %zu bytes in all\n",
                (p->s.table ? li_gather_bytes(p->s.table) : 0) +

@@ -680,6 +680,7 @@ static lay_status finish(li_plan *p, const int *dmap, li_plog *lg,
     li_plog_step(lg, "sides");
   }
   if ((st = li_plan_boxes(p, dmap, lg, err))) return st;
+  if ((st = li_plan_slabs(p, err))) return st;
   if (lg) {
     char *d = li_plan_describe(p);
     if (d) lg_sb_printf(&lg->step, "%s", d);
@@ -849,6 +850,7 @@ void li_plan_free(li_plan *p) {
   free(p->mt);
   free(p->tabs);
   free(p->pool);
+  li_slabs_free(p->vs);
   free(p);
 }
 
@@ -1028,6 +1030,9 @@ size_t li_plan_memory(const li_plan *p) {
              (size_t)p->ntabs * sizeof *p->tabs;
   if (p->s.table) n += li_gather_bytes(p->s.table);
   if (p->d.table) n += li_gather_bytes(p->d.table);
+  if (p->vs)
+    n += sizeof *p->vs + (size_t)p->vs->n * sizeof *p->vs->slab +
+         li_plan_memory(&p->vs->p) - (size_t)p->npat * sizeof *p->pats;
   return n;
 }
 

@@ -99,4 +99,9 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L);
 ** goes to p->mt). Returns 1 when taken, 0 with L untouched otherwise. */
 int li_take_mtile(li_plan *p, li_box *b, li_loop *L, int *n);
 
+/* vplan.c: the data boxes of a plan with a value rule on one side as
+** value slabs (kernel VSLAB, p->vs; plan_int.h li_slab) where they take
+** that shape; after li_plan_boxes. */
+lay_status li_plan_slabs(li_plan *p, lay_error *err);
+
 #endif /* LI_PLANNER_H */

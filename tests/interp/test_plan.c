@@ -1247,8 +1247,10 @@ static void t_kernels(void) {
              bp[i].pl, bp[i].pr);
     kernel_case(nm, &ir, sh, LAY_DT_INT8, "row copy", NULL);
   }
-  /* fp32 quantized into HCWNC8: quantize + interleave fused (32-row steps,
-  ** an overlapping last one; fewer rows take the tiles) */
+  /* fp32 quantized into HCWNC8: a slab quantized into L1, then
+  ** interleaved (plan/vplan.c), or, a box too small for a slab,
+  ** quantize + interleave fused (32-row steps, an overlapping last one;
+  ** fewer rows take the tiles) */
   static const int64_t qs[][4] = {{1, 3, 5, 7}, {1, 3, 4, 4}, {1, 8, 6, 11},
                                   {1, 13, 3, 41}, {1, 3, 32, 32},
                                   {1, 5, 91, 97} /* two threads */};
@@ -1265,7 +1267,9 @@ static void t_kernels(void) {
       snprintf(nm, sizeof nm, "kernels quant %zu hcwnc8 %lldx%lldx%lldx%lld", j,
                (long long)qs[i][0], (long long)qs[i][1], (long long)qs[i][2],
                (long long)qs[i][3]);
-      kernel_case(nm, &ir, qs[i], LAY_DT_FP32, "convert + interleave", NULL);
+      kernel_case(nm, &ir, qs[i], LAY_DT_FP32,
+                  i == 1 ? "convert + interleave" : "by interleave 8",
+                  NULL);
     }
   t_kernels_groups();
 }

@@ -9,7 +9,7 @@
 **                    CPU has: quantize fp32 -> int8/uint8/int16/uint16 with
 **                    arith exact (power-of-two scales), f32 and f32_div, every
 **                    rounding mode, zero points 0, 3, -5, 128, 0.5, x offsets
-**                    0 and 1.5; dequantize back; fp32 <-> bf16 / fp16 both
+**                    0, 1.5, -2, 0.1, 1e10 + 1; dequantize back; fp32 <-> bf16 / fp16 both
 **                    roundings; fp32 <-> fp8 (e4m3, e5m2) every rounding
 **                    saturating or not. Inputs: ties, values around the saturation
 **                    bounds, huge values, infinities, NaNs, -0.0, denormals.
@@ -151,12 +151,14 @@ static void run_rule(lg_ir *ir, li_vrule *v, int maxlv, const char *what) {
 }
 
 static void runs(void) {
-  int maxlv = li_simd_level() > LI_SIMD_AVX2 ? LI_SIMD_AVX2 : li_simd_level();
+  int maxlv = li_simd_level();
   /* scale as num / den: AMD quantize(scale S): num 1, den S; Kneron: num
   ** S * 2^R; TIDL: num = tensor_scale */
   static const double nums[][2] = {{1, 0.05}, {1, 0.0078125}, {1, 3},
                                    {4096, 1}, {32, 1}, {0.1, 1}, {1, 1e-30}};
-  static const double zps[] = {0, 3, -5, 128, 0.5}, xoffs[] = {0, 1.5};
+  /* x offsets: floats (the float32 sum) and not (the sum in double) */
+  static const double zps[] = {0, 3, -5, 128, 0.5},
+                      xoffs[] = {0, 1.5, -2, 0.1, 1e10 + 1};
   static const int ariths[] = {LG_A_EXACT, LG_A_F32, LG_A_F32_DIV};
   static const int rounds[] = {LG_R_HALF_EVEN, LG_R_HALF_AWAY, LG_R_TRUNC};
   char what[160];
@@ -164,7 +166,7 @@ static void runs(void) {
     for (size_t a = 0; a < 3; a++)
       for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
         for (size_t z = 0; z < sizeof zps / sizeof zps[0]; z++)
-          for (size_t x = 0; x < 2; x++)
+          for (size_t x = 0; x < sizeof xoffs / sizeof *xoffs; x++)
             for (size_t m = 0; m < 3; m++) {
               double num = nums[k][0], den = nums[k][1], zp = zps[z],
                      xoff = xoffs[x];

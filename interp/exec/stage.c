@@ -27,7 +27,7 @@ typedef struct rowit {
   int64_t left;           /* elements still to go */
 } rowit;
 
-static int out(const li_stage *g, int i, int64_t y) {
+static inline int out(const li_stage *g, int i, int64_t y) {
   return y < g->v0[i] || y >= g->v1[i];
 }
 
@@ -69,7 +69,7 @@ static void carry(rowit *it) {
 /* The next group into *q: 0 after the last. A group is one row when the
 ** row starts or ends inside P's row, else the whole rows from here to
 ** the next change of y[l - 1]'s validity or its wrap. */
-static int rowit_next(rowit *it, rgroup *q) {
+static inline int rowit_next(rowit *it, rgroup *q) {
   const li_stage *g = it->g;
   const int l = g->nd - 1;
   if (it->left <= 0) return 0;
@@ -82,7 +82,7 @@ static int rowit_next(rowit *it, rgroup *q) {
     if (y1 < g->v0[l - 1]) stop = g->v0[l - 1];
     else if (y1 < g->v1[l - 1]) stop = g->v1[l - 1];
     m = stop - y1;
-    if (m > it->left / E) m = it->left / E;
+    if (m * E > it->left) m = it->left / E; /* the slab's last rows */
     if (m < 1) m = 1;
   }
   int64_t lo = c > g->v0[l] ? c : g->v0[l];

@@ -535,14 +535,18 @@ static void back_to(li_plan *p, mark m) {
 
 /* An estimate of the time boxes [from, p->nbox) take, in ns, to choose
 ** between staging a box and cutting it exactly: a box costs a start, its
-** kernel's steps, its row operations (a row of a row or block copy, a
+** kernel's steps (ILV and DEILV run the two odometer loops outside theirs
+** in one call), its row operations (a row of a row or block copy, a
 ** 32-byte vector of a transposing kernel) and its bytes; a staged box
-** also the rows and bytes of its fills. Rough figures of this machine
-** (an EPYC at 2 vCPUs; the sweep's odd shapes): what decides is the
-** count of steps and rows, which the exact cut multiplies at the edges.
-** A box whose stage is -1 is staged by sg. */
+** also its fills: a row operation a row of P, a group of them a run of
+** its next dimension, twice its bytes. Rough figures of this machine (an
+** EPYC at 2 vCPUs, the sweep's odd shapes: qnn.d32's last pixels stay
+** exact, crouton2's last channels stage); what decides is the count of
+** steps and rows, which the exact cut multiplies at the edges. A box
+** whose stage is -1 is staged by sg. */
 static double est_ns(const li_plan *p, int from, const li_stage *sg) {
-  const double per_box = 30, per_step = 8, per_row = 1.5, per_byte = 0.02;
+  const double per_box = 30, per_step = 25, per_row = 2, per_byte = 0.02;
+  const double per_fill_row = 3, per_group = 10;
   double t = 0;
   for (int i = from; i < p->nbox; i++) {
     const li_box *b = &p->box[i];
@@ -550,8 +554,9 @@ static double est_ns(const li_plan *p, int from, const li_stage *sg) {
     int kl = li_kern_loops(b->kern);
     if (kl > b->nl) kl = b->nl;
     double steps = 1, el = 1, g = 1;
-    for (int k = 0; k < b->nl; k++) {
-      if (k < b->nl - kl) steps *= (double)L[k].ext;
+    int batch = b->kern == LI_K_ILV || b->kern == LI_K_DEILV ? 2 : 0;
+    for (int k = b->nl - 1; k >= 0; k--) {
+      if (k < b->nl - kl && batch-- <= 0) steps *= (double)L[k].ext;
       el *= (double)L[k].ext;
     }
     if (b->kern == LI_K_TR && b->bk) g = b->bk;
@@ -567,12 +572,14 @@ static double est_ns(const li_plan *p, int from, const li_stage *sg) {
                     b->kern != LI_K_MEMSET && b->kern != LI_K_FILL;
     t += per_box + steps * per_step + per_byte * bytes +
          per_row * (vec ? bytes / 32 : rows);
-    if (b->stage) { /* its fills or drains: P's rows and bytes */
-      const li_stage *g2 = b->stage < 0 ? sg : &p->stage[b->stage - 1];
+    if (b->stage) { /* its fills or drains */
+      const li_stage *x = b->stage < 0 ? sg : &p->stage[b->stage - 1];
+      const int l = x->nd - 1;
       double n = 1;
-      for (int k = 0; k < g2->nd; k++) n *= (double)g2->ext[k];
-      t += per_row * n / (double)g2->ext[g2->nd - 1] +
-           2 * per_byte * n * (double)p->d.esz;
+      for (int k = 0; k < x->nd; k++) n *= (double)x->ext[k];
+      const double prow = n / (double)x->ext[l];
+      t += per_fill_row * prow + 2 * per_byte * n * (double)p->d.esz +
+           per_group * 2 * prow / (double)(l > 0 ? x->ext[l - 1] : 1);
     }
   }
   return t;

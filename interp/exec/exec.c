@@ -188,6 +188,7 @@ typedef struct walk {
   const li_plan *p;
   const li_box *b;
   const uint8_t *src;
+  const uint8_t *send;   /* the end of the source (a slab's, staged) */
   uint8_t *dst;
   li_loop *L;            /* the box's loops, L[0] cut to the part */
   const li_loop *in;     /* the innermost loop, L[nl - 1] */
@@ -239,7 +240,7 @@ LI_STEP step_COPY(walk *w, uint8_t *d) {
 LI_STEP step_TR(walk *w, uint8_t *d) {
   const li_loop *o = &w->L[w->nl - 2], *in = w->in;
   const int64_t u = w->b->bk ? w->b->bk : 1; /* elements a group */
-  li_tr2d_b(w->de * (size_t)u, w->p->simd, w->src, w->src + w->p->sbytes,
+  li_tr2d_b(w->de * (size_t)u, w->p->simd, w->src, w->send,
             w->src + w->sb * (int64_t)w->se, in->ss * (int64_t)w->se, d,
             o->ds * (int64_t)w->de, in->ext, o->ext);
 }
@@ -277,7 +278,7 @@ LI_STEP rows_padded(const walk *w, const uint8_t *s, int64_t sso, uint8_t *dd,
 #if defined(LI_HAVE_X86_TARGET)
   if (de == 1 && bk >= 32 && p->simd >= LI_SIMD_AVX2) {
     li_rowspad_avx2(s, sso, dd, dso, n, bk, pb, qb, dpat[0], w->src,
-                    w->src + p->sbytes);
+                    w->send);
     return;
   }
 #else
@@ -319,7 +320,7 @@ LI_STEP step_ROWS(walk *w, uint8_t *d) {
   if (de == 1 && !pre && post && bk + post == 32 && p->simd >= LI_SIMD_AVX2) {
     li_rowsblend_avx2(w->src + w->sb, o2 ? o2->ss : 0, sso, d, o2 ? o2->ds : 0,
                       dso, n2, o->ext, bk, (int)post, w->dpat[0],
-                      w->src + p->sbytes);
+                      w->send);
     return;
   }
 #endif
@@ -437,7 +438,7 @@ LI_STEP step_ILV2(walk *w, uint8_t *d) {
     }
 #endif
     li_ilv8x8(s, in->ss, (int)in->ext, (int)pre, pad, d - pre, o2->ds,
-              o2->ext, (int)o->ext, w->src + p->sbytes, cnt, lj ? lj->ss : 0,
+              o2->ext, (int)o->ext, w->send, cnt, lj ? lj->ss : 0,
               lj ? lj->ds : 0);
     if (lj) odo_skip(w, lj, cnt - 1);
     return;
@@ -470,7 +471,7 @@ LI_STEP step_DEILV2(walk *w, uint8_t *d) {
     const li_loop *lj = odo_rest(w, &cnt);
     li_deilv8x8(s0, o->ss, o->ext, (int)in->ext, (int)p0, (int)pl->ext, d,
                 pl->ds, cnt, lj ? lj->ss : 0, lj ? lj->ds : 0,
-                w->src + p->sbytes, p->simd);
+                w->send, p->simd);
     if (lj) odo_skip(w, lj, cnt - 1);
     return;
   }
@@ -548,7 +549,7 @@ LI_STEP step_BLOCK(walk *w, uint8_t *d) {
   li_block_any(w->de, w->b->bk, w->src + w->sb * (int64_t)w->se, o->ss, in->ss,
                d, o->ds, o->ext, (int)in->ext, (int)w->pre,
                (int)(w->pre + in->ext + w->post), w->dpat, w->p->simd,
-               w->src, w->src + w->p->sbytes);
+               w->src, w->send);
   w->pre = w->post = 0; /* written with the block */
 }
 
@@ -681,21 +682,25 @@ LI_STEP step_FILL(walk *w, uint8_t *d) {
   }
 }
 
-/* The walk of box b's part [from, to) of its outer loop. */
+/* The walk of loops Lb[0 .. nl) of box b (its own, or the inner part of
+** a staged box), the part [from, to) of the outer one, from bases sb, db,
+** cb; the source ends at send. */
 LI_STEP walk_start(walk *w, const li_plan *p, const li_box *b,
-                   const uint8_t *src, uint8_t *dst, int64_t from, int64_t to,
-                   li_loop *L, int64_t *idx, int64_t *off) {
-  int nl = b->nl;
-  for (int i = 0; i < nl; i++) L[i] = p->loops[b->l0 + i];
+                   const li_loop *Lb, int nl, int64_t sb, int64_t db,
+                   int64_t cb, const uint8_t *src, const uint8_t *send,
+                   uint8_t *dst, int64_t from, int64_t to, li_loop *L,
+                   int64_t *idx, int64_t *off) {
+  for (int i = 0; i < nl; i++) L[i] = Lb[i];
   w->p = p;
   w->b = b;
   w->src = src;
+  w->send = send;
   w->dst = dst;
   w->L = L;
   w->nl = nl;
-  w->sb = b->sb + from * L[0].ss;
-  w->db = b->db + from * L[0].ds;
-  w->cb = b->cb + from * L[0].cs;
+  w->sb = sb + from * L[0].ss;
+  w->db = db + from * L[0].ds;
+  w->cb = cb + from * L[0].cs;
   if (L[0].tab) { /* the part starts at pair `from` */
     const int64_t *t = p->tabs + L[0].tab - 1;
     w->sb += t[2 * from];
@@ -774,25 +779,32 @@ static void memset_runs(const li_plan *p, const li_box *b, uint8_t *dst,
     memset(dst + (b->db + i * l->ds) * de, v, (size_t)rb);
 }
 
-void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
-                 uint8_t *dst, int64_t from, int64_t to) {
+/* The walk of loops Lb[0 .. nl) of box b (walk_start), a kernel step at
+** each odometer step. */
+static void run_walk(const li_plan *p, const li_box *b, const li_loop *Lb,
+                     int nl, int64_t sb, int64_t db, int64_t cb,
+                     const uint8_t *src, const uint8_t *send, uint8_t *dst,
+                     int64_t from, int64_t to) {
   li_loop L[LI_MAX_LOOPS];
   int64_t idx[LI_MAX_LOOPS];
   int64_t off[512]; /* ILV2/DEILV2 row offsets (rows * 8 <= 4096) */
   walk w;
   if (from >= to || b->kern == LI_K_DONE) return;
-  if (b->nl <= 2 && b->kern == LI_K_MEMSET) {
-    memset_runs(p, b, dst, from, to);
-    return;
+  if (Lb == &p->loops[b->l0]) { /* the box's own loops, not a slab's */
+    if (b->nl <= 2 && b->kern == LI_K_MEMSET) {
+      memset_runs(p, b, dst, from, to);
+      return;
+    }
+    if (b->nl == 1 && b->kern == LI_K_MEMCPY && !b->pre && !b->post) {
+      const li_loop *l = Lb; /* one run: no walk */
+      memcpy(dst + (db + from * l->ds) * (int64_t)p->d.esz,
+             src + (sb + from * l->ss) * (int64_t)p->s.esz,
+             (size_t)((to - from) * (int64_t)p->d.esz));
+      return;
+    }
   }
-  if (b->nl == 1 && b->kern == LI_K_MEMCPY && !b->pre && !b->post) {
-    const li_loop *l = &p->loops[b->l0]; /* one run: no walk */
-    memcpy(dst + (b->db + from * l->ds) * (int64_t)p->d.esz,
-           src + (b->sb + from * l->ss) * (int64_t)p->s.esz,
-           (size_t)((to - from) * (int64_t)p->d.esz));
-    return;
-  }
-  walk_start(&w, p, b, src, dst, from, to, L, idx, off);
+  walk_start(&w, p, b, Lb, nl, sb, db, cb, src, send, dst, from, to, L, idx,
+             off);
   do {
     uint8_t *d = dst + w.db * (int64_t)w.de;
     switch (b->kern) { /* one case a kernel of the registry */
@@ -806,6 +818,79 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
   } while (1);
 }
 
+/* A staged box (plan_int.h li_stage), the part [from, to) of its outer
+** loop: an odometer over its loops outside the slab; at each step the
+** slab filled from the source and the kernel's walk from it, or the walk
+** into the slab and the slab copied out. */
+static void run_staged(const li_plan *p, const li_box *b, const uint8_t *src,
+                       uint8_t *dst, int64_t from, int64_t to) {
+  const li_stage *g = &p->stage[b->stage - 1];
+  const li_loop *L = &p->loops[b->l0];
+  const int k = g->k, xd = g->dst;
+  const size_t xe = xd ? p->d.esz : p->s.esz;
+  _Alignas(64) uint8_t slab[LI_STAGE_BYTES + 2 * LI_STAGE_MARGIN];
+  li_stage_log log;
+  int64_t idx[LI_MAX_LOOPS] = {0};
+  int64_t sb = b->sb, db = b->db, cb = b->cb, fill = g->span;
+  if (k == 0 && (from != 0 || to != L[0].ext)) return; /* runs whole */
+  if (k > 0) {
+    sb += from * L[0].ss;
+    db += from * L[0].ds;
+    cb += from * L[0].cs;
+    idx[0] = from;
+  }
+  if (!xd) /* the kernels' reads past the span: whole blocks, vectors */
+    fill += LI_STAGE_MARGIN / (int64_t)xe;
+  log.base = slab;
+  log.n = 0;
+  for (;;) {
+    if (!xd) {
+      li_stage_fill(g, src, xe, p->pats[0], slab, sb, fill, &log);
+      run_walk(p, b, L + k, b->nl - k, 0, db, cb, slab, slab + fill * (int64_t)xe,
+               dst, 0, L[k].ext);
+    } else {
+      run_walk(p, b, L + k, b->nl - k, sb, 0, cb, src, src + p->sbytes, slab,
+               0, L[k].ext);
+      li_stage_drain(g, slab, xe, dst, db, g->span);
+    }
+    int j = k - 1; /* the odometer over the loops outside the slab */
+    for (; j >= 0; j--) {
+      sb += L[j].ss;
+      db += L[j].ds;
+      cb += L[j].cs;
+      if (++idx[j] < (j ? L[j].ext : to)) break;
+      if (j == 0) return;
+      sb -= L[j].ss * L[j].ext;
+      db -= L[j].ds * L[j].ext;
+      cb -= L[j].cs * L[j].ext;
+      idx[j] = 0;
+    }
+    if (j < 0) return;
+  }
+}
+
+void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
+                 uint8_t *dst, int64_t from, int64_t to) {
+  if (from >= to) return;
+  if (b->stage) {
+    run_staged(p, b, src, dst, from, to);
+    return;
+  }
+  if (b->nl <= 2 && b->kern == LI_K_MEMSET) {
+    memset_runs(p, b, dst, from, to);
+    return;
+  }
+  if (b->nl == 1 && b->kern == LI_K_MEMCPY && !b->pre && !b->post) {
+    const li_loop *l = &p->loops[b->l0]; /* one run: no walk */
+    memcpy(dst + (b->db + from * l->ds) * (int64_t)p->d.esz,
+           src + (b->sb + from * l->ss) * (int64_t)p->s.esz,
+           (size_t)((to - from) * (int64_t)p->d.esz));
+    return;
+  }
+  run_walk(p, b, &p->loops[b->l0], b->nl, b->sb, b->db, b->cb, src,
+           src + p->sbytes, dst, from, to);
+}
+
 /* ---- Run ------------------------------------------------------------------- */
 /* A run on several threads cuts the plan into chunks: the boxes one after
 ** the other, each box's outer loop in order, cut where the bytes moved so
@@ -814,7 +899,8 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
 ** another); each writes its own destination bytes, since boxes are
 ** disjoint and iterations of a box's outer loop are too. A lone row with
 ** its pads (a box of one loop with pre or post) is never cut: a cut would
-** write pads at the cut. */
+** write pads at the cut; nor is a staged box with no loop outside its
+** slab. */
 #define LI_MAX_CHUNKS (4 * (LI_POOL_MAX + 1))
 
 typedef struct cut {
@@ -831,7 +917,10 @@ typedef struct chunks {
 } chunks;
 
 /* Whether box b can only run whole (see above). */
-static int whole(const li_box *b) { return b->nl == 1 && (b->pre || b->post); }
+static int whole(const li_box *b, const li_plan *p) {
+  return (b->nl == 1 && (b->pre || b->post)) ||
+         (b->stage && p->stage[b->stage - 1].k == 0);
+}
 
 /* How much slower per byte than a copy box b's kernel runs, in the one
 ** estimate the split decision and the cuts use. Measured (the sweep, one
@@ -868,9 +957,10 @@ static int64_t box_bytes(const li_plan *p, const li_box *b, int64_t *units) {
   int64_t w = n * ((b->fill ? 0 : (int64_t)p->s.esz) + (int64_t)p->d.esz) +
               rows * (b->pre + b->post) * (int64_t)p->d.esz;
   *units = L[0].ext;
-  if (whole(b)) {
-    w = L[0].ext * (int64_t)(p->s.esz + p->d.esz) +
-        (b->pre + b->post) * (int64_t)p->d.esz;
+  if (whole(b, p)) { /* a lone row with its pads, or a staged box */
+    w = b->nl > 1 ? L[0].ext * w
+                  : L[0].ext * (int64_t)(p->s.esz + p->d.esz) +
+                        (b->pre + b->post) * (int64_t)p->d.esz;
     *units = 1;
   }
   w *= box_weight(p, b);
@@ -900,7 +990,7 @@ static void cut_plan(chunks *c, int64_t all) {
     if (bi < p->nbox) {
       it = (int64_t)((goal - (double)before) / (double)w + 0.5);
       if (it > u) it = u;
-      if (whole(&p->box[bi])) it = 0;
+      if (whole(&p->box[bi], p)) it = 0;
     }
     c->at[k] = (cut){bi, it};
   }
@@ -915,7 +1005,7 @@ static void run_chunk(void *arg, int k) {
     const li_box *b = &p->box[i];
     int64_t e = p->loops[b->l0].ext;
     int64_t from = i == a.box ? a.it : 0, to = i == z.box ? z.it : e;
-    if (whole(b)) {
+    if (whole(b, p)) {
       if (from == 0 && to > 0) li_exec_box(p, b, c->src, c->dst, 0, e);
       continue;
     }
@@ -943,8 +1033,8 @@ static void run_chunk(void *arg, int k) {
 static int rides_on(const li_plan *p, const li_box *f, const li_box *b) {
   const li_loop *lf = &p->loops[f->l0], *lb = &p->loops[b->l0];
   int64_t gap = f->db - b->db;
-  return f->fill && !b->fill && f->kern != LI_K_DONE && !whole(f) &&
-         !whole(b) && !lf->tab &&
+  return f->fill && !b->fill && f->kern != LI_K_DONE && !whole(f, p) &&
+         !whole(b, p) && !lf->tab &&
          !lb->tab && lf->ext == lb->ext && lf->ds == lb->ds && lb->ds > 0 &&
          gap > -lb->ds && gap < lb->ds;
 }

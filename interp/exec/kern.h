@@ -186,6 +186,31 @@ void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
                   int pre, int W, const uint8_t *pat, int simd,
                   const uint8_t *lo, const uint8_t *hi);
 
+/* ---- Slabs of staged boxes (stage.c) --------------------------------------- */
+#define LI_STAGE_MARGIN 64 /* bytes a slab holds past its span, for the
+                              kernels' reads and the fill's pad stores */
+#define LI_STAGE_LOG 64    /* row groups whose pads a slab remembers */
+/* The pads the last fill wrote into a slab, group by group: a fill that
+** meets the same group again writes only its data. */
+typedef struct li_stage_grp {
+  int64_t off, m, len, c0, c1;
+} li_stage_grp;
+typedef struct li_stage_log {
+  const uint8_t *base; /* the slab */
+  int n;               /* groups kept (0: none, a new slab) */
+  li_stage_grp grp[LI_STAGE_LOG];
+} li_stage_log;
+/* Elements [a, a + n) of staged box g's array P into slab: from X (x,
+** elements of esz bytes) inside the tensor, the pattern pat elsewhere;
+** log the pads already in the slab. Writes up to 32 bytes past the n
+** elements. */
+void li_stage_fill(const li_stage *g, const uint8_t *x, size_t esz,
+                   const uint8_t *pat, uint8_t *slab, int64_t a, int64_t n,
+                   li_stage_log *log);
+/* The elements of [a, a + n) inside the tensor from slab to X. */
+void li_stage_drain(const li_stage *g, const uint8_t *slab, size_t esz,
+                    uint8_t *x, int64_t a, int64_t n);
+
 /* ---- Interleaves and deinterleaves (kern_ilv.c) ---------------------------- */
 /* n rows of W one-byte elements from K planes (pads around them). */
 void li_ilv_u8(const uint8_t *s, int64_t ssi, int K, int pre, int W,

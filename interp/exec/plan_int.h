@@ -201,7 +201,35 @@ typedef struct li_box {
   int raw;           /* fill: a hole, raw hw elements even with planes */
   int64_t pre, post; /* data: pad elements written before / after every
                         innermost row (fused row padding, dst stride 1) */
+  int stage;         /* data: 0, or 1 + the index of its li_stage */
 } li_box;
+
+/* A staged box (box.c, exec.c): a data box cut at the blocks of a side
+** with blocked digits, widened at the tensor's ragged edges to whole
+** blocks, so that it has the loops of the interior boxes and their
+** kernel. Its other side, X, is plain (one strided digit a dimension: the
+** CPU side, NHWC); the box's strides on X are those of a dense row-major
+** array P over the box's coordinates (X's memory order), in which the
+** elements outside the tensor are pads. The loops [0, k) walk P; at each
+** of their steps the kernel runs loops [k, nl) on P's span elements from
+** the step's offset, in a stack slab: filled from X first, the pad
+** element where X has none (dst 0: X is the source), or written by the
+** kernel and its elements inside the tensor copied to X after (dst 1). */
+#define LI_STAGE_BYTES (16 << 10) /* the slab's bytes */
+typedef struct li_stage {
+  int dst;                    /* 1: X is the destination */
+  int k;                      /* loops outside the slab */
+  int nd;                     /* P's dimensions, outermost first */
+  int64_t span;               /* elements of the slab, at most
+                                 LI_STAGE_BYTES / element size */
+  int64_t org;                /* X's element offset of P's origin (the
+                                 elements outside the tensor are never
+                                 addressed: it may be virtual) */
+  int64_t ext[LG_MAX_RANK];   /* P's extents */
+  int64_t v0[LG_MAX_RANK], v1[LG_MAX_RANK]; /* the coordinates of P inside
+                                 the tensor: [v0, v1) */
+  int64_t st[LG_MAX_RANK];    /* X's element stride of each */
+} li_stage;
 
 /* A gather tile (tr.c li_trg_run): the transposition of a box whose
 ** source runs along its innermost loop j (the kernel's one loop) and
@@ -290,6 +318,8 @@ struct li_plan {
   li_trg *trg;         /* box bk indexes it */
   int nmt;             /* macro tiles (li_mtile) of the MTILE boxes */
   li_mtile *mt;        /* box bk indexes it */
+  int no_mtile;        /* building: li_choose_kernel takes no macro tile
+                          (a staged box whose tile no slab holds) */
   int slow;            /* value path through tiles */
   int simd;            /* kernels' instruction sets: LI_SIMD_* */
   int dmap[LG_MAX_RANK]; /* d's dim for each of s's dims */
@@ -299,6 +329,8 @@ struct li_plan {
                           refinement (c%3 against c%4) gets one pair per
                           coordinate, its offsets on both sides */
   int64_t ntabs;       /* entries (2 per coordinate) */
+  int nstage;          /* staged boxes (li_box.stage) */
+  li_stage *stage;
   char *pool;          /* labels */
   struct li_slabs *vs; /* the slabs of the VSLAB boxes (bk indexes), NULL */
 };

@@ -32,6 +32,11 @@ typedef struct refdim {
   int64_t off;                   /* q = x + off */
   int64_t tab;                   /* a table dimension (no common radix):
                                     li_loop.tab of its one digit, else 0 */
+  int64_t qa, qb;                /* the valid range [qa, qb) of q (data) */
+  int64_t wa, wb;                /* the range the data boxes cover: [qa, qb)
+                                    or, wide, whole top-unit blocks */
+  int wide;                      /* its pieces are whole top-unit blocks,
+                                    wider than [qa, qb) (staged boxes) */
   int npieces;
   piece *pieces;
 } refdim;
@@ -45,6 +50,9 @@ typedef struct builder {
   int raw;     /* emitting holes */
   int rowi;    /* data: index of the fused row loop in emit's input, -1 */
   int64_t pre, post; /* its pads */
+  int xside;   /* the plain side staged boxes stage: 0 none, 1 the source,
+                  2 the destination */
+  const int *dmap; /* D's dim for each of S's dims */
 } builder;
 
 static int add_piece(refdim *r, const piece *pc) {
@@ -53,6 +61,13 @@ static int add_piece(refdim *r, const piece *pc) {
   r->pieces = np;
   np[r->npieces++] = *pc;
   return 0;
+}
+
+static void free_refs(refdim *r, int n) {
+  for (int i = 0; i < n; i++) {
+    free(r[i].pieces);
+    r[i].pieces = NULL;
+  }
 }
 
 /* Digit values of q in the refined radix. */
@@ -290,7 +305,403 @@ static lay_status emit(builder *bd, li_loop *L, int n, int64_t sb, int64_t db,
   return LAY_OK;
 }
 
-/* Product of pieces over dims: data boxes. */
+/* The range [*a, *b) of q that piece pc covers (its lower digits whole). */
+static void piece_range(const refdim *r, const piece *pc, int64_t *a,
+                        int64_t *b) {
+  int64_t q0 = 0, q1 = 1;
+  for (int k = 0; k < r->k; k++) {
+    q0 += pc->start[k] * r->unit[k];
+    q1 += (pc->cnt[k] - 1) * r->unit[k];
+  }
+  *a = q0;
+  *b = q0 + q1;
+}
+
+static lay_status fill_boxes(builder *bd, refdim *V, refdim *O, refdim *F,
+                             int rank, int pat, int chdim);
+
+/* The loops of the box that is the product of the pieces pcs[i] of R[i]
+** into L (returns their count), its bases into sb, db, cb. With pst, the
+** strides of the staged side (bd->xside) are those of the dense array P
+** over the pieces (pst[i]: dim i's stride in P), its base 0. */
+static int box_loops(builder *bd, const refdim *R, const piece *const *pcs,
+                     int rank, int chdim, int rowdim, int64_t K, int64_t offD,
+                     const int64_t *pst, li_loop *L, int64_t *sb, int64_t *db,
+                     int64_t *cb) {
+  int n = 0;
+  *sb = *db = *cb = 0;
+  for (int i = 0; i < rank; i++) {
+    const refdim *r = &R[i];
+    const piece *pc = pcs[i];
+    const int xs = pst && bd->xside == 1, xd = pst && bd->xside == 2;
+    int64_t q0 = 0;
+    if (!xs) *sb += r->sconst;
+    if (!xd) *db += r->dconst;
+    for (int k = 0; k < r->k; k++) {
+      if (!xs) *sb += pc->start[k] * r->ss[k];
+      if (!xd) *db += pc->start[k] * r->ds[k];
+      q0 += pc->start[k] * r->unit[k];
+      if (i == rowdim && k == 0) bd->rowi = n;
+      if (pc->cnt[k] > 1 || (i == rowdim && k == 0)) {
+        L[n].ext = pc->cnt[k];
+        L[n].ss = xs ? r->unit[k] * pst[i] : r->ss[k];
+        L[n].ds = xd ? r->unit[k] * pst[i] : r->ds[k];
+        L[n].cs = i == chdim ? r->unit[k] : 0;
+        L[n].tab = r->tab;
+        n++;
+      }
+    }
+    if (i == chdim) *cb = q0 - r->off;
+    if (i == rowdim) {
+      int64_t pd = (q0 + offD - r->off) % K;
+      bd->pre = pd;
+      bd->post = K - pd - pc->cnt[0];
+    }
+  }
+  return n;
+}
+
+/* What a step of the macro tile t reaches on one side (xdst: the
+** destination) of elements of esz bytes: its chunks and its own loops.
+** *reach: the farthest offset; returns the positions. */
+static int64_t mtile_reach(const li_mtile *t, int xdst, int64_t esz,
+                           int64_t *reach) {
+  int64_t far = 0;
+  for (int c = 0; c < 1 << (t->k + t->lanes); c++) {
+    const int64_t o = xdst ? t->out[c] : t->in[c];
+    if (o < 0) { /* no slab holds it (stage_level gives up) */
+      *reach = INT64_MAX / 4;
+      return 1;
+    }
+    if (o + 15 > far) far = o + 15;
+  }
+  for (int i = 0; i < t->nl; i++) {
+    const int64_t x = xdst ? t->l[i].dl : t->l[i].sl;
+    if (x < 0) {
+      *reach = INT64_MAX / 4;
+      return 1;
+    }
+    far += x;
+  }
+  *reach = far / esz;
+  return li_mtile_bytes(t) / esz;
+}
+
+/* What a step of staged box b reaches beyond its loops, on the staged
+** side (xdst: the destination): the groups of contiguous elements its
+** kernel moves as one (TR, ILV, DEILV), the rows and groups its table took
+** out of the loops (TRG, TRC), the macro tile's chunks and loops (MTILE).
+** *reach: the farthest offset; returns the positions. */
+static int64_t kern_reach(const li_plan *p, const li_box *b, int xdst,
+                          int64_t *reach) {
+  int64_t n = 1, m = 0;
+  if (b->kern == LI_K_MTILE)
+    return mtile_reach(&p->mt[b->bk], xdst,
+                       (int64_t)(xdst ? p->d.esz : p->s.esz), reach);
+  if (b->kern == LI_K_TR && b->bk) {
+    n = b->bk;
+  } else if ((b->kern == LI_K_ILV || b->kern == LI_K_DEILV) && b->bk >> 8) {
+    n = b->bk >> 8;
+  } else if (b->kern == LI_K_TRG || b->kern == LI_K_TRC) {
+    const li_trg *t = &p->trg[b->bk];
+    n = 0;
+    if (xdst) {
+      for (int g = 0; g < t->ng; g++)
+        if (t->grp[g] + t->g - 1 > m) m = t->grp[g] + t->g - 1;
+      n = (int64_t)t->ng * t->g;
+    } else if (b->kern == LI_K_TRC) { /* the columns, contiguous */
+      n = t->ng;
+    } else {
+      for (int r = 0; r < 16; r++)
+        if (t->row[r] >= 0) {
+          n++;
+          if (t->row[r] > m) m = t->row[r];
+        }
+    }
+    *reach = m;
+    return n > 0 ? n : 1;
+  }
+  *reach = n - 1;
+  return n;
+}
+
+/* The loops of staged box b that stay outside its slab, the fewest whose
+** slab (the span of the others on the staged side, xdst: the
+** destination) fits LI_STAGE_BYTES: a source slab holding at most twice
+** the elements the step reads (plus a margin), a destination slab exactly
+** those the step writes (it is copied out whole). The span into *span;
+** -1 when no number of loops does. */
+static int stage_level(const li_plan *p, const li_box *b, int xdst,
+                       int64_t *span) {
+  const li_loop *L = &p->loops[b->l0];
+  const int64_t esz = (int64_t)(xdst ? p->d.esz : p->s.esz);
+  const int64_t cap = LI_STAGE_BYTES / esz, slack = xdst ? 0 : 64 / esz;
+  int kl = li_kern_loops(b->kern), best = -1;
+  if (kl > b->nl) kl = b->nl;
+  int64_t far, used = kern_reach(p, b, xdst, &far);
+  for (int k = b->nl - 1; k >= 0; k--) {
+    const li_loop *l = &L[k];
+    int64_t x = xdst ? l->ds : l->ss;
+    if (l->tab || x < 0) return -1;
+    far += (l->ext - 1) * x;
+    used *= l->ext;
+    if (far + 1 > cap) break;
+    if (k <= b->nl - kl &&
+        (xdst ? far + 1 == used : far + 1 <= 2 * used + slack)) {
+      best = k;
+      *span = far + 1;
+    }
+  }
+  return best;
+}
+
+/* The dense array P of a staged box over the pieces pcs[i] of R[i]: its
+** dims in the memory order of the staged side X (one strided digit each),
+** their strides pst[i] and the stage's extents, valid ranges, X strides
+** and origin. */
+static void stage_array(const builder *bd, const refdim *R,
+                        const piece *const *pcs, int rank, int64_t *pst,
+                        li_stage *sg) {
+  const li_plan *p = bd->p;
+  const li_side *X = bd->xside == 1 ? &p->s : &p->d;
+  int ord[LG_MAX_RANK];
+  int64_t xst[LG_MAX_RANK];
+  for (int i = 0; i < rank; i++) {
+    int j = bd->xside == 1 ? i : bd->dmap[i];
+    const li_sdim *d = &X->dim[j];
+    xst[i] = d->nd ? X->ax[d->dig[0]].stride : 0;
+    int c = i;
+    for (; c > 0 && xst[ord[c - 1]] < xst[i]; c--) ord[c] = ord[c - 1];
+    ord[c] = i;
+  }
+  memset(sg, 0, sizeof *sg);
+  sg->dst = bd->xside == 2;
+  sg->nd = rank;
+  int64_t st = 1;
+  for (int c = rank - 1; c >= 0; c--) {
+    int i = ord[c], j = bd->xside == 1 ? i : bd->dmap[i];
+    int64_t pa, pb;
+    piece_range(&R[i], pcs[i], &pa, &pb);
+    pst[i] = st;
+    sg->ext[c] = pb - pa;
+    sg->v0[c] = R[i].qa > pa ? R[i].qa - pa : 0;
+    sg->v1[c] = R[i].qb < pb ? R[i].qb - pa : pb - pa;
+    sg->st[c] = xst[i];
+    sg->org += (pa - R[i].off + X->dim[j].off) * xst[i];
+    st *= pb - pa;
+  }
+}
+static lay_status data_boxes(builder *bd, refdim *R, int rank, int chdim,
+                             int rowdim, int64_t K, int64_t offD);
+
+/* A staged box that cannot stage (its slab would not fit): the valid part
+** of each of its widened dims cut exactly, as without widening, and (the
+** source staged) the destination's pads it would have written as fills. */
+static lay_status exact_box(builder *bd, const refdim *R,
+                            const piece *const *pcs, int rank, int chdim,
+                            int rowdim, int64_t K, int64_t offD) {
+  const li_side *D = &bd->p->d;
+  refdim *T = calloc((size_t)rank * 4, sizeof *T);
+  if (!T) return nomem(bd->err);
+  refdim *V = T + rank, *O = T + 2 * rank, *F = T + 3 * rank;
+  lay_status st = LAY_OK;
+  for (int i = 0; i < rank && !st; i++) {
+    int64_t pa, pb;
+    piece_range(&R[i], pcs[i], &pa, &pb);
+    int64_t a = pa > R[i].qa ? pa : R[i].qa, b = pb < R[i].qb ? pb : R[i].qb;
+    T[i] = R[i];
+    T[i].pieces = NULL;
+    T[i].npieces = 0;
+    T[i].wide = 0;
+    if (!R[i].wide || (pa >= R[i].qa && pb <= R[i].qb)) {
+      if (add_piece(&T[i], pcs[i])) st = nomem(bd->err);
+    } else if (cut(&T[i], a, b)) {
+      st = nomem(bd->err);
+    }
+    if (bd->xside != 1) continue;
+    /* the destination's q of the box and of its data (the fused row
+    ** dimension: whole rows of K, as data_boxes writes them) */
+    const int j = bd->dmap[i];
+    const int64_t sh = D->dim[j].off - R[i].off;
+    if (i == rowdim) { /* whole rows: pad_boxes leaves their pads to us */
+      a -= (a + sh) % K;
+      pa -= (pa + sh) % K;
+      if ((b + sh) % K) b += K - (b + sh) % K;
+      if ((pb + sh) % K) pb += K - (pb + sh) % K;
+    }
+    refine_one(D, j, &V[i]);
+    refine_one(D, j, &O[i]);
+    refine_one(D, j, &F[i]);
+    if (cut(&V[i], a + sh, b + sh) || cut(&O[i], pa + sh, a + sh) ||
+        cut(&O[i], b + sh, pb + sh) || cut(&F[i], pa + sh, pb + sh))
+      st = nomem(bd->err);
+  }
+  if (!st) st = data_boxes(bd, T, rank, chdim, rowdim, K, offD);
+  bd->rowi = -1;
+  bd->pre = bd->post = 0;
+  if (!st && bd->xside == 1) st = fill_boxes(bd, V, O, F, rank, 0, -1);
+  free_refs(T, rank * 4);
+  free(T);
+  return st;
+}
+
+/* A mark of the plan's boxes, loops and tables: what is emitted after it
+** can be taken back. */
+typedef struct mark {
+  int nbox, nloops, ntrg, nmt;
+} mark;
+
+static mark mark_of(const li_plan *p) {
+  mark m = {p->nbox, p->nloops, p->ntrg, p->nmt};
+  return m;
+}
+
+static void back_to(li_plan *p, mark m) {
+  p->nbox = m.nbox;
+  p->nloops = m.nloops;
+  p->ntrg = m.ntrg;
+  p->nmt = m.nmt;
+}
+
+/* An estimate of the time boxes [from, p->nbox) take, in ns, to choose
+** between staging a box and cutting it exactly: a box costs a start, its
+** kernel's steps (ILV and DEILV run the two odometer loops outside theirs
+** in one call), its row operations (a row of a row or block copy, a
+** 32-byte vector of a transposing kernel) and its bytes; a staged box
+** also its fills: a row operation a row of P, a group of them a run of
+** its next dimension, twice its bytes. Rough figures of this machine (an
+** EPYC at 2 vCPUs, the sweep's odd shapes: qnn.d32's last pixels stay
+** exact, crouton2's last channels stage); what decides is the count of
+** steps and rows, which the exact cut multiplies at the edges. A box
+** whose stage is -1 is staged by sg. */
+static double est_ns(const li_plan *p, int from, const li_stage *sg) {
+  const double per_box = 30, per_step = 25, per_row = 2, per_byte = 0.02;
+  const double per_fill_row = 3, per_group = 10;
+  double t = 0;
+  for (int i = from; i < p->nbox; i++) {
+    const li_box *b = &p->box[i];
+    const li_loop *L = &p->loops[b->l0];
+    int kl = li_kern_loops(b->kern);
+    if (kl > b->nl) kl = b->nl;
+    double steps = 1, el = 1, g = 1;
+    int batch = b->kern == LI_K_ILV || b->kern == LI_K_DEILV ? 2 : 0;
+    for (int k = b->nl - 1; k >= 0; k--) {
+      if (k < b->nl - kl && batch-- <= 0) steps *= (double)L[k].ext;
+      el *= (double)L[k].ext;
+    }
+    if (b->kern == LI_K_TR && b->bk) g = b->bk;
+    if ((b->kern == LI_K_ILV || b->kern == LI_K_DEILV) && b->bk >> 8)
+      g = b->bk >> 8;
+    if (b->kern == LI_K_TRG || b->kern == LI_K_TRC)
+      g = (double)(16 / p->d.esz);
+    const double rows = el / (double)L[b->nl - 1].ext;
+    const double bytes = (el * g + rows * (double)(b->pre + b->post)) *
+                         (double)p->d.esz;
+    const int vec = b->kern != LI_K_ROWS && b->kern != LI_K_BLOCK &&
+                    b->kern != LI_K_COPY && b->kern != LI_K_MEMCPY &&
+                    b->kern != LI_K_MEMSET && b->kern != LI_K_FILL;
+    t += per_box + steps * per_step + per_byte * bytes +
+         per_row * (vec ? bytes / 32 : rows);
+    if (b->stage) { /* its fills or drains */
+      const li_stage *x = b->stage < 0 ? sg : &p->stage[b->stage - 1];
+      const int l = x->nd - 1;
+      double n = 1;
+      for (int k = 0; k < x->nd; k++) n *= (double)x->ext[k];
+      const double prow = n / (double)x->ext[l];
+      t += per_fill_row * prow + 2 * per_byte * n * (double)p->d.esz +
+           per_group * 2 * prow / (double)(l > 0 ? x->ext[l - 1] : 1);
+    }
+  }
+  return t;
+}
+
+/* The staged box over the pieces pcs[i] of R[i]: on the staged side, the
+** strides of the dense array P over them (stage_array); then, from its
+** kernel's loops, the loops outside its slab (stage_level, sg->k: -1 when
+** no slab fits). */
+static lay_status staged_emit(builder *bd, const refdim *R,
+                              const piece *const *pcs, int rank, int chdim,
+                              int rowdim, int64_t K, int64_t offD,
+                              li_stage *sg) {
+  li_loop L[LG_MAX_RANK * LI_MAXR];
+  int64_t pst[LG_MAX_RANK], sb, db, cb, span = 0;
+  li_plan *p = bd->p;
+  const mark m = mark_of(p);
+  stage_array(bd, R, pcs, rank, pst, sg);
+  for (int t = 0; t < 2; t++) {
+    /* a macro tile whose digits span more than a slab: the box without */
+    int n = box_loops(bd, R, pcs, rank, chdim, rowdim, K, offD, pst, L, &sb,
+                      &db, &cb);
+    p->no_mtile = t;
+    lay_status st = emit(bd, L, n, sb, db, cb, 0, 0);
+    p->no_mtile = 0;
+    if (st) return st;
+    sg->k = stage_level(p, &p->box[m.nbox], bd->xside == 2, &span);
+    if (sg->k >= 0 || p->box[m.nbox].kern != LI_K_MTILE) break;
+    back_to(p, m);
+  }
+  sg->span = span;
+  return LAY_OK;
+}
+
+/* LAY_STAGE=all (read once): every box at a widened edge is staged where
+** its slab fits, whatever est_ns says; the tests run so, to stage many
+** more plans than the estimate chooses (the bytes are the same). */
+static int stage_all(void) {
+  static int cached = -1; /* a benign race: every thread computes the same */
+  if (cached < 0) {
+    const char *e = getenv("LAY_STAGE");
+    cached = e && !strcmp(e, "all");
+  }
+  return cached;
+}
+
+/* A box that reaches past the valid range of a widened dim: staged (its
+** loops those of the interior boxes, the kernel theirs), or cut exactly,
+** as without widening (exact_box), whichever est_ns finds faster
+** (crouton2's last 5 channels: blocks of 5 x 2 bytes exactly, a step
+** each, 32 x 2 staged; crouton's last rows of h: the same row copies,
+** fewer of them, exact moves no byte twice); staged when the exact cut
+** takes over LI_STAGE_CUTS boxes (eight dimensions cut at both ends: 3^8,
+** over the plan's limit). */
+#define LI_STAGE_CUTS 64
+static lay_status ragged_box(builder *bd, const refdim *R,
+                             const piece *const *pcs, int rank, int chdim,
+                             int rowdim, int64_t K, int64_t offD) {
+  li_plan *p = bd->p;
+  li_plog *lg = bd->lg;
+  const mark m = mark_of(p);
+  li_stage sg;
+  double ts = 0, tx = 0;
+  int nx = 0; /* boxes of the exact cut */
+  bd->lg = NULL; /* the trials */
+  lay_status st = staged_emit(bd, R, pcs, rank, chdim, rowdim, K, offD, &sg);
+  if (!st && sg.k >= 0) {
+    li_box *b = &p->box[m.nbox];
+    b->stage = -1; /* est_ns: its fills, from sg */
+    ts = est_ns(p, m.nbox, &sg);
+    back_to(p, m);
+    st = exact_box(bd, R, pcs, rank, chdim, rowdim, K, offD);
+    tx = est_ns(p, m.nbox, NULL);
+    nx = p->nbox - m.nbox;
+  }
+  back_to(p, m);
+  bd->lg = lg;
+  if (st) return st;
+  if (sg.k < 0 || (ts >= tx && nx <= LI_STAGE_CUTS && !stage_all()))
+    return exact_box(bd, R, pcs, rank, chdim, rowdim, K, offD);
+  if ((st = staged_emit(bd, R, pcs, rank, chdim, rowdim, K, offD, &sg)))
+    return st;
+  li_stage *ns = realloc(p->stage, sizeof *ns * (size_t)(p->nstage + 1));
+  if (!ns) return nomem(bd->err);
+  p->stage = ns;
+  ns[p->nstage++] = sg;
+  p->box[m.nbox].stage = p->nstage;
+  return LAY_OK;
+}
+
+/* Product of pieces over dims: data boxes; those that reach past the
+** valid range of a widened dim are staged. */
 static lay_status data_boxes(builder *bd, refdim *R, int rank, int chdim,
                              int rowdim, int64_t K, int64_t offD) {
   int idx[LG_MAX_RANK] = {0};
@@ -303,37 +714,24 @@ static lay_status data_boxes(builder *bd, refdim *R, int rank, int chdim,
                   LI_MAX_BOXES);
   }
   for (;;) {
-    li_loop L[LG_MAX_RANK * LI_MAXR];
-    int n = 0;
-    int64_t sb = 0, db = 0, cb = 0;
+    const piece *pcs[LG_MAX_RANK];
+    int ragged = 0;
     for (int i = 0; i < rank; i++) {
-      const refdim *r = &R[i];
-      const piece *pc = &r->pieces[idx[i]];
-      int64_t q0 = 0;
-      sb += r->sconst;
-      db += r->dconst;
-      for (int k = 0; k < r->k; k++) {
-        sb += pc->start[k] * r->ss[k];
-        db += pc->start[k] * r->ds[k];
-        q0 += pc->start[k] * r->unit[k];
-        if (i == rowdim && k == 0) bd->rowi = n;
-        if (pc->cnt[k] > 1 || (i == rowdim && k == 0)) {
-          L[n].ext = pc->cnt[k];
-          L[n].ss = r->ss[k];
-          L[n].ds = r->ds[k];
-          L[n].cs = i == chdim ? r->unit[k] : 0;
-          L[n].tab = r->tab;
-          n++;
-        }
-      }
-      if (i == chdim) cb = q0 - r->off;
-      if (i == rowdim) {
-        int64_t pd = (q0 + offD - r->off) % K;
-        bd->pre = pd;
-        bd->post = K - pd - pc->cnt[0];
-      }
+      int64_t pa, pb;
+      pcs[i] = &R[i].pieces[idx[i]];
+      piece_range(&R[i], pcs[i], &pa, &pb);
+      if (R[i].wide && (pa < R[i].qa || pb > R[i].qb)) ragged = 1;
     }
-    lay_status st = emit(bd, L, n, sb, db, cb, 0, 0);
+    lay_status st;
+    if (ragged) {
+      st = ragged_box(bd, R, pcs, rank, chdim, rowdim, K, offD);
+    } else {
+      li_loop L[LG_MAX_RANK * LI_MAXR];
+      int64_t sb, db, cb;
+      int n = box_loops(bd, R, pcs, rank, chdim, rowdim, K, offD, NULL, L,
+                        &sb, &db, &cb);
+      st = emit(bd, L, n, sb, db, cb, 0, 0);
+    }
     if (st) return st;
     int i;
     for (i = rank - 1; i >= 0; i--) {
@@ -437,12 +835,6 @@ static lay_status hole_boxes(builder *bd, const li_side *D, int pat) {
 }
 
 /* ---- Plan assembly ------------------------------------------------------ */
-static void free_refs(refdim *r, int n) {
-  for (int i = 0; i < n; i++) {
-    free(r[i].pieces);
-    r[i].pieces = NULL;
-  }
-}
 
 /* A side's pad element as stored: the pad value in the side's hardware
 ** type, and with byte planes that value split into its planes like any
@@ -483,14 +875,19 @@ static void make_pats(li_plan *p) {
 /* D's pads (its padded box outside its window) as fill boxes: V = D's
 ** window, O = outside it, F = all, per dimension (dmap[i]: D's dim for
 ** index i); on the fused row dimension (rowdim, rows of K) at row
-** granularity. V, O and F hold rank refdims each, freed by the caller. */
+** granularity; on a dimension the staged boxes widen (R, the source
+** staged), V is their range. V, O and F hold rank refdims each, freed by the caller. */
 static lay_status pad_boxes(builder *bd, const li_side *D, const int *dmap,
-                            int rank, int rowdim, int64_t K, refdim *V,
-                            refdim *O, refdim *F) {
+                            const refdim *R, int rank, int rowdim, int64_t K,
+                            refdim *V, refdim *O, refdim *F) {
   for (int i = 0; i < rank; i++) {
     int j = dmap[i];
     const li_sdim *b = &D->dim[j];
     int64_t A = b->before, B = b->before + b->hi - b->lo;
+    if (R && R[i].wide && bd->xside == 1) { /* staged boxes write these */
+      A = R[i].wa - R[i].off + b->off;
+      B = R[i].wb - R[i].off + b->off;
+    }
     if (i == rowdim) {
       A -= A % K;
       if (B % K) B += K - B % K;
@@ -504,6 +901,68 @@ static lay_status pad_boxes(builder *bd, const li_side *D, const int *dmap,
       return nomem(bd->err);
   }
   return fill_boxes(bd, V, O, F, rank, 0, -1);
+}
+
+/* Whether side x is plain: every dimension one digit of its own stride
+** (the CPU side, NHWC, TIDL's padded planes), no table, no planes. */
+static int plain_side(const li_side *x) {
+  if (x->table || x->v.nplanes) return 0;
+  for (int i = 0; i < x->rank; i++) {
+    const li_sdim *d = &x->dim[i];
+    if (d->nd > 1) return 0;
+    if (d->nd == 1) {
+      const li_sax *a = &x->ax[d->dig[0]];
+      if (a->div != 1 || (a->mod > 0 && a->mod < d->ext)) return 0;
+    }
+  }
+  return 1;
+}
+
+/* The side whose elements staged boxes stage: 1 the source, 2 the
+** destination, 0 none. The plan moves bytes as they are (no value rule,
+** no planes, no table) and exactly one side is plain; the source staged,
+** its window holds the destination's (so that the widened elements are
+** the destination's pads, and its pads outside the data a box's
+** complement: pad_boxes). */
+static int stage_side(const li_plan *p, const int *dmap) {
+  if (p->slow || p->s.table || p->d.table) return 0;
+  const int ps = plain_side(&p->s), pd = plain_side(&p->d);
+  if (pd && !ps) return 2;
+  if (!ps || pd) return 0;
+  for (int i = 0; i < p->s.rank; i++) {
+    const li_sdim *a = &p->s.dim[i], *b = &p->d.dim[dmap[i]];
+    if (a->lo > b->lo || a->hi < b->hi) return 0;
+  }
+  return 1;
+}
+
+/* Widen dim i's data range [qa, qb) to whole blocks of its top unit
+** (r->wa, r->wb, r->wide) where the side that is not staged, Y, holds the
+** widened range in its padded box: the widened elements are then the
+** destination's pads (the source staged), or elements of the source's
+** padded box never copied out (the destination staged). */
+static void widen(const builder *bd, int i, refdim *r) {
+  const li_plan *p = bd->p;
+  const int64_t U = r->unit[r->k - 1];
+  const int64_t wa = r->qa - ((r->qa % U) + U) % U;
+  const int64_t wb = r->qb + (U - ((r->qb % U) + U) % U) % U;
+  if (wa == r->qa && wb == r->qb) return;
+  const li_sdim *Y = bd->xside == 1 ? &p->d.dim[bd->dmap[i]] : &p->s.dim[i];
+  const int64_t sh = Y->off - r->off; /* Y's q of a coordinate - r's */
+  if (wa + sh < 0 || wb + sh > Y->ext) return;
+  r->wa = wa;
+  r->wb = wb;
+  r->wide = 1;
+}
+
+/* Cut dim r's data range into pieces: [qa, qb), or, widened, the whole
+** blocks inside it (unstaged boxes) and the blocks at either end. */
+static int cut_wide(refdim *r) {
+  if (!r->wide) return cut(r, r->qa, r->qb);
+  const int64_t U = r->unit[r->k - 1];
+  int64_t a = r->wa + (r->wa < r->qa ? U : 0), b = r->wb - (r->wb > r->qb ? U : 0);
+  if (a > b) a = b; /* one block */
+  return cut(r, r->wa, a) || cut(r, a, b) || cut(r, b, r->wb);
 }
 
 /* The plan log's "refine" step: each dimension's common digits, or its
@@ -539,7 +998,7 @@ static void log_refine(li_plog *lg, const li_plan *p, const int *dmap,
 /* Build the boxes of p (sides filled in). dmap[i] = D's dim for S's dim i. */
 static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
                               lay_error *err) {
-  builder bd = {p, err, lg, 0, 0, 0, -1, 0, 0};
+  builder bd = {p, err, lg, 0, 0, 0, -1, 0, 0, 0, NULL};
   li_side *S = &p->s, *D = &p->d;
   int rank = S->rank;
   lay_status st = LAY_OK;
@@ -571,7 +1030,8 @@ static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
     if (refine(S, i, D, dmap[i], &R[i]) &&
         (st = tab_dim(p, S, i, D, dmap[i], lo, hi, &R[i], err)))
       break;
-    if (cut(&R[i], lo + R[i].off, hi + R[i].off)) st = nomem(err);
+    R[i].qa = R[i].wa = lo + R[i].off;
+    R[i].qb = R[i].wb = hi + R[i].off;
   }
   /* Fused row padding: D's innermost axis (stride 1, the lowest digit of
   ** its dim, K values) is written whole by the data boxes, pads included,
@@ -596,13 +1056,25 @@ static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
           rowdim = i;
     }
   }
+  /* Where one side is plain, a dimension's data range widened to whole
+  ** blocks of the other: staged boxes */
+  bd.xside = stage_side(p, dmap);
+  bd.dmap = dmap;
+  int wide = 0;
+  for (int i = 0; i < rank && !st; i++) {
+    if (bd.xside && !R[i].tab && R[i].qa < R[i].qb)
+      widen(&bd, i, &R[i]);
+    if (cut_wide(&R[i])) st = nomem(err);
+    wide |= R[i].wide;
+  }
+  if (wide && bd.xside == 2) rowdim = -1; /* its pads would be staged */
   if (!st && lg) log_refine(lg, p, dmap, R, rowdim, K);
   if (!st)
     st = data_boxes(&bd, R, rank, chdim, rowdim, K,
                     rowdim >= 0 ? D->dim[dmap[rowdim]].off : 0);
   bd.rowi = -1;
   bd.pre = bd.post = 0;
-  if (!st) st = pad_boxes(&bd, D, dmap, rank, rowdim, K, V, O, F);
+  if (!st) st = pad_boxes(&bd, D, dmap, R, rank, rowdim, K, V, O, F);
   /* elements inside D's window that S does not provide */
   if (!st) {
     free_refs(V, rank);
@@ -642,7 +1114,7 @@ static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
 
 /* The table fallback: one box, kernel TABLE. */
 static lay_status table_box(li_plan *p, li_plog *lg, lay_error *err) {
-  builder bd = {p, err, lg, 0, 0, 0, -1, 0, 0};
+  builder bd = {p, err, lg, 0, 0, 0, -1, 0, 0, 0, NULL};
   p->npat = 3;
   p->pats = calloc(3, sizeof *p->pats);
   if (!p->pats) return nomem(err);
@@ -773,12 +1245,12 @@ static lay_status table_convert(li_plan *p, const int *dmap, li_plog *lg,
   for (int i = 0; i < LG_MAX_RANK; i++) ident[i] = i;
   element_places(S, ident, sz, rank, n, so);
   element_places(D, dmap, sz, rank, n, dof);
-  builder bd = {p, err, lg, 0, 0, 0, -1, 0, 0};
+  builder bd = {p, err, lg, 0, 0, 0, -1, 0, 0, 0, NULL};
   lay_status st = pairs_box(&bd, so, dof, n, 0, 0);
   if (!st) st = pairs_box(&bd, so, dof, n, 1, 1);
   free(so);
   if (!st && !D->table) {
-    st = pad_boxes(&bd, D, ident, rank, -1, 0, R, R + rank, R + 2 * rank);
+    st = pad_boxes(&bd, D, ident, NULL, rank, -1, 0, R, R + rank, R + 2 * rank);
     if (!st) st = hole_boxes(&bd, D, 0);
   } else if (!st) { /* the table's pad entries */
     int64_t npad = 0;

@@ -117,6 +117,12 @@ char *li_plan_describe(const li_plan *p) {
     if (x->pre || x->post)
       lg_sb_printf(&b, ", row pads %lld+%lld", (long long)x->pre,
                 (long long)x->post);
+    if (x->stage) {
+      const li_stage *g = &p->stage[x->stage - 1];
+      lg_sb_printf(&b, ", staged %s, %d loop%s outside slabs of %lld",
+                   g->dst ? "destination" : "source", g->k,
+                   g->k == 1 ? "" : "s", (long long)g->span);
+    }
     lg_sb_printf(&b, ", base src %lld dst %lld, loops", (long long)x->sb,
               (long long)x->db);
     for (int k = 0; k < x->nl; k++) {

@@ -605,7 +605,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
   } else if (sp != 2 && long_transpose(b, L, n, esz) &&
              take_transpose(b, L, n, esz)) {
     /* tr.c's blocked walk over long rows and columns */
-  } else if (sp != 2 && li_take_mtile(p, b, L, &n)) {
+  } else if (sp != 2 && !p->no_mtile && li_take_mtile(p, b, L, &n)) {
     /* the tile's digits taken out of the loops (plan/mtile.c) */
   } else if (sp && take_ilv(b, L, n, esz, 1)) {
     /* the rows' loop moved next to the planes */

@@ -848,6 +848,7 @@ void li_plan_free(li_plan *p) {
   free(p->pats);
   free(p->trg);
   free(p->mt);
+  free(p->stage);
   free(p->tabs);
   free(p->pool);
   li_slabs_free(p->vs);
@@ -1027,6 +1028,7 @@ size_t li_plan_memory(const li_plan *p) {
              (size_t)p->npat * sizeof *p->pats +
              (size_t)p->ntrg * sizeof *p->trg +
              (size_t)p->nmt * sizeof *p->mt +
+             (size_t)p->nstage * sizeof *p->stage +
              (size_t)p->ntabs * sizeof *p->tabs;
   if (p->s.table) n += li_gather_bytes(p->s.table);
   if (p->d.table) n += li_gather_bytes(p->d.table);

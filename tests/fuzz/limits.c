@@ -206,22 +206,32 @@ static void t_tables(void) {
 ** digits (x/16, x/4%4, x%4): the valid coordinates of each dimension fall
 ** into four pieces of plain digit ranges, so the data alone needs 4^8 =
 ** 65536 boxes, and the pads more: over LI_MAX_BOXES. With one dimension
-** smaller the plan stays under it. */
+** smaller the plan stays under it. That layout casts fp32 to fp16; the
+** same layout moving bytes as they are widens each dimension's range to
+** whole blocks (box.c's staged boxes): a few boxes. */
 static void t_boxes(void) {
   static const char dims[] = "abcdefgh";
-  char s[2048];
-  size_t n = (size_t)snprintf(s, sizeof s, "namespace bx\nlayout many (a, b, c, d, e, f, g, h) -> [");
-  for (int k = 0; k < 3; k++)
-    for (int i = 0; i < 8; i++)
-      n += (size_t)snprintf(s + n, sizeof s - n, "%s(1 + %c + 1)%s", k || i ? ", " : "",
-                            dims[i], k == 0 ? "/16" : k == 1 ? "/4%4" : "%4");
-  snprintf(s + n, sizeof s - n, "]");
-  loads("many boxes spec", s, LAY_OK, NULL, 0);
+  static const char *const name[2] = {"many", "bytes"};
+  for (int v = 0; v < 2; v++) {
+    char s[2048];
+    size_t n = (size_t)snprintf(s, sizeof s,
+                                "namespace bx%s\nlayout %s (a, b, c, d, e, f, g, "
+                                "h)%s -> [", v ? "b" : "", name[v],
+                                v ? "" : " : fp32");
+    for (int k = 0; k < 3; k++)
+      for (int i = 0; i < 8; i++)
+        n += (size_t)snprintf(s + n, sizeof s - n, "%s(1 + %c + 1)%s",
+                              k || i ? ", " : "", dims[i],
+                              k == 0 ? "/16" : k == 1 ? "/4%4" : "%4");
+    snprintf(s + n, sizeof s - n, "]%s", v ? "" : " cast(to = fp16)");
+    loads("many boxes spec", s, LAY_OK, NULL, 0);
+  }
   int64_t sh[8] = {30, 30, 30, 30, 30, 30, 30, 30};
-  plan("more than 65536 boxes", "bx.many", sh, 8, LAY_DT_INT8, LAY_E_LIMIT,
+  plan("more than 65536 boxes", "bx.many", sh, 8, LAY_DT_FP32, LAY_E_LIMIT,
        "the plan needs more than 65536 boxes");
+  plan("staged boxes", "bxb.bytes", sh, 8, LAY_DT_INT8, LAY_OK, NULL);
   sh[7] = 2;
-  plan("under the box limit", "bx.many", sh, 8, LAY_DT_INT8, LAY_OK, NULL);
+  plan("under the box limit", "bx.many", sh, 8, LAY_DT_FP32, LAY_OK, NULL);
 }
 
 /* ---- nesting and source size ------------------------------------------------- */

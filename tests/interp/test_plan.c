@@ -1097,6 +1097,119 @@ static void t_random(void) {
   }
 }
 
+/* Staged boxes (box.c, exec.c, stage.c): blocked layouts of odd extents,
+** where the boxes at the tensor's edges are widened to whole blocks and
+** run through a slab, against the reference: packs (the CPU side
+** staged), unpacks (staged into), converts between a plain layout (pads,
+** windows, a permuted order, aligned pitches) and a blocked one both
+** ways; elements of 1, 2, 4 and 8 bytes; two threads cut the boxes where
+** LAY_SPLIT_MIN allows (CTest sets it to 1). The group counts the plans
+** that stage: a generator that stopped making them would fail. CTest runs
+** it again with LAY_STAGE=all, which stages every box the estimate would
+** cut exactly (far more unpacks): then most plans must stage. */
+static char slabels[64][48];
+
+static void blocked_layout(lg_ir *ir, const char *dims, int rank) {
+  static const int64_t bl[] = {2, 3, 4, 8, 16, 32};
+  ir_init(ir, "blocked", dims);
+  int nl = 0;
+  for (int d = 0; d < rank; d++) {
+    if (rnd32() % 5 == 0) ir->dim[d].before = C(rnd32() % 3);
+    if (rnd32() % 5 == 0) ir->dim[d].after = C(rnd32() % 3);
+    int nd = 1 + (int)(rnd32() % 3);
+    int64_t div = 1;
+    for (int k = 0; k < nd; k++) {
+      int64_t mod = k == nd - 1 ? 0 : bl[rnd32() % 6];
+      char *l = slabels[nl++ % 64];
+      snprintf(l, sizeof slabels[0], "%s/%lld%%%lld", ir->dim[d].name,
+               (long long)div, (long long)mod);
+      ax_digit(ir, d, div, mod, l);
+      div *= mod;
+    }
+  }
+  for (int j = ir->naxes - 1; j > 0; j--) {
+    int k = (int)(rnd32() % (uint32_t)(j + 1));
+    lg_ir_axis t = ir->axis[j];
+    ir->axis[j] = ir->axis[k];
+    ir->axis[k] = t;
+  }
+  ir->value.pad_value = (double)(rnd32() % 5);
+}
+
+static void plain_layout(lg_ir *ir, const char *dims, int rank,
+                         const int64_t *shape) {
+  int ord[4] = {0, 1, 2, 3};
+  for (int j = rank - 1; j > 0; j--) {
+    int k = (int)(rnd32() % (uint32_t)(j + 1)), t = ord[j];
+    ord[j] = ord[k];
+    ord[k] = t;
+  }
+  plain(ir, dims, ord, rank);
+  for (int d = 0; d < rank; d++) {
+    if (rnd32() % 4 == 0) ir->dim[d].before = C(rnd32() % 3);
+    if (rnd32() % 4 == 0) ir->dim[d].after = C(rnd32() % 3);
+    if (shape[d] > 2 && rnd32() % 5 == 0) {
+      ir->dim[d].lo = C(1);
+      ir->dim[d].hi = C(shape[d] - (int64_t)(rnd32() % 2));
+    }
+  }
+  if (rnd32() % 3 == 0) ir->axis[rnd32() % (uint32_t)rank].align = C(2 + rnd32() % 7);
+  ir->value.pad_value = (double)(rnd32() % 5);
+}
+
+static int staged(const lg_ir *a, const lg_ir *b, const int64_t *shape,
+                  lay_dtype t, lay_dir dir) {
+  li_plan *p = NULL;
+  lay_error err;
+  if (b) li_plan_convert(a, b, shape, a->rank, t, &p, &err);
+  else li_plan_build(a, shape, a->rank, t, dir, &p, &err);
+  char *d = p ? li_plan_describe(p) : NULL;
+  int n = d && strstr(d, "staged") != NULL;
+  free(d);
+  li_plan_free(p);
+  return n;
+}
+
+static void t_staged(void) {
+  static const lay_dtype types[] = {LAY_DT_INT8, LAY_DT_UINT8, LAY_DT_INT16,
+                                    LAY_DT_FP32, LAY_DT_INT64};
+  static const char *const dn[] = {"a", "a,b", "a,b,c", "a,b,c,d"};
+  char nm[96];
+  int packs = 0, unpacks = 0, converts = 0;
+  const char *e = getenv("LAY_STAGE");
+  const int all = e && !strcmp(e, "all"), N = 120;
+  for (int it = 0; it < N; it++) {
+    int rank = 2 + (int)(rnd32() % 3);
+    int64_t shape[4], n = 1;
+    for (int d = 0; d < rank; d++) {
+      shape[d] = 1 + (int64_t)(rnd32() % (d == rank - 1 ? 70 : 40));
+      if (n * shape[d] > 20000) shape[d] = 1 + 20000 / n % 7;
+      n *= shape[d];
+    }
+    const lay_dtype t = types[rnd32() % 5];
+    lg_ir a, b;
+    blocked_layout(&a, dn[rank - 1], rank);
+    snprintf(nm, sizeof nm, "staged layout %d (%s, %lld elements)", it,
+             li_dt_name(t), (long long)n);
+    check_layout(nm, &a, shape, t);
+    packs += staged(&a, NULL, shape, t, LAY_PACK);
+    unpacks += staged(&a, NULL, shape, t, LAY_UNPACK);
+    plain_layout(&b, dn[rank - 1], rank, shape);
+    snprintf(nm, sizeof nm, "staged convert %d, plain -> blocked", it);
+    check_convert(nm, &b, &a, shape, t);
+    converts += staged(&b, &a, shape, t, LAY_CONVERT);
+    snprintf(nm, sizeof nm, "staged convert %d, blocked -> plain", it);
+    check_convert(nm, &a, &b, shape, t);
+    converts += staged(&a, &b, shape, t, LAY_CONVERT);
+  }
+  const int lo = all ? N / 2 : N / 8;
+  /* unpacks: the estimate rarely stages them (the drain is a second pass
+  ** over what the kernel wrote); LAY_STAGE=all stages them */
+  CHECK(packs >= lo && (!all || unpacks >= lo) && converts >= lo,
+        "staged plans: %d packs, %d unpacks, %d converts of %d each (%d "
+        "wanted)", packs, unpacks, converts, N, lo);
+}
+
 /* The executor's SIMD kernels, with the shapes that give full steps,
 ** overlapping last steps and rows too few for SIMD; CTest runs this group
 ** (like every group) with the CPU's best kernels (AVX-512BW or AVX2), and
@@ -1426,7 +1539,7 @@ int main(int argc, char **argv) {
       {"kneron", t_kneron}, {"window", t_window}, {"values", t_values},
       {"convert", t_convert}, {"errors", t_errors}, {"table", t_table},
       {"random", t_random}, {"kernels", t_kernels},
-      {"table_convert", t_table_convert}};
+      {"table_convert", t_table_convert}, {"staged", t_staged}};
   fesetround(FE_TONEAREST);
   /* the kernels group checks each special kernel's SIMD paths on shapes
   ** the planner gives it: with the macro tile first, most of them would

@@ -79,6 +79,7 @@ void li_slabs_free(li_slabs *v) {
   free(v->p.box);
   free(v->p.loops);
   free(v->p.trg);
+  free(v->p.mt);
   free(v->slab);
   free(v);
 }

@@ -196,34 +196,29 @@ static int line_first(li_mloop *r, int n, int nst, int64_t cs) {
 
 #define MT_MAX_TILES 4096 /* macro tiles of one plan */
 
-int li_take_mtile(li_plan *p, li_box *b, li_loop *L, int *pn) {
-  const int n0 = *pn;
-  const size_t esz = p->d.esz;
-  if (b->fill || p->slow || b->pre || b->post || p->simd < LI_SIMD_SSE ||
-      p->s.esz != esz || p->s.v.nplanes || p->d.v.nplanes || n0 < 2 ||
-      p->nmt >= MT_MAX_TILES)
-    return 0;
-  for (int i = 0; i < n0; i++)
-    if (L[i].tab || L[i].ss < 0 || L[i].ds < 0) return 0;
-  /* the unit: the innermost loop when contiguous on both sides */
-  int m = n0;
+/* The tile's unit: the innermost of L[0 .. n0) when contiguous on both
+** sides (its bytes), else one element; *m: the loops left for digits,
+** *lg: log2 of the unit's bytes. 0 when the unit is not 1-16 bytes of a
+** power of two. */
+static int tile_unit(const li_loop *L, int n0, size_t esz, int *m, int *lg) {
   int64_t g = (int64_t)esz;
-  if (L[m - 1].ss == 1 && L[m - 1].ds == 1) g = L[--m].ext * (int64_t)esz;
-  int lg = 0;
-  while (lg < 5 && ((int64_t)1 << lg) < g) lg++;
-  if (((int64_t)1 << lg) != g || lg > 4 || m < 1) return 0;
-  mctx c;
-  memset(&c, 0, sizeof c);
-  c.n = m;
-  for (int i = 0; i < m; i++) {
-    c.E[i] = L[i].ext;
-    c.S[i] = L[i].ss * (int64_t)esz;
-    c.D[i] = L[i].ds * (int64_t)esz;
-  }
-  const int t = 4 - lg;
-  mdig Sd[4], Dd[4], R[4];
-  if (!chain(&c, c.S, g, t, Sd) || !chain(&c, c.D, g, t, Dd)) return 0;
-  /* the fewest registers, then the fewest rounds */
+  *m = n0;
+  if (L[n0 - 1].ss == 1 && L[n0 - 1].ds == 1) g = L[--*m].ext * (int64_t)esz;
+  *lg = 0;
+  while (*lg < 5 && ((int64_t)1 << *lg) < g) ++*lg;
+  return ((int64_t)1 << *lg) == g && *lg <= 4 && *m >= 1;
+}
+
+/* The registers: the source's and destination's t lowest digits (Sd,
+** Dd, positions of a 16-byte chunk), the fewest registers k and then the
+** fewest rounds rho of the perfect shuffle that takes one order to the
+** other, the input registers' digits R and the output registers' O (bit
+** x is output position t + x, the input position rho bits lower). The
+** digits taken are marked used in c. 0 when no tile does. */
+static int tile_registers(mctx *c, int t, mdig *Sd, mdig *Dd, mdig *R,
+                          mdig *O, int *pk, int *prho) {
+  const int64_t g = (int64_t)1 << (4 - t);
+  if (!chain(c, c->S, g, t, Sd) || !chain(c, c->D, g, t, Dd)) return 0;
   int k = -1, rho = 0;
   for (int kk = t ? 1 : 0; kk <= t && k < 0; kk++)
     for (int v = 0; v < 2 && k < 0; v++) {
@@ -235,144 +230,177 @@ int li_take_mtile(li_plan *p, li_box *b, li_loop *L, int *pn) {
     }
   if (k < 0) return 0;
   for (int y = 0; y < t; y++) {
-    use(&c, Sd[y]);
-    use(&c, Dd[y]);
+    use(c, Sd[y]);
+    use(c, Dd[y]);
   }
   for (int x = 0; x < k; x++)
-    if (R[x].lp >= 0) use(&c, R[x]);
+    if (R[x].lp >= 0) use(c, R[x]);
   for (int x = 0; x < k; x++)
     if (R[x].lp < 0) { /* a free digit, the nearest in the destination */
-      R[x] = free_digit(&c, 0, 0);
+      R[x] = free_digit(c, 0, 0);
       if (R[x].lp < 0) return 0;
-      use(&c, R[x]);
+      use(c, R[x]);
     }
-  /* the output registers' digits: bit x is output position t + x, the
-  ** input position rho bits lower (rotated) */
-  mdig O[4];
   for (int x = 0; x < k; x++) {
     int ip = ((t + x - rho) % (k + t) + (k + t)) % (k + t);
     O[x] = ip < t ? Sd[ip] : R[ip - t];
   }
-  /* lanes: candidates are the destination's next digits (16, 32 bytes
-  ** on), the source's, and the nearest in the destination; swaps with
-  ** register bits make whole registers on a side where its lanes are
-  ** register digits' strides. The most lanes whole on both sides, else on
-  ** one; scattered lanes (an insert or extract each) only for a full
-  ** transposition, whose network they halve: elsewhere they cost more
-  ** than they save (amd.hcwnc4 pack int8 [1,64,56,56], 4 rows
-  ** interleaved, 2.4x memcpy with 4 scattered lanes, 1.4x without). */
-  const int most = p->simd >= LI_SIMD_AVX512 ? 2
-                   : p->simd >= LI_SIMD_AVX2 ? 1 : 0;
-  const mctx keep = c;
-  li_mtile mt;
-  memset(&mt, 0, sizeof mt);
-  int64_t vs[6], vd[6]; /* strides of the code bits: registers, lanes */
-  int lanes = -1;
-  for (int need = 2; need >= 0 && lanes < 0; need--)
-    for (int lam = most; lam > 0 && lanes < 0; lam--)
-      for (int side = 0; side < 3 && lanes < 0; side++) {
+  *pk = k;
+  *prho = rho;
+  return 1;
+}
+
+/* The lanes of 32- and 64-byte registers (mt->lanes, up to `most`) and
+** the strides vs, vd of the code bits (registers, then lanes). Candidates
+** are the destination's next digits (16, 32 bytes on), the source's, and
+** the nearest in the destination; swaps with register bits make whole
+** registers on a side where its lanes are register digits' strides. The
+** most lanes whole on both sides, else on one; scattered lanes (an insert
+** or extract each) only for a full transposition, whose network they
+** halve: elsewhere they cost more than they save (amd.hcwnc4 pack int8
+** [1,64,56,56], 4 rows interleaved, 2.4x memcpy with 4 scattered lanes,
+** 1.4x without). Rows interleaved or split (0 < k < t) take whole
+** registers only (their few rounds cost less than inserts and extracts)
+** and the exchange their kernels have (exec/mtile.c). The lanes' digits
+** are marked used in c. */
+static void tile_lanes(mctx *c, int most, int k, int t, const mdig *R,
+                       const mdig *O, li_mtile *mt, int64_t *vs,
+                       int64_t *vd) {
+  const mctx keep = *c;
+  const int xch = k > 0 && k < t;
+  for (int need = 2; need >= 0; need--)
+    for (int lam = most; lam > 0; lam--)
+      for (int side = 0; side < 3; side++) {
         if (need == 0 && (k < t || lam < most || side < 2)) continue;
-        c = keep;
+        *c = keep;
         mdig Ld[2];
         int got = 0;
         for (; got < lam; got++) {
-          mdig x = side == 2 ? free_digit(&c, 0, 0)
-                             : free_digit(&c, side, (int64_t)16 << got);
+          mdig x = side == 2 ? free_digit(c, 0, 0)
+                             : free_digit(c, side, (int64_t)16 << got);
           if (x.lp < 0) break;
-          use(&c, x);
+          use(c, x);
           Ld[got] = x;
         }
         if (got < lam) continue;
         for (int x = 0; x < k; x++) {
-          vs[x] = dig_s(&c, R[x]);
-          vd[x] = dig_d(&c, O[x]);
+          vs[x] = dig_s(c, R[x]);
+          vd[x] = dig_d(c, O[x]);
         }
         for (int x = 0; x < lam; x++) {
-          vs[k + x] = dig_s(&c, Ld[x]);
-          vd[k + x] = dig_d(&c, Ld[x]);
+          vs[k + x] = dig_s(c, Ld[x]);
+          vd[k + x] = dig_d(c, Ld[x]);
         }
-        /* the exchange for rows interleaved or split (0 < k < t), whose
-        ** kernels have it (exec/mtile.c) */
-        const int x = k > 0 && k < t;
-        mt.ldw = whole_lanes(vs, k, lam, x, mt.lsw, &mt.nls);
-        mt.stw = whole_lanes(vd, k, lam, x, mt.ssw, &mt.nss);
-        /* rows interleaved or split (0 < k < t) take whole registers
-        ** only: their few rounds cost less than inserts and extracts */
-        if (mt.ldw + mt.stw >= need && (mt.ldw + mt.stw == 2 || k == t || !k))
-          lanes = lam;
+        mt->ldw = whole_lanes(vs, k, lam, xch, mt->lsw, &mt->nls);
+        mt->stw = whole_lanes(vd, k, lam, xch, mt->ssw, &mt->nss);
+        if (mt->ldw + mt->stw >= need &&
+            (mt->ldw + mt->stw == 2 || k == t || !k)) {
+          mt->lanes = lam;
+          return;
+        }
       }
-  if (lanes < 0) { /* one lane: the registers' strides as they are */
-    c = keep;
-    lanes = 0;
-    for (int x = 0; x < k; x++) {
-      vs[x] = dig_s(&c, R[x]);
-      vd[x] = dig_d(&c, O[x]);
-    }
-    mt.ldw = mt.stw = 0;
-    mt.nls = mt.nss = 0;
+  *c = keep; /* one lane: the registers' strides as they are */
+  for (int x = 0; x < k; x++) {
+    vs[x] = dig_s(c, R[x]);
+    vd[x] = dig_d(c, O[x]);
   }
-  mt.lg = lg;
-  mt.k = k;
-  mt.rho = rho;
-  mt.lanes = lanes;
-  for (int code = 0; code < 1 << (k + lanes); code++) {
+  mt->lanes = 0;
+  mt->ldw = mt->stw = 0;
+  mt->nls = mt->nss = 0;
+}
+
+/* The chunks' offsets: code bit x set adds vs[x] on the source, vd[x] on
+** the destination. */
+static void tile_codes(li_mtile *mt, const int64_t *vs, const int64_t *vd) {
+  for (int code = 0; code < 1 << (mt->k + mt->lanes); code++) {
     int64_t so = 0, dof = 0;
-    for (int x = 0; x < k + lanes; x++)
+    for (int x = 0; x < mt->k + mt->lanes; x++)
       if (code >> x & 1) {
         so += vs[x];
         dof += vd[x];
       }
-    mt.in[code] = so;
-    mt.out[code] = dof;
+    mt->in[code] = so;
+    mt->out[code] = dof;
   }
-  /* the loops left, outermost first: by destination stride, those whose
-  ** last step steps back after the others (the kernel's own loops) */
-  li_mloop rl[LI_MAX_LOOPS], tmp[LI_MAX_LOOPS];
+}
+
+/* The loops the tile's digits leave of c's m loops, outermost first (by
+** destination stride; those whose last step steps back after the others,
+** the kernel's own loops); the innermost up to three go to mt->l, the
+** rest to rl[0 .. return). -1 when they do not make such loops. */
+static int tile_loops(const mctx *c, int m, li_mtile *mt, li_mloop *rl) {
+  li_mloop tmp[LI_MAX_LOOPS];
   int nr = 0, nst = 0, stp[LI_MAX_LOOPS];
   for (int i = 0; i < m; i++) {
-    int stepped = 0, r = rest_loop(&c, i, &tmp[nr], &stepped);
-    if (r < 0) return 0;
+    int stepped = 0, r = rest_loop(c, i, &tmp[nr], &stepped);
+    if (r < 0) return -1;
     if (!r) continue;
     stp[nr++] = stepped;
     nst += stepped;
   }
-  if (nst > 3) return 0;
+  if (nst > 3) return -1;
   int order = 0;
   for (int pass = 0; pass < 2; pass++) /* unstepped, then stepped */
     for (int i = 0; i < nr; i++)
       if (stp[i] == pass) rl[order++] = tmp[i];
   by_dst(rl, nr - nst);
   by_dst(rl + nr - nst, nst);
-  nr = line_first(rl, nr, nst, mt.ldw ? (int64_t)16 << lanes : 16);
+  nr = line_first(rl, nr, nst, mt->ldw ? (int64_t)16 << mt->lanes : 16);
   /* the kernel's own loops: the innermost three; the box keeps its
   ** outermost unless it steps back (the cuts of a run on threads) */
   int own = nr < 3 ? nr : 3;
   if (own == nr && nr > 0 && !stepped_back(&rl[0])) own--;
   for (int a = 0; a < nr - own; a++)
-    if (stepped_back(&rl[a])) return 0;
-  for (int a = 0; a < 3; a++) mt.l[a] = (li_mloop){1, 0, 0, 0, 0};
-  for (int a = 0; a < own; a++) mt.l[a] = rl[nr - 1 - a];
-  mt.nl = own;
+    if (stepped_back(&rl[a])) return -1;
+  for (int a = 0; a < 3; a++) mt->l[a] = (li_mloop){1, 0, 0, 0, 0};
+  for (int a = 0; a < own; a++) mt->l[a] = rl[nr - 1 - a];
+  mt->nl = own;
+  return nr - own;
+}
+
+int li_take_mtile(li_plan *p, li_box *b, li_loop *L, int *pn) {
+  const int n0 = *pn;
+  const size_t esz = p->d.esz;
+  if (b->fill || p->slow || b->pre || b->post || p->simd < LI_SIMD_SSE ||
+      p->s.esz != esz || p->s.v.nplanes || p->d.v.nplanes || n0 < 2 ||
+      p->nmt >= MT_MAX_TILES)
+    return 0;
+  for (int i = 0; i < n0; i++)
+    if (L[i].tab || L[i].ss < 0 || L[i].ds < 0) return 0;
+  int m, lg;
+  if (!tile_unit(L, n0, esz, &m, &lg)) return 0;
+  mctx c;
+  memset(&c, 0, sizeof c);
+  c.n = m;
+  for (int i = 0; i < m; i++) {
+    c.E[i] = L[i].ext;
+    c.S[i] = L[i].ss * (int64_t)esz;
+    c.D[i] = L[i].ds * (int64_t)esz;
+  }
+  li_mtile mt;
+  memset(&mt, 0, sizeof mt);
+  const int t = 4 - lg;
+  mdig Sd[4], Dd[4], R[4], O[4];
+  if (!tile_registers(&c, t, Sd, Dd, R, O, &mt.k, &mt.rho)) return 0;
+  const int most = p->simd >= LI_SIMD_AVX512 ? 2
+                   : p->simd >= LI_SIMD_AVX2 ? 1 : 0;
+  int64_t vs[6], vd[6]; /* strides of the code bits: registers, lanes */
+  tile_lanes(&c, most, mt.k, t, R, O, &mt, vs, vd);
+  mt.lg = lg;
+  tile_codes(&mt, vs, vd);
+  li_mloop rl[LI_MAX_LOOPS];
+  const int nb = tile_loops(&c, m, &mt, rl);
+  if (nb < 0) return 0;
   li_mtile *nt = realloc(p->mt, sizeof *nt * (size_t)(p->nmt + 1));
   if (!nt) return 0;
   p->mt = nt;
   p->mt[p->nmt] = mt;
   b->bk = p->nmt++;
   b->kern = LI_K_MTILE;
-  int nb = 0;
-  for (int a = 0; a < nr - own; a++) { /* bytes back to elements */
-    L[nb].ext = rl[a].n;
-    L[nb].ss = rl[a].ss / (int64_t)esz;
-    L[nb].ds = rl[a].ds / (int64_t)esz;
-    L[nb].cs = 0;
-    L[nb].tab = 0;
-    nb++;
-  }
-  if (nb == 0) {
-    L[0] = (li_loop){1, 0, 0, 0, 0};
-    nb = 1;
-  }
-  *pn = nb;
-  b->nl = nb;
+  for (int a = 0; a < nb; a++) /* bytes back to elements */
+    L[a] = (li_loop){rl[a].n, rl[a].ss / (int64_t)esz,
+                     rl[a].ds / (int64_t)esz, 0, 0};
+  if (nb == 0) L[0] = (li_loop){1, 0, 0, 0, 0};
+  *pn = b->nl = nb ? nb : 1;
   return 1;
 }

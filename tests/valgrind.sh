@@ -20,9 +20,10 @@
 # ASan+UBSan, and their code runs under valgrind in the smaller tests
 # (fuzz.replay_diff, api_threads_formats, interp_plan_values,
 # interp_cast8_plan, ...).
-# The macro tile's, the pair's and the value slabs' variants at other
-# SIMD levels or with the special kernels off run their code again at ASan
-# speed; here their default runs do (test_vslab on every fourth shape).
+# The macro tile's, the pair's, the staged boxes' and the value slabs'
+# variants at other SIMD levels or with the special kernels off run their
+# code again at ASan speed; here their default runs do (test_vslab on
+# every fourth shape).
 # cli_stream too: it moves ~100 MB under `ulimit -v 64 MB`, in which
 # valgrind cannot start; cli_stream_slabs runs the same code on small data.
 # hsi.stream likewise (40 MB limit); hsi.cli.lay runs the --hsi moves.
@@ -34,7 +35,7 @@ jobs=2
 inc=
 # lay_bench's large static buffers cannot be loaded by valgrind ("mmap
 # failed in UME"); -E '' runs it anyway.
-exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded.*|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream|interp_vslab_.*|interp_mtile_plan_(simd2|general)|interp_planes2_general)$'
+exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded.*|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream|interp_vslab_.*|interp_mtile_plan_(simd2|general)|interp_planes2_general|interp_plan_staged_(simd.|all_simd.|general))$'
 while [ $# -gt 0 ]; do
   case $1 in
   -j) jobs=$2; shift 2 ;;

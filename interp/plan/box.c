@@ -11,6 +11,7 @@
 ** given a kernel (loops.c). Sides with a gather table take one table box,
 ** or (converts) table loops over offset pairs.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -594,13 +595,19 @@ static double est_ns(const li_plan *p, int from, const li_stage *sg) {
       g = b->bk >> 8;
     if (b->kern == LI_K_TRG || b->kern == LI_K_TRC)
       g = (double)(16 / p->d.esz);
+    if (b->kern == LI_K_MTILE) /* the tile over its own loops */
+      g = (double)(li_mtile_bytes(&p->mt[b->bk]) / (int64_t)p->d.esz);
+    /* a fill of one or two loops runs as memsets, no walk (exec.c
+    ** memset_runs): a row costs what a slab's fill row does */
+    const double step = b->kern == LI_K_MEMSET && b->nl <= 2 ? per_fill_row
+                                                              : per_step;
     const double rows = el / (double)L[b->nl - 1].ext;
     const double bytes = (el * g + rows * (double)(b->pre + b->post)) *
                          (double)p->d.esz;
     const int vec = b->kern != LI_K_ROWS && b->kern != LI_K_BLOCK &&
                     b->kern != LI_K_COPY && b->kern != LI_K_MEMCPY &&
                     b->kern != LI_K_MEMSET && b->kern != LI_K_FILL;
-    t += per_box + steps * per_step + per_byte * bytes +
+    t += per_box + steps * step + per_byte * bytes +
          per_row * (vec ? bytes / 32 : rows);
     if (b->stage) { /* its fills or drains */
       const li_stage *x = b->stage < 0 ? sg : &p->stage[b->stage - 1];
@@ -618,16 +625,17 @@ static double est_ns(const li_plan *p, int from, const li_stage *sg) {
 /* The staged box over the pieces pcs[i] of R[i]: on the staged side, the
 ** strides of the dense array P over them (stage_array); then, from its
 ** kernel's loops, the loops outside its slab (stage_level, sg->k: -1 when
-** no slab fits). */
+** no slab fits). *notile: 1 when the box lost its macro tile to fit. */
 static lay_status staged_emit(builder *bd, const refdim *R,
                               const piece *const *pcs, int rank, int chdim,
                               int rowdim, int64_t K, int64_t offD,
-                              li_stage *sg) {
+                              li_stage *sg, int *notile) {
   li_loop L[LG_MAX_RANK * LI_MAXR];
   int64_t pst[LG_MAX_RANK], sb, db, cb, span = 0;
   li_plan *p = bd->p;
   const mark m = mark_of(p);
   stage_array(bd, R, pcs, rank, pst, sg);
+  *notile = 0;
   for (int t = 0; t < 2; t++) {
     /* a macro tile whose digits span more than a slab: the box without */
     int n = box_loops(bd, R, pcs, rank, chdim, rowdim, K, offD, pst, L, &sb,
@@ -639,6 +647,7 @@ static lay_status staged_emit(builder *bd, const refdim *R,
     sg->k = stage_level(p, &p->box[m.nbox], bd->xside == 2, &span);
     if (sg->k >= 0 || p->box[m.nbox].kern != LI_K_MTILE) break;
     back_to(p, m);
+    *notile = 1;
   }
   sg->span = span;
   return LAY_OK;
@@ -658,7 +667,9 @@ static int stage_all(void) {
 
 /* A box that reaches past the valid range of a widened dim: staged (its
 ** loops those of the interior boxes, the kernel theirs), or cut exactly,
-** as without widening (exact_box), whichever est_ns finds faster
+** as without widening (exact_box), whichever est_ns finds faster (cut
+** where the staged box would lose its macro tile: est_ns does not know
+** how much slower the kernel without it is)
 ** (crouton2's last 5 channels: blocks of 5 x 2 bytes exactly, a step
 ** each, 32 x 2 staged; crouton's last rows of h: the same row copies,
 ** fewer of them, exact moves no byte twice); staged when the exact cut
@@ -675,7 +686,9 @@ static lay_status ragged_box(builder *bd, const refdim *R,
   double ts = 0, tx = 0;
   int nx = 0; /* boxes of the exact cut */
   bd->lg = NULL; /* the trials */
-  lay_status st = staged_emit(bd, R, pcs, rank, chdim, rowdim, K, offD, &sg);
+  int notile;
+  lay_status st = staged_emit(bd, R, pcs, rank, chdim, rowdim, K, offD, &sg,
+                              &notile);
   if (!st && sg.k >= 0) {
     li_box *b = &p->box[m.nbox];
     b->stage = -1; /* est_ns: its fills, from sg */
@@ -688,9 +701,11 @@ static lay_status ragged_box(builder *bd, const refdim *R,
   back_to(p, m);
   bd->lg = lg;
   if (st) return st;
-  if (sg.k < 0 || (ts >= tx && nx <= LI_STAGE_CUTS && !stage_all()))
+  if (sg.k < 0 ||
+      ((ts >= tx || notile) && nx <= LI_STAGE_CUTS && !stage_all()))
     return exact_box(bd, R, pcs, rank, chdim, rowdim, K, offD);
-  if ((st = staged_emit(bd, R, pcs, rank, chdim, rowdim, K, offD, &sg)))
+  if ((st = staged_emit(bd, R, pcs, rank, chdim, rowdim, K, offD, &sg,
+                        &notile)))
     return st;
   li_stage *ns = realloc(p->stage, sizeof *ns * (size_t)(p->nstage + 1));
   if (!ns) return nomem(bd->err);

@@ -964,6 +964,10 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
   return 1;
 }
 
+/* GCC at -O0 expands _mm512_roundscale_pd to a macro that passes
+** (__mmask8)-1 to the builtin's char mask (-Wsign-conversion). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
 /* Quantization fp32 -> int8/uint8/int16/uint16 in exact arithmetic (a
 ** quantize packing, a dequantize unpacking), per tensor, saturating, with
 ** AVX-512 (LI_SIMD_AVX512): quant_run's double
@@ -1022,6 +1026,7 @@ exact_quant(const li_vrule *r, lay_dtype from, lay_dtype hw, const void *src,
   }
   return 1;
 }
+#pragma GCC diagnostic pop
 
 /* The reverse in exact arithmetic: int8/uint8/int16/uint16 -> fp32,
 ** dequant_run's double operations in its order ((q - zp) * den / num +

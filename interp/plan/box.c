@@ -625,7 +625,9 @@ static double est_ns(const li_plan *p, int from, const li_stage *sg) {
 /* The staged box over the pieces pcs[i] of R[i]: on the staged side, the
 ** strides of the dense array P over them (stage_array); then, from its
 ** kernel's loops, the loops outside its slab (stage_level, sg->k: -1 when
-** no slab fits). *notile: 1 when the box lost its macro tile to fit. */
+** no slab fits). *notile: 1 when the box lost its macro tile to fit; on
+** entry, 1 emits it without the tile at once (the trial found so: no
+** box of the first try left in the plan's log). */
 static lay_status staged_emit(builder *bd, const refdim *R,
                               const piece *const *pcs, int rank, int chdim,
                               int rowdim, int64_t K, int64_t offD,
@@ -635,8 +637,7 @@ static lay_status staged_emit(builder *bd, const refdim *R,
   li_plan *p = bd->p;
   const mark m = mark_of(p);
   stage_array(bd, R, pcs, rank, pst, sg);
-  *notile = 0;
-  for (int t = 0; t < 2; t++) {
+  for (int t = *notile; t < 2; t++) {
     /* a macro tile whose digits span more than a slab: the box without */
     int n = box_loops(bd, R, pcs, rank, chdim, rowdim, K, offD, pst, L, &sb,
                       &db, &cb);
@@ -686,7 +687,7 @@ static lay_status ragged_box(builder *bd, const refdim *R,
   double ts = 0, tx = 0;
   int nx = 0; /* boxes of the exact cut */
   bd->lg = NULL; /* the trials */
-  int notile;
+  int notile = 0;
   lay_status st = staged_emit(bd, R, pcs, rank, chdim, rowdim, K, offD, &sg,
                               &notile);
   if (!st && sg.k >= 0) {

@@ -279,66 +279,140 @@ static int planes_ok(const li_side *X) {
          v->shift[1] < 16;
 }
 
+/* A pair's shifts and masks (2 planes of 16-bit element bits), and
+** their vectors: made once a call, so that a loop over rows does not
+** reload them from the rule at every row (the stores may alias it). */
+typedef struct pair {
+  uint32_t m0, m1;
+  int h0, h1;
+#if defined(__SSE2__)
+  __m128i c0, c1, k0, k1;
+#endif
+} pair;
+
+static inline __attribute__((always_inline)) pair pair_of(const li_vrule *v) {
+  pair q;
+  q.m0 = v->mask[0] & 0xffu;
+  q.m1 = v->mask[1] & 0xffu;
+  q.h0 = v->shift[0];
+  q.h1 = v->shift[1];
+#if defined(__SSE2__)
+  q.c0 = _mm_cvtsi32_si128(q.h0);
+  q.c1 = _mm_cvtsi32_si128(q.h1);
+  q.k0 = _mm_set1_epi16((short)q.m0);
+  q.k1 = _mm_set1_epi16((short)q.m1);
+#endif
+  return q;
+}
+
+#if defined(__SSE2__)
+/* 8 elements' bits from the two planes' 8 bytes a and b (low halves). */
+static inline __attribute__((always_inline)) __m128i
+comb8(const pair *q, __m128i a, __m128i b) {
+  const __m128i z = _mm_setzero_si128();
+  return _mm_or_si128(
+      _mm_sll_epi16(_mm_and_si128(_mm_unpacklo_epi8(a, z), q->k0), q->c0),
+      _mm_sll_epi16(_mm_and_si128(_mm_unpacklo_epi8(b, z), q->k1), q->c1));
+}
+
+/* 16 elements' bits x0, x1 into plane 0's 16 bytes (*lo) and plane 1's. */
+static inline __attribute__((always_inline)) void
+split16(const pair *q, __m128i x0, __m128i x1, __m128i *lo, __m128i *hi) {
+  *lo = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, q->c0), q->k0),
+                         _mm_and_si128(_mm_srl_epi16(x1, q->c0), q->k0));
+  *hi = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, q->c1), q->k1),
+                         _mm_and_si128(_mm_srl_epi16(x1, q->c1), q->k1));
+}
+#endif
+
 /* The planes' bytes s[i] and s[i + ps] combined into 16-bit element bits
 ** u[i] = (s[i] & mask0) << shift0 | (s[i + ps] & mask1) << shift1 (16
-** bits: shifts of 16 and more leave nothing, as in the scalar loop). */
+** bits: shifts of 16 and more leave nothing, as in the scalar loop). A
+** run of 8 elements or more ends with a step that overlaps the one before
+** (u must not overlap s): the short rows of the Kneron formats (8 or 12
+** of a 16-pixel block) take the vector path too. */
 static inline __attribute__((always_inline)) void
-combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
-                     uint8_t *u, int64_t n) {
-  const uint32_t m0 = v->mask[0] & 0xffu, m1 = v->mask[1] & 0xffu;
-  const int h0 = v->shift[0], h1 = v->shift[1];
+combine2q(const pair *q, const uint8_t *s, int64_t ps, uint8_t *u,
+          int64_t n) {
   int64_t i = 0;
 #if defined(__SSE2__)
-  const __m128i z = _mm_setzero_si128(), c0 = _mm_cvtsi32_si128(h0),
-                c1 = _mm_cvtsi32_si128(h1), k0 = _mm_set1_epi16((short)m0),
-                k1 = _mm_set1_epi16((short)m1);
-  for (; i + 16 <= n; i += 16) {
-    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + ps));
-    __m128i x0 = _mm_or_si128(
-        _mm_sll_epi16(_mm_and_si128(_mm_unpacklo_epi8(a, z), k0), c0),
-        _mm_sll_epi16(_mm_and_si128(_mm_unpacklo_epi8(b, z), k1), c1));
-    __m128i x1 = _mm_or_si128(
-        _mm_sll_epi16(_mm_and_si128(_mm_unpackhi_epi8(a, z), k0), c0),
-        _mm_sll_epi16(_mm_and_si128(_mm_unpackhi_epi8(b, z), k1), c1));
-    _mm_storeu_si128((__m128i *)(void *)(u + 2 * i), x0);
-    _mm_storeu_si128((__m128i *)(void *)(u + 2 * i + 16), x1);
+  const __m128i z = _mm_setzero_si128();
+  if (n >= 16) {
+    for (;; i += 16) {
+      if (i + 16 > n) i = n - 16;
+      __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+      __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + ps));
+      _mm_storeu_si128((__m128i *)(void *)(u + 2 * i), comb8(q, a, b));
+      _mm_storeu_si128((__m128i *)(void *)(u + 2 * i + 16),
+                       comb8(q, _mm_unpackhi_epi64(a, z),
+                             _mm_unpackhi_epi64(b, z)));
+      if (i + 16 == n) return;
+    }
+  }
+  if (n >= 8) {
+    for (;; i = n - 8) {
+      __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(s + i));
+      __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)(s + i + ps));
+      _mm_storeu_si128((__m128i *)(void *)(u + 2 * i), comb8(q, a, b));
+      if (i + 8 == n) return;
+    }
   }
 #endif
   for (; i < n; i++) {
-    uint32_t w = (s[i] & m0) << h0 | (s[i + ps] & m1) << h1;
+    uint32_t w = (s[i] & q->m0) << q->h0 | (s[i + ps] & q->m1) << q->h1;
     uint16_t w16 = (uint16_t)w;
     memcpy(u + 2 * i, &w16, 2);
   }
 }
 
-/* The inverse: 16-bit element bits u[i] split into d[i] and d[i + ps]. */
+/* The inverse: 16-bit element bits u[i] split into d[i] and d[i + ps]
+** (d must not overlap u). */
 static inline __attribute__((always_inline)) void
-split2(const li_vrule *v, const uint8_t *u, uint8_t *d,
-                   int64_t ps, int64_t n) {
-  const uint32_t m0 = v->mask[0] & 0xffu, m1 = v->mask[1] & 0xffu;
-  const int h0 = v->shift[0], h1 = v->shift[1];
+split2q(const pair *q, const uint8_t *u, uint8_t *d, int64_t ps, int64_t n) {
   int64_t i = 0;
 #if defined(__SSE2__)
-  const __m128i c0 = _mm_cvtsi32_si128(h0), c1 = _mm_cvtsi32_si128(h1),
-                k0 = _mm_set1_epi16((short)m0), k1 = _mm_set1_epi16((short)m1);
-  for (; i + 16 <= n; i += 16) {
-    __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)(u + 2 * i));
-    __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(u + 2 * i + 16));
-    __m128i lo = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, c0), k0),
-                                  _mm_and_si128(_mm_srl_epi16(x1, c0), k0));
-    __m128i hi = _mm_packus_epi16(_mm_and_si128(_mm_srl_epi16(x0, c1), k1),
-                                  _mm_and_si128(_mm_srl_epi16(x1, c1), k1));
-    _mm_storeu_si128((__m128i *)(void *)(d + i), lo);
-    _mm_storeu_si128((__m128i *)(void *)(d + i + ps), hi);
+  __m128i lo, hi;
+  if (n >= 16) {
+    for (;; i += 16) {
+      if (i + 16 > n) i = n - 16;
+      split16(q, _mm_loadu_si128((const __m128i *)(const void *)(u + 2 * i)),
+              _mm_loadu_si128((const __m128i *)(const void *)(u + 2 * i + 16)),
+              &lo, &hi);
+      _mm_storeu_si128((__m128i *)(void *)(d + i), lo);
+      _mm_storeu_si128((__m128i *)(void *)(d + i + ps), hi);
+      if (i + 16 == n) return;
+    }
+  }
+  if (n >= 8) {
+    for (;; i = n - 8) {
+      split16(q, _mm_loadu_si128((const __m128i *)(const void *)(u + 2 * i)),
+              _mm_setzero_si128(), &lo, &hi);
+      _mm_storel_epi64((__m128i *)(void *)(d + i), lo);
+      _mm_storel_epi64((__m128i *)(void *)(d + i + ps), hi);
+      if (i + 8 == n) return;
+    }
   }
 #endif
   for (; i < n; i++) {
     uint16_t w;
     memcpy(&w, u + 2 * i, 2);
-    d[i] = (uint8_t)(((uint32_t)w >> h0) & m0);
-    d[i + ps] = (uint8_t)(((uint32_t)w >> h1) & m1);
+    d[i] = (uint8_t)(((uint32_t)w >> q->h0) & q->m0);
+    d[i + ps] = (uint8_t)(((uint32_t)w >> q->h1) & q->m1);
   }
+}
+
+static inline __attribute__((always_inline)) void
+combine2(const li_vrule *v, const uint8_t *s, int64_t ps, uint8_t *u,
+         int64_t n) {
+  pair q = pair_of(v);
+  combine2q(&q, s, ps, u, n);
+}
+
+static inline __attribute__((always_inline)) void
+split2(const li_vrule *v, const uint8_t *u, uint8_t *d, int64_t ps,
+       int64_t n) {
+  pair q = pair_of(v);
+  split2q(&q, u, d, ps, n);
 }
 
 /* n contiguous value-run elements (run_esz) of S into D's, every element
@@ -855,14 +929,14 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
 
 /* Rows contiguous on both sides, byte planes on one side or both (16-bit
 ** element bits, no row pads), each row of one channel of a per-channel
-** rule (or per tensor). Without value rules, rows of 16 elements and more
-** are split or combined straight from side to side, one call a row
-** (rows1). Otherwise up to RB elements of rows at a time (rows of one
+** rule (or per tensor). Without value rules, rows of 8 elements and more
+** are split or combined straight from side to side (rows1: the pair's
+** vectors made once, a row's last vector overlapping the one before). Otherwise up to RB elements of rows at a time (rows of one
 ** channel) go through L1 as one run (rows_grouped): the source's rows
 ** (each plane's) gathered back to back, the planes combined (combine2),
 ** converted by one call (conv_run: the vector paths of the channel's
 ** rule) and split (split2), the rows copied out. Short rows (16W1C8BHL's
-** 16 and 7 elements) so pay the calls once a group, not once a row. */
+** 7 elements) so pay the calls once a group, not once a row. */
 #define RB 1024 /* elements a group */
 
 /* One row at a time, straight from side to side. */
@@ -871,16 +945,24 @@ static void rows1(const li_side *S, const li_side *D, const uint8_t *src,
   const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID;
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
   _Alignas(64) uint8_t u[2 * RB], t[8 * RB];
+  if (ids && !(S->v.nplanes && D->v.nplanes)) { /* the bits, split or combined */
+    const pair q = pair_of(D->v.nplanes ? &D->v : &S->v);
+    const int64_t ps = D->v.nplanes ? D->pstride : S->pstride;
+    for (int64_t j = 0; j < g->n2; j++) {
+      const uint8_t *sr = src + j * g->sso2 * se;
+      uint8_t *dr = dst + j * g->dso2 * de;
+      for (int64_t r = 0; r < g->m; r++, sr += g->sso * se, dr += g->dso * de)
+        if (D->v.nplanes) split2q(&q, sr, dr, ps, k);
+        else combine2q(&q, sr, ps, dr, k);
+    }
+    return;
+  }
   for (int64_t j = 0; j < g->n2; j++)
     for (int64_t r = 0; r < g->m; r++) {
       const uint8_t *sr = src + (j * g->sso2 + r * g->sso) * se;
       uint8_t *dr = dst + (j * g->dso2 + r * g->dso) * de;
       int64_t c = cb + j * g->cso2 + r * g->cso;
-      if (ids && D->v.nplanes) { /* the bits as they are, split */
-        split2(&D->v, sr, dr, D->pstride, k);
-      } else if (ids) {
-        combine2(&S->v, sr, S->pstride, dr, k);
-      } else if (!D->v.nplanes) {
+      if (!D->v.nplanes) {
         conv_in(S, D, sr, S->pstride, dr, k, c, u);
       } else {
         conv_in(S, D, sr, S->pstride, t, k, c, u);
@@ -971,7 +1053,7 @@ static int conv_direct_planes(const li_side *S, const li_side *D,
       !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v) ||
       (ids && run_esz(S) != run_esz(D)))
     return 0;
-  if ((perch && g->cso != 0 && k >= 16) || (ids && k >= 16))
+  if ((perch && g->cso != 0 && k >= 16) || (ids && k >= 8))
     rows1(S, D, src, g, dst, k, cb);
   else
     rows_grouped(S, D, src, g, dst, k, cb,

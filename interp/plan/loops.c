@@ -329,9 +329,12 @@ static void block_rows(li_loop *L, int n) {
 ** the loops at least half as long as the longest, the nearest in the
 ** destination: a step's stores then fall in a few lines (amd.hcwnc8's
 ** 3 pad channels of 23 pixels of 29 rows: 23 pixels 8 bytes apart a step,
-** not 29 rows 920 bytes apart; 1.3 -> 0.5 us). Returns 1 when the loops
-** were reordered (that loop moved innermost, the others keep their
-** order). */
+** not 29 rows 920 bytes apart; 1.3 -> 0.5 us). Only when that loop's
+** elements are at most 32 bytes apart, two or more a cache line: farther,
+** a strided fill stores a byte a line where the run's store wrote 8
+** (kneron.16w1c8bhl's 8 pad bytes of each plane, 128 bytes apart: the
+** fill was a third of the pack). Returns 1 when the loops were reordered
+** (that loop moved innermost, the others keep their order). */
 static int fill_long_inner(li_loop *L, int n, size_t esz) {
   const li_loop *in = &L[n - 1];
   if (n < 2 || in->tab || in->ds != 1 || in->ext * (int64_t)esz > 8) return 0;
@@ -343,7 +346,7 @@ static int fill_long_inner(li_loop *L, int n, size_t esz) {
     if (!L[i].tab && L[i].ext > in->ext && 2 * L[i].ext >= most &&
         (k < 0 || llabs(L[i].ds) < llabs(L[k].ds)))
       k = i;
-  if (k < 0) return 0;
+  if (k < 0 || llabs(L[k].ds) * (int64_t)esz > 32) return 0;
   li_loop t = L[k];
   for (int i = k; i < n - 1; i++) L[i] = L[i + 1];
   L[n - 1] = t;

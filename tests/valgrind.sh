@@ -20,10 +20,14 @@
 # ASan+UBSan, and their code runs under valgrind in the smaller tests
 # (fuzz.replay_diff, api_threads_formats, interp_plan_values,
 # interp_cast8_plan, ...).
-# The macro tile's, the pair's, the staged boxes' and the value slabs'
-# variants at other SIMD levels or with the special kernels off run their
-# code again at ASan speed; here their default runs do (test_vslab on
-# every fourth shape).
+# The macro tile's, the pair's, the staged boxes', the value slabs' and
+# the stdlib round trips' (api_stdlib_*) variants at other SIMD levels or
+# with the special kernels off run their code again at ASan speed; here
+# their default runs do (test_vslab on every fourth shape, test_vrun on
+# every fourth quantize rule). The stdlib variants alone took 25 of the
+# stage's 95 CPU minutes.
+# fuzz.limits too: its plan just under the box limit (some 50000 boxes)
+# took 5 minutes in this Debug build; it runs in the two other builds.
 # cli_stream too: it moves ~100 MB under `ulimit -v 64 MB`, in which
 # valgrind cannot start; cli_stream_slabs runs the same code on small data.
 # hsi.stream likewise (40 MB limit); hsi.cli.lay runs the --hsi moves.
@@ -35,7 +39,7 @@ jobs=2
 inc=
 # lay_bench's large static buffers cannot be loaded by valgrind ("mmap
 # failed in UME"); -E '' runs it anyway.
-exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded.*|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream|interp_vslab_.*|interp_mtile_plan_(simd2|general)|interp_planes2_general|interp_plan_staged_(simd.|all_simd.|general))$'
+exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded.*|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream|interp_vslab_.*|interp_mtile_plan_(simd2|general)|interp_planes2_general|interp_plan_staged_(simd.|all_simd.|general)|api_stdlib_.*_(simd.|general)|fuzz\.limits)$'
 while [ $# -gt 0 ]; do
   case $1 in
   -j) jobs=$2; shift 2 ;;

@@ -46,7 +46,7 @@
 **     tile (tall tiles; AVX-512BW 4T for 1-byte elements): each B row
 **     stored 32 (64) bytes whole, half (a quarter) the stores to rows
 **     that lie far apart;
-**   - where 4-byte B rows lie near each other (a pixel's 16 or 32
+**   - where 2- or 4-byte B rows lie near each other (a pixel's 16 or 32
 **     channels), AVX-512 takes 4T rows a tile: a whole line a B row;
 **   - otherwise, when A has fewer than T columns (3 channels against 16
 **     pixels), each tile still loads T elements per row, and stores only
@@ -270,8 +270,9 @@ TR_WIDE4(wide4_1, 8, 16, 4)
       _mm512_storeu_si512((void *)(b + (size_t)j * ldb), r[j]);              \
   }
 TR_TALL4(tall4_1, 8, 16, 4)
-/* 4-byte elements where B's rows are near (macro_block): 16 rows of A
-** a tile, each B row's 16 elements one 64-byte store, a line. */
+/* 2- and 4-byte elements where B's rows are near (macro_block): 4T rows
+** of A a tile, each B row's 4T elements one 64-byte store, a line. */
+TR_TALL4(tall4_2, 16, 8, 3)
 TR_TALL4(tall4_4, 32, 4, 2)
 #endif
 
@@ -563,14 +564,16 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
   ** ~10% faster; 512 and 2048 measured alike. 1- and 2-byte elements only:
   ** fp32's [1,56,56,64] went 35 -> 41 us so */
   const int far = w->tall && w->esz <= 2 && w->ldb >= TR_FAR && r1 - r0 >= 2 * T;
-  /* 4-byte elements whose B rows are TR_NEAR bytes apart or less (16 or
-  ** 32 channels of a pixel: nChw16c, c32 packed): tall tiles 4T high, a
-  ** whole line a B row per store, where the wide tiles stored a quarter
-  ** line four times (sweep.c32 pack fp32 [1,64,56,56] 1.86 -> 1.27x
-  ** memcpy, rknn.nc1hwc2(16) pack 1.64 -> 1.36x, medians of 3; B rows
-  ** far apart lose by it, as for `far` above) */
-  const int near = w->tall4 && w->esz == 4 && w->ldb <= TR_NEAR &&
-                   r1 - r0 >= 4 * T && cols >= T;
+  /* 2- and 4-byte elements whose B rows are TR_NEAR bytes apart or less
+  ** (16 or 32 channels of a pixel: nChw16c, c32 packed): tall tiles 4T
+  ** high, a whole line a B row per store, where the wide tiles stored a
+  ** quarter line four times (sweep.c32 pack fp32 [1,64,56,56] 1.86 ->
+  ** 1.27x memcpy, rknn.nc1hwc2(16) pack 1.64 -> 1.36x, qnn.nchw unpack
+  ** int16 [1,56,56,128] ~10-20% faster; medians of 3). B rows far apart
+  ** lose by it, as for `far` above; 2T-high tiles for 2T to 4T - 1 rows
+  ** measured no faster. */
+  const int near = w->tall4 && (w->esz == 4 || w->esz == 2) &&
+                   w->ldb <= TR_NEAR && r1 - r0 >= 4 * T && cols >= T;
   if (near) {
     for (int64_t k = 0; k < cols; k += T) {
       int64_t kk = k + T > cols ? cols - T : k, r = r0; /* shifted back */
@@ -669,6 +672,7 @@ void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   if (simd >= LI_SIMD_AVX2 && rows >= 2 * (int64_t)w.T) { /* tall tiles fit */
     w.tall = esz == 1 ? tall_1 : esz == 2 ? tall_2 : esz == 4 ? tall_4 : tall_8;
     if (simd >= LI_SIMD_AVX512 && esz == 1) w.tall4 = tall4_1;
+    if (simd >= LI_SIMD_AVX512 && esz == 2) w.tall4 = tall4_2;
     if (simd >= LI_SIMD_AVX512 && esz == 4) w.tall4 = tall4_4;
   }
 #endif

@@ -276,6 +276,11 @@ LI_STEP rows_padded(const walk *w, const uint8_t *s, int64_t sso, uint8_t *dd,
   const uint8_t *dpat = w->dpat;
   int64_t pb = pre * (int64_t)de, qb = post * (int64_t)de;
 #if defined(LI_HAVE_X86_TARGET)
+  if (pb + bk + qb <= LI_ROWSPAD_MAX && bk > 0 &&
+      (de == 1 || de == 2 || de == 4 || de == 8) && p->simd >= LI_SIMD_AVX512) {
+    li_rowspad_avx512(s, sso, dd, dso, n, bk, (int)pb, (int)qb, dpat, de);
+    return;
+  }
   if (de == 1 && bk >= 32 && p->simd >= LI_SIMD_AVX2) {
     li_rowspad_avx2(s, sso, dd, dso, n, bk, pb, qb, dpat[0], w->src,
                     w->send);

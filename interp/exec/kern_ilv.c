@@ -142,7 +142,7 @@ ilv8_avx2(const uint8_t *const *pl, uint8_t pad, uint8_t *d, int64_t n) {
 #if defined(__SSE2__)
 static inline void st8x2(uint8_t *d, const int64_t *off, int64_t r, __m128i v) {
   _mm_storel_epi64((__m128i *)(void *)(d + off[r]), v);
-  _mm_storeh_pd((double *)(void *)(d + off[r + 1]), _mm_castsi128_pd(v));
+  _mm_storel_epi64((__m128i *)(void *)(d + off[r + 1]), _mm_unpackhi_epi64(v, v));
 }
 
 static inline void ilv8_off_sse(const uint8_t *const *pl, __m128i padv,
@@ -187,9 +187,9 @@ ilv8_off_avx2_(const uint8_t *const *pl, uint8_t pad, uint8_t *d,
     for (int k = 0; k < 8; k++) {
       __m128i lo = _mm256_castsi256_si128(o[k]), hi = _mm256_extracti128_si256(o[k], 1);
       _mm_storel_epi64((__m128i *)(void *)(d + off[r + 2 * k]), lo);
-      _mm_storeh_pd((double *)(void *)(d + off[r + 2 * k + 1]), _mm_castsi128_pd(lo));
+      _mm_storel_epi64((__m128i *)(void *)(d + off[r + 2 * k + 1]), _mm_unpackhi_epi64(lo, lo));
       _mm_storel_epi64((__m128i *)(void *)(d + off[r + 16 + 2 * k]), hi);
-      _mm_storeh_pd((double *)(void *)(d + off[r + 17 + 2 * k]), _mm_castsi128_pd(hi));
+      _mm_storel_epi64((__m128i *)(void *)(d + off[r + 17 + 2 * k]), _mm_unpackhi_epi64(hi, hi));
     }
   }
 #undef LD
@@ -270,7 +270,7 @@ tr8x8x2(__m256i *x) {
       _mm_storeu_si128((__m128i *)(void *)((d) + (q) / (n) * (dso2) + (q) % (n) * 8), v); \
     } else {                                                                   \
       _mm_storel_epi64((__m128i *)(void *)((d) + (q) / (n) * (dso2) + ((n) - 1) * 8), v); \
-      _mm_storeh_pd((double *)(void *)((d) + ((q) / (n) + 1) * (dso2)), _mm_castsi128_pd(v)); \
+      _mm_storel_epi64((__m128i *)(void *)((d) + ((q) / (n) + 1) * (dso2)), _mm_unpackhi_epi64(v, v)); \
     }                                                                          \
   } while (0)
 

@@ -25,6 +25,7 @@
 #include "plan.h"
 #include "plan_int.h"
 #include "ref.h"
+#include "roundtrip.h"
 
 static int failures, checks;
 
@@ -113,44 +114,23 @@ static void fill_random(uint8_t *p, size_t n) {
 static int used_ilv, used_deilv;
 
 /* pack and unpack against the reference, output pre-filled with 0x5A. */
+/* What the plans took (roundtrip's seen). */
+static void seen(const char *desc) {
+  if (strstr(desc, " deinterleave,")) used_deilv++;
+  if (strstr(desc, " interleave,")) used_ilv++;
+}
+
 static void check_layout(const char *name, const lg_ir *ir,
                          const int64_t *shape, lay_dtype cpu) {
   rlay r;
   rlay_init(&r, ir, shape, cpu);
-  int64_t n = r_count(shape, ir->rank);
-  size_t cb = (size_t)n * r.csz, hb = (size_t)r.nelem * r.hsz;
-  uint8_t *x = malloc(cb), *want = malloc(hb), *got = malloc(hb),
-          *back = malloc(cb), *wback = malloc(cb);
+  const size_t cb = (size_t)r_count(shape, ir->rank) * r.csz;
+  uint8_t *x = malloc(cb);
+  char why[4096];
   fill_random(x, cb);
-  r_pack(&r, x, want);
-  r_unpack(&r, want, wback);
-  for (int dir = 0; dir < 2; dir++) {
-    li_plan *p = NULL;
-    lay_error err;
-    lay_status st = li_plan_build(ir, shape, ir->rank, cpu,
-                                  dir ? LAY_UNPACK : LAY_PACK, &p, &err);
-    CHECK(st == LAY_OK, "%s: plan: %s", name, err.message);
-    if (st) continue;
-    char *desc = li_plan_describe(p);
-    if (desc && strstr(desc, " deinterleave,")) used_deilv++;
-    if (desc && strstr(desc, " interleave,")) used_ilv++;
-    free(desc);
-    for (int th = 1; th <= 2; th++) {
-      if (!dir) {
-        memset(got, 0x5A, hb);
-        st = li_plan_run(p, x, cb, got, hb, th, &err);
-        CHECK(st == LAY_OK && !memcmp(got, want, hb),
-              "%s: pack differs (threads %d)", name, th);
-      } else {
-        memset(back, 0x5A, cb);
-        st = li_plan_run(p, want, hb, back, cb, th, &err);
-        CHECK(st == LAY_OK && !memcmp(back, wback, cb),
-              "%s: unpack differs (threads %d)", name, th);
-      }
-    }
-    li_plan_free(p);
-  }
-  free(x); free(want); free(got); free(back); free(wback);
+  CHECK(!roundtrip(ir, shape, cpu, x, seen, why, sizeof why), "%s: %s", name,
+        why);
+  free(x);
 }
 
 /* [h, c/x, w, n, c%x] (amd.hcwnc) or, batched, [n, h, c/x, w, c%x]. */

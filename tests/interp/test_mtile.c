@@ -26,6 +26,7 @@
 #include "plan.h"
 #include "plan_int.h"
 #include "ref.h"
+#include "roundtrip.h"
 
 static int checks, failures;
 #define CHECK(c, ...)                                                        \
@@ -155,44 +156,23 @@ static void kernels(void) {
 /* ---- Plans ------------------------------------------------------------- */
 static int used_mtile, plans_made;
 
+/* What the plans took (roundtrip's seen). */
+static void seen(const char *desc) {
+  plans_made++;
+  if (strstr(desc, " macro tile ")) used_mtile++;
+}
+
 static void check_layout(const char *name, const lg_ir *ir,
                          const int64_t *shape, lay_dtype cpu) {
   rlay r;
   rlay_init(&r, ir, shape, cpu);
-  int64_t n = r_count(shape, ir->rank);
-  size_t cb = (size_t)n * r.csz, hb = (size_t)r.nelem * r.hsz;
-  uint8_t *x = malloc(cb), *want = malloc(hb), *got = malloc(hb),
-          *back = malloc(cb), *wback = malloc(cb);
+  const size_t cb = (size_t)r_count(shape, ir->rank) * r.csz;
+  uint8_t *x = malloc(cb);
+  char why[4096];
   for (size_t i = 0; i < cb; i++) x[i] = (uint8_t)rnd32();
-  r_pack(&r, x, want);
-  r_unpack(&r, want, wback);
-  for (int dir = 0; dir < 2; dir++) {
-    li_plan *p = NULL;
-    lay_error err;
-    lay_status st = li_plan_build(ir, shape, ir->rank, cpu,
-                                  dir ? LAY_UNPACK : LAY_PACK, &p, &err);
-    CHECK(st == LAY_OK, "%s: plan: %s", name, err.message);
-    if (st) continue;
-    plans_made++;
-    char *desc = li_plan_describe(p);
-    if (desc && strstr(desc, " macro tile ")) used_mtile++;
-    for (int th = 1; th <= 2; th++) {
-      if (!dir) {
-        memset(got, 0x5A, hb);
-        st = li_plan_run(p, x, cb, got, hb, th, &err);
-        CHECK(st == LAY_OK && !memcmp(got, want, hb),
-              "%s: pack differs (threads %d)\n%s", name, th, desc);
-      } else {
-        memset(back, 0x5A, cb);
-        st = li_plan_run(p, want, hb, back, cb, th, &err);
-        CHECK(st == LAY_OK && !memcmp(back, wback, cb),
-              "%s: unpack differs (threads %d)\n%s", name, th, desc);
-      }
-    }
-    free(desc);
-    li_plan_free(p);
-  }
-  free(x); free(want); free(got); free(back); free(wback);
+  CHECK(!roundtrip(ir, shape, cpu, x, seen, why, sizeof why), "%s: %s", name,
+        why);
+  free(x);
 }
 
 /* A random blocked layout of (n, c, h, w): each dimension cut into up to

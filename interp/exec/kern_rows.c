@@ -209,6 +209,23 @@ li_rowspad_avx512(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
 }
 #endif
 
+#if defined(LI_HAVE_X86_TARGET)
+/* The pads alone of n rows (row r at d + r * dso: pre pad bytes, B bytes
+** of data left as they are, post pad bytes; pre + B + post <= 64): one
+** masked store a row (two byte-run stores a row cost the 37-channel
+** pixels of trt.hwc8 about a third of the pack). */
+__attribute__((target("avx512f,avx512bw"))) void
+li_pads_avx512(uint8_t *d, int64_t dso, int64_t n, int pre, int B, int post,
+               const uint8_t *pat, size_t esz) {
+  uint64_t e = 0;
+  memcpy(&e, pat, esz);
+  for (size_t k = esz; k < 8; k *= 2) e |= e << (8 * k);
+  const __m512i padv = _mm512_set1_epi64((long long)e);
+  const __mmask64 m = lanes64(0, pre) | lanes64(pre + B, pre + B + post);
+  for (int64_t r = 0; r < n; r++, d += dso) _mm512_mask_storeu_epi8(d, m, padv);
+}
+#endif
+
 /* n rows of K elements: row r reads s + r*sso + i*ssi, writes a row of W
 ** elements at d + r*dso - pre: pads, the K elements, pads (W <= 64). */
 #define BLOCK_T(T, K)                                                       \
@@ -306,8 +323,18 @@ static block_fn block_for(size_t esz, int k) {
 /* The pads of n rows of W elements (pre before the K elements at d +
 ** r*dso, W - K - pre after them), the pattern's esz bytes each. */
 static void block_pads(size_t esz, uint8_t *d, int64_t dso, int64_t n, int K,
-                       int pre, int W, const uint8_t *pat) {
+                       int pre, int W, const uint8_t *pat, int simd) {
   const int64_t z = (int64_t)esz, post = W - K - pre;
+#if defined(LI_HAVE_X86_TARGET)
+  if (simd >= LI_SIMD_AVX512 && W * z <= 64 &&
+      (esz == 1 || esz == 2 || esz == 4 || esz == 8)) {
+    li_pads_avx512(d - pre * z, dso * z, n, (int)(pre * z), (int)(K * z),
+                   (int)(post * z), pat, esz);
+    return;
+  }
+#else
+  (void)simd;
+#endif
   for (int64_t r = 0; r < n; r++) {
     uint8_t *dr = d + r * dso * z;
     if (esz == 1) {
@@ -367,7 +394,7 @@ void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
     li_tr2d(esz, simd, lo, hi, s, ssi, d, dso, K, n);
     if (W > K) {
       static const uint8_t zero[8];
-      block_pads(esz, d, dso, n, K, pre, W, pat ? pat : zero);
+      block_pads(esz, d, dso, n, K, pre, W, pat ? pat : zero, simd);
     }
     return;
   }

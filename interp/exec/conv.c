@@ -931,7 +931,8 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
 ** element bits, no row pads), each row of one channel of a per-channel
 ** rule (or per tensor). Without value rules, rows of 8 elements and more
 ** are split or combined straight from side to side (rows1: the pair's
-** vectors made once, a row's last vector overlapping the one before). Otherwise up to RB elements of rows at a time (rows of one
+** vectors made once, a row's last vector overlapping the one before).
+** Otherwise up to RB elements of rows at a time (rows of one
 ** channel) go through L1 as one run (rows_grouped): the source's rows
 ** (each plane's) gathered back to back, the planes combined (combine2),
 ** converted by one call (conv_run: the vector paths of the channel's

@@ -151,15 +151,6 @@ li_rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,
 #endif
 
 #if defined(LI_HAVE_X86_TARGET)
-/* n rows of B bytes with pre pad bytes before and post after, T = pre + B
-** + post <= LI_ROWSPAD_MAX (TIDL's borders of narrow images, pitched
-** rows): each 64 bytes of a row and its pads are one masked load into the
-** pad's vector and one masked store, in address order (the pads and the
-** row as separate stores, a row in two overlapping 16-byte moves and a
-** byte store each side, cost about 2-3x: ti.tidl pack int8 [1,37,29,23],
-** 23-byte rows, 3.3 -> 1.8 us). The masked-off lanes of a load are not
-** read, so the loads never leave the row; pat: the pad element of esz
-** bytes (1, 2, 4 or 8), repeated from d - pre on. */
 /* The bits lo <= i < hi of a 64-bit mask, lo and hi clamped to 0..64. */
 static uint64_t lanes64(int lo, int hi) {
   lo = lo < 0 ? 0 : lo > 64 ? 64 : lo;
@@ -169,6 +160,15 @@ static uint64_t lanes64(int lo, int hi) {
   return below_hi & ~((1ull << lo) - 1);
 }
 
+/* n rows of B bytes with pre pad bytes before and post after, T = pre + B
+** + post <= LI_ROWSPAD_MAX (TIDL's borders of narrow images, pitched
+** rows): each 64 bytes of a row and its pads are one masked load into the
+** pad's vector and one masked store, in address order (the pads and the
+** row as separate stores, a row in two overlapping 16-byte moves and a
+** byte store each side, cost about 2-3x: ti.tidl pack int8 [1,37,29,23],
+** 23-byte rows, 5.6 -> 2.1 us, the least of 5 runs). The masked-off
+** lanes of a load are not read, so the loads never leave the row; pat:
+** the pad element of esz bytes (1, 2, 4 or 8), repeated from d - pre on. */
 __attribute__((target("avx512f,avx512bw"))) void
 li_rowspad_avx512(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
                   int64_t n, int B, int pre, int post, const uint8_t *pat,
@@ -207,13 +207,11 @@ li_rowspad_avx512(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
       _mm512_mask_storeu_epi8(d + 64 * c, sm[c],
                               _mm512_mask_loadu_epi8(padv, lm[c], s + 64 * c));
 }
-#endif
 
-#if defined(LI_HAVE_X86_TARGET)
 /* The pads alone of n rows (row r at d + r * dso: pre pad bytes, B bytes
 ** of data left as they are, post pad bytes; pre + B + post <= 64): one
-** masked store a row (two byte-run stores a row cost the 37-channel
-** pixels of trt.hwc8 about a third of the pack). */
+** masked store a row, where two byte-run stores a row took trt.hwc16 pack
+** int8 [1,37,29,23] 3.7 us against 1.9 (trt.hwc8 2.1 against 1.7). */
 __attribute__((target("avx512f,avx512bw"))) void
 li_pads_avx512(uint8_t *d, int64_t dso, int64_t n, int pre, int B, int post,
                const uint8_t *pat, size_t esz) {

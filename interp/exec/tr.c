@@ -92,7 +92,7 @@
 #define TR_MANY 64          /* rows of A from which far blocks grow */
 #define TR_BIG (4u << 20)   /* bytes of A from which far blocks grow */
 #define TR_FAR 1024u        /* B rows this far apart take tall tiles */
-#define TR_NEAR 256u        /* 4-byte B rows this near take 4T-high tiles */
+#define TR_NEAR 256u        /* 2-, 4-byte B rows this near: 4T-high tiles */
 /* col_blocks inlined with its tile kernel known (an indirect call a tile
 ** cost the 1-byte 16-column transposes, kneron.1w16c8b, ~10%) */
 #if defined(__GNUC__)

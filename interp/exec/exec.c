@@ -758,44 +758,77 @@ walk_next(walk *w, uint8_t *d) {
   return 0;
 }
 
-/* A fill of one or two loops, one memset a run (short runs: inline
-** stores, or masked 64-byte stores over several): no odometer. A fill of
-** byte planes (FILL, the destination's elements single bytes) does the
-** same in each plane with that plane's byte (kneron.16w1c8bhl's 8 pad
-** pixels of a row's last block: 3584 rows, 74 -> 44 us for the pack of
-** [1,64,56,56] int16, when the walk took a step a row). */
+/* A fill box of memsets (or, FILL, of byte planes: the destination's
+** elements single bytes) runs as rows: its last two loops a row's runs
+** (one loop: one run), a memset a run (short runs: inline stores, or
+** masked 64-byte stores over several), and an odometer of its own over
+** the loops outside, with none of the walk's per-step work. A fill of
+** byte planes does the same in each plane with that plane's byte
+** (kneron.16w1c8bhl's 8 pad pixels of a row's last block: 3584 rows, 74
+** -> 44 us for the pack of [1,64,56,56] int16, when the walk took a step
+** a row; crouton2x2's 108 pad channels of each 128-byte block, 96 runs
+** in 3 x 2 x 16 loops). */
 static int runs_fill(const li_plan *p, const li_box *b) {
   const li_loop *in = &p->loops[b->l0 + b->nl - 1];
-  return b->nl <= 2 &&
-         (b->kern == LI_K_MEMSET ||
-          (b->kern == LI_K_FILL && p->d.v.nplanes && !b->raw &&
-           p->d.esz == 1 && in->ds == 1 && !in->tab));
+  for (int i = 0; i < b->nl; i++)
+    if (p->loops[b->l0 + i].tab) return 0;
+  return b->kern == LI_K_MEMSET ||
+         (b->kern == LI_K_FILL && p->d.v.nplanes && !b->raw &&
+          p->d.esz == 1 && in->ds == 1);
+}
+
+/* n runs of `run` elements of esz bytes, `step` bytes apart, from d, set
+** to the byte pattern pat (its first byte: memsets). */
+static void fill_runs(const li_plan *p, uint8_t *d, int64_t step, int64_t n,
+                      int64_t run, const uint8_t *pat) {
+  const size_t esz = p->d.esz;
+  const int64_t rb = run * (int64_t)esz;
+#if defined(LI_HAVE_X86_TARGET)
+  if (n > 1 && p->simd >= LI_SIMD_AVX512 && step % (int64_t)esz == 0 &&
+      fill_masked(d, step / (int64_t)esz, n, run, pat, esz))
+    return;
+#endif
+  if (n == 1 || rb == step) {
+    memset(d, pat[0], (size_t)(n * rb));
+    return;
+  }
+  if (rb <= 16) { /* short runs: inline stores, not a call a run */
+    for (int64_t i = 0; i < n; i++, d += step) padb(d, rb, pat[0]);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++, d += step) memset(d, pat[0], (size_t)rb);
 }
 
 static void memset_runs(const li_plan *p, const li_box *b, uint8_t *dst,
                         int64_t from, int64_t to) {
-  const li_loop *l = &p->loops[b->l0];
+  const li_loop *L = &p->loops[b->l0];
   const int64_t de = (int64_t)p->d.esz;
+  const int nl = b->nl, no = nl > 2 ? nl - 2 : 0; /* loops outside a row */
   const int np = b->kern == LI_K_FILL ? p->d.v.nplanes : 1;
+  /* a row: n runs of `run` elements, `step` bytes apart */
+  const int64_t run = nl == 1 ? 1 : L[nl - 1].ext;
+  const int64_t step = (nl == 1 ? L[0].ds : L[nl - 2].ds) * de;
+  const int64_t n = no ? L[nl - 2].ext : to - from;
+  int64_t idx[LI_MAX_LOOPS]; /* [0, no) set below: no zeroing of it all */
   for (int k = 0; k < np; k++) {
-    const uint8_t *pat = p->pats[b->pat] + k, v = pat[0];
-    uint8_t *d = dst + k * p->d.pstride + (b->db + from * l->ds) * de;
-    if (b->nl == 1) {
-      memset(d, v, (size_t)((to - from) * de));
+    const uint8_t *pat = p->pats[b->pat] + k;
+    uint8_t *d = dst + k * p->d.pstride + (b->db + from * L[0].ds) * de;
+    if (nl == 1) { /* one run */
+      memset(d, pat[0], (size_t)((to - from) * de));
       continue;
     }
-#if defined(LI_HAVE_X86_TARGET)
-    if (p->simd >= LI_SIMD_AVX512 &&
-        fill_masked(d, l->ds, to - from, l[1].ext, pat, p->d.esz))
-      continue;
-#endif
-    const int64_t rb = l[1].ext * de, step = l->ds * de;
-    if (rb <= 16) { /* short rows: inline stores, not a call a row */
-      for (int64_t i = from; i < to; i++, d += step) padb(d, rb, v);
-      continue;
+    for (int j = 0; j < no; j++) idx[j] = j ? 0 : from;
+    for (;;) {
+      fill_runs(p, d, step, n, run, pat);
+      int j = no - 1; /* the odometer over the loops outside */
+      for (; j >= 0; j--) {
+        d += L[j].ds * de;
+        if (++idx[j] < (j ? L[j].ext : to)) break;
+        d -= L[j].ds * de * (j ? L[j].ext : to - from);
+        idx[j] = j ? 0 : from;
+      }
+      if (j < 0) break;
     }
-    for (int64_t i = from; i < to; i++, d += step) /* rows, dst stride 1 */
-      memset(d, v, (size_t)rb);
   }
 }
 
@@ -850,9 +883,10 @@ static void run_staged(const li_plan *p, const li_box *b, const uint8_t *src,
   const size_t xe = xd ? p->d.esz : p->s.esz;
   _Alignas(64) uint8_t slab[LI_STAGE_BYTES + 2 * LI_STAGE_MARGIN];
   li_stage_log log;
-  int64_t idx[LI_MAX_LOOPS] = {0};
+  int64_t idx[LI_MAX_LOOPS]; /* the odometer's [0, k): no zeroing of all */
   int64_t sb = b->sb, db = b->db, cb = b->cb, fill = g->span;
   if (k == 0 && (from != 0 || to != L[0].ext)) return; /* runs whole */
+  for (int j = 0; j < k; j++) idx[j] = 0;
   if (k > 0) {
     sb += from * L[0].ss;
     db += from * L[0].ds;
@@ -896,7 +930,7 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
     run_staged(p, b, src, dst, from, to);
     return;
   }
-  if (b->nl <= 2 && b->kern == LI_K_MEMSET) {
+  if (b->kern == LI_K_MEMSET && runs_fill(p, b)) {
     memset_runs(p, b, dst, from, to);
     return;
   }
@@ -932,6 +966,7 @@ typedef struct chunks {
   const li_plan *p;
   const uint8_t *src;
   uint8_t *dst;
+  int b0, b1;                 /* the boxes cut: [b0, b1) */
   int n;                      /* chunks */
   cut at[LI_MAX_CHUNKS + 1];  /* chunk k runs from at[k] to at[k + 1] */
 } chunks;
@@ -987,41 +1022,42 @@ static int64_t box_bytes(const li_plan *p, const li_box *b, int64_t *units) {
   return w > 0 ? w : 1;
 }
 
-static int64_t plan_bytes(const li_plan *p) {
+static int64_t plan_bytes(const li_plan *p, int b0, int b1) {
   int64_t all = 0, u;
-  for (int i = 0; i < p->nbox; i++) all += box_bytes(p, &p->box[i], &u) * u;
+  for (int i = b0; i < b1; i++) all += box_bytes(p, &p->box[i], &u) * u;
   return all;
 }
 
-/* Cut p's `all` bytes into c->n chunks of about the same bytes. */
+/* Cut the `all` bytes of boxes [c->b0, c->b1) into c->n chunks of about
+** the same bytes. */
 static void cut_plan(chunks *c, int64_t all) {
   const li_plan *p = c->p;
-  int bi = 0;
+  int bi = c->b0;
   int64_t before = 0, u = 0; /* bytes of the boxes before bi */
-  int64_t w = p->nbox ? box_bytes(p, &p->box[0], &u) : 0;
-  c->at[0] = (cut){0, 0};
+  int64_t w = bi < c->b1 ? box_bytes(p, &p->box[bi], &u) : 0;
+  c->at[0] = (cut){bi, 0};
   for (int k = 1; k < c->n; k++) {
     double goal = (double)all * k / c->n;
-    while (bi < p->nbox && (double)(before + w * u) <= goal) {
+    while (bi < c->b1 && (double)(before + w * u) <= goal) {
       before += w * u;
-      if (++bi < p->nbox) w = box_bytes(p, &p->box[bi], &u);
+      if (++bi < c->b1) w = box_bytes(p, &p->box[bi], &u);
     }
     int64_t it = 0;
-    if (bi < p->nbox) {
+    if (bi < c->b1) {
       it = (int64_t)((goal - (double)before) / (double)w + 0.5);
       if (it > u) it = u;
       if (whole(&p->box[bi], p)) it = 0;
     }
     c->at[k] = (cut){bi, it};
   }
-  c->at[c->n] = (cut){p->nbox, 0};
+  c->at[c->n] = (cut){c->b1, 0};
 }
 
 static void run_chunk(void *arg, int k) {
   const chunks *c = arg;
   const li_plan *p = c->p;
   cut a = c->at[k], z = c->at[k + 1];
-  for (int i = a.box; i <= z.box && i < p->nbox; i++) {
+  for (int i = a.box; i <= z.box && i < c->b1; i++) {
     const li_box *b = &p->box[i];
     int64_t e = p->loops[b->l0].ext;
     int64_t from = i == a.box ? a.it : 0, to = i == z.box ? z.it : e;
@@ -1095,6 +1131,20 @@ static void run_riding(const li_plan *p, const uint8_t *src, uint8_t *dst) {
   }
 }
 
+/* Boxes [b0, b1) on nt threads: up to 4 chunks a thread, each of at
+** least a quarter of the minimum (a thread that wakes late, or loses its
+** core, leaves less behind). */
+static void run_split(const li_plan *p, const uint8_t *src, uint8_t *dst,
+                      int nt, int64_t min, int b0, int b1) {
+  int64_t all = plan_bytes(p, b0, b1);
+  chunks c = {p, src, dst, b0, b1, 4 * nt, {{0, 0}}};
+  int64_t most = all / (min / 4 > 0 ? min / 4 : 1);
+  if (most < c.n) c.n = (int)most;
+  if (c.n < nt) c.n = nt;
+  cut_plan(&c, all);
+  li_pool_run(nt - 1, c.n, run_chunk, &c);
+}
+
 /* The split decision, measured (the sweep, quiet machine, 2 vCPUs, wall
 ** time of lay_plan_run(..., 2) against (..., 1)): what decides whether a
 ** second thread pays is the run's time, not its bytes. Runs of 22-40 us
@@ -1125,27 +1175,27 @@ lay_status li_plan_run(const li_plan *p, const void *src, size_t src_bytes,
   if (nt > 1) {
     min = li_pool_split_min();
     if (min < 1) min = 1;
-    all = plan_bytes(p);
+    all = plan_bytes(p, 0, p->nbox);
     if (nt > LI_POOL_MAX + 1) nt = LI_POOL_MAX + 1;
     if (nt > li_pool_cpus()) nt = li_pool_cpus();
     if (all / min < nt) nt = (int)(all / min);
   }
   if (nt <= 1) { /* the calling thread, the pool untouched */
-    if (p->nbox > 1 && p->dbytes > LI_RIDE_BYTES) { /* else one step */
-      run_riding(p, src, dst);
+    if (p->nbox > 1 && p->dbytes > LI_RIDE_BYTES && !p->spill) {
+      run_riding(p, src, dst); /* else one step, or in order */
       return LAY_OK;
     }
     for (int i = 0; i < p->nbox; i++)
       li_exec_box(p, &p->box[i], src, dst, 0, p->loops[p->box[i].l0].ext);
     return LAY_OK;
   }
-  /* up to 4 chunks a thread, each of at least a quarter of the minimum:
-  ** a thread that wakes late, or loses its core, leaves less behind */
-  chunks c = {p, src, dst, 4 * nt, {{0, 0}}};
-  int64_t most = all / (min / 4 > 0 ? min / 4 : 1);
-  if (most < c.n) c.n = (int)most;
-  if (c.n < nt) c.n = nt;
-  cut_plan(&c, all);
-  li_pool_run(nt - 1, c.n, run_chunk, &c);
+  /* spilled data boxes run before the boxes that fill over them: the
+  ** two groups one after the other, each cut into chunks of its own */
+  if (p->spill) {
+    run_split(p, src, dst, nt, min, 0, p->spill);
+    if (p->spill < p->nbox) run_split(p, src, dst, nt, min, p->spill, p->nbox);
+  } else {
+    run_split(p, src, dst, nt, min, 0, p->nbox);
+  }
   return LAY_OK;
 }

@@ -329,6 +329,9 @@ struct li_plan {
                           refinement (c%3 against c%4) gets one pair per
                           coordinate, its offsets on both sides */
   int64_t ntabs;       /* entries (2 per coordinate) */
+  int spill;           /* 0, or the data boxes, box[0, spill), write some
+                          of the destination's pads that later boxes fill
+                          (box.c spill_boxes): they run first */
   int nstage;          /* staged boxes (li_box.stage) */
   li_stage *stage;
   char *pool;          /* labels */

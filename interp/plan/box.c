@@ -722,6 +722,8 @@ static lay_status data_boxes(builder *bd, refdim *R, int rank, int chdim,
                              int rowdim, int64_t K, int64_t offD) {
   int idx[LG_MAX_RANK] = {0};
   int64_t total = 1;
+  bd->rowi = -1; /* box_loops sets them on the fused row dimension */
+  bd->pre = bd->post = 0;
   for (int i = 0; i < rank; i++) {
     if (R[i].npieces == 0) return LAY_OK;
     total *= R[i].npieces;
@@ -736,7 +738,8 @@ static lay_status data_boxes(builder *bd, refdim *R, int rank, int chdim,
       int64_t pa, pb;
       pcs[i] = &R[i].pieces[idx[i]];
       piece_range(&R[i], pcs[i], &pa, &pb);
-      if (R[i].wide && (pa < R[i].qa || pb > R[i].qb)) ragged = 1;
+      if (R[i].wide && bd->xside && (pa < R[i].qa || pb > R[i].qb))
+        ragged = 1;
     }
     lay_status st;
     if (ragged) {
@@ -952,23 +955,37 @@ static int stage_side(const li_plan *p, const int *dmap) {
   return 1;
 }
 
+/* Whether side dim Y's padded box holds [wa, wb) (in r's q). */
+static int holds(const li_sdim *Y, const refdim *r, int64_t wa, int64_t wb) {
+  const int64_t sh = Y->off - r->off; /* Y's q of a coordinate - r's */
+  return wa + sh >= 0 && wb + sh <= Y->ext;
+}
+
 /* Widen dim i's data range [qa, qb) to whole blocks of its top unit
 ** (r->wa, r->wb, r->wide) where the side that is not staged, Y, holds the
 ** widened range in its padded box: the widened elements are then the
 ** destination's pads (the source staged), or elements of the source's
-** padded box never copied out (the destination staged). */
+** padded box never copied out (the destination staged). With no staged
+** side (spilled boxes: spill_boxes), where both sides hold it. */
 static void widen(const builder *bd, int i, refdim *r) {
   const li_plan *p = bd->p;
-  const int64_t U = r->unit[r->k - 1];
-  const int64_t wa = r->qa - ((r->qa % U) + U) % U;
-  const int64_t wb = r->qb + (U - ((r->qb % U) + U) % U) % U;
-  if (wa == r->qa && wb == r->qb) return;
-  const li_sdim *Y = bd->xside == 1 ? &p->d.dim[bd->dmap[i]] : &p->s.dim[i];
-  const int64_t sh = Y->off - r->off; /* Y's q of a coordinate - r's */
-  if (wa + sh < 0 || wb + sh > Y->ext) return;
-  r->wa = wa;
-  r->wb = wb;
-  r->wide = 1;
+  const li_sdim *S = &p->s.dim[i], *D = &p->d.dim[bd->dmap[i]];
+  /* staged: the top unit's blocks; spilled: the largest unit's that both
+  ** sides hold (hcwnc4's 40 channels against crouton's 64: blocks of 4) */
+  for (int k = r->k - 1; k >= (bd->xside ? r->k - 1 : 1); k--) {
+    const int64_t U = r->unit[k];
+    const int64_t wa = r->qa - ((r->qa % U) + U) % U;
+    const int64_t wb = r->qb + (U - ((r->qb % U) + U) % U) % U;
+    if (wa == r->qa && wb == r->qb) return;
+    if (bd->xside == 1 ? !holds(D, r, wa, wb)
+        : bd->xside == 2 ? !holds(S, r, wa, wb)
+        : !holds(S, r, wa, wb) || !holds(D, r, wa, wb))
+      continue;
+    r->wa = wa;
+    r->wb = wb;
+    r->wide = 1;
+    return;
+  }
 }
 
 /* Cut dim r's data range into pieces: [qa, qb), or, widened, the whole
@@ -979,6 +996,71 @@ static int cut_wide(refdim *r) {
   int64_t a = r->wa + (r->wa < r->qa ? U : 0), b = r->wb - (r->wb > r->qb ? U : 0);
   if (a > b) a = b; /* one block */
   return cut(r, r->wa, a) || cut(r, a, b) || cut(r, b, r->wb);
+}
+
+/* Spilled boxes: a plan that moves bytes as they are (no value rule,
+** planes or table) between two sides that are not plain, the source's
+** window holding the destination's. Where both sides' padded boxes hold
+** a dimension's data range widened to whole blocks of its top unit, the
+** data boxes may copy the whole blocks: the widened elements are the
+** destination's pads, written first with whatever the source's pads hold
+** and then by the pad boxes, which run after the data boxes (p->spill:
+** exec.c runs them so). At the odd edges this trades the exact cut's
+** many small boxes (each dimension cut at its last block: up to 3^rank
+** boxes, short rows, per-element kernels) for a few whole ones:
+** qnn.crouton -> qnn.crouton2x2 int8 [1,29,23,37] took 18 data boxes
+** and 10 us. Taken where est_ns finds the data boxes faster than the
+** exact cut; *rowdim and *offD lose the fused row padding where its
+** dimension widens. W holds rank refdims, freed by the caller. */
+static int spill_side(const li_plan *p, const int *dmap) {
+  if (p->slow || p->s.table || p->d.table || plain_side(&p->s) ||
+      plain_side(&p->d))
+    return 0;
+  for (int i = 0; i < p->s.rank; i++) {
+    const li_sdim *a = &p->s.dim[i], *b = &p->d.dim[dmap[i]];
+    if (a->lo > b->lo || a->hi < b->hi) return 0;
+  }
+  return 1;
+}
+
+static lay_status spill_boxes(builder *bd, refdim *R, refdim *W, int rank,
+                              int chdim, int *rowdim, int64_t K,
+                              int64_t *offD) {
+  li_plan *p = bd->p;
+  li_plog *lg = bd->lg;
+  int wide = 0, rd = *rowdim;
+  for (int i = 0; i < rank; i++)
+    if (R[i].tab) return data_boxes(bd, R, rank, chdim, *rowdim, K, *offD);
+  for (int i = 0; i < rank; i++) {
+    W[i] = R[i];
+    W[i].pieces = NULL;
+    W[i].npieces = 0;
+    if (W[i].qa < W[i].qb) widen(bd, i, &W[i]);
+    wide |= W[i].wide;
+    if (cut(&W[i], W[i].wa, W[i].wb)) return nomem(bd->err);
+  }
+  if (rd >= 0 && W[rd].wide) rd = -1;
+  const int64_t oW = rd >= 0 ? *offD : 0;
+  const mark m = mark_of(p);
+  bd->lg = NULL; /* the trials */
+  lay_status st = data_boxes(bd, R, rank, chdim, *rowdim, K, *offD);
+  const double tx = st ? 0 : est_ns(p, m.nbox, NULL);
+  back_to(p, m);
+  if (!st && wide) {
+    st = data_boxes(bd, W, rank, chdim, rd, K, oW);
+    const double tw = st ? 0 : est_ns(p, m.nbox, NULL);
+    back_to(p, m);
+    if (!st && tw < tx) {
+      bd->lg = lg;
+      st = data_boxes(bd, W, rank, chdim, rd, K, oW);
+      p->spill = p->nbox;
+      *rowdim = rd;
+      *offD = oW;
+      return st;
+    }
+  }
+  bd->lg = lg;
+  return st ? st : data_boxes(bd, R, rank, chdim, *rowdim, K, *offD);
 }
 
 /* The plan log's "refine" step: each dimension's common digits, or its
@@ -1018,9 +1100,9 @@ static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
   li_side *S = &p->s, *D = &p->d;
   int rank = S->rank;
   lay_status st = LAY_OK;
-  refdim *R = calloc((size_t)rank * 4, sizeof *R);
+  refdim *R = calloc((size_t)rank * 5, sizeof *R);
   if (!R) return nomem(err);
-  refdim *V = R + rank, *O = R + 2 * rank, *F = R + 3 * rank;
+  refdim *V = R + rank, *O = R + 2 * rank, *F = R + 3 * rank, *W = R + 4 * rank;
   p->npat = 3;
   p->pats = calloc(3, sizeof *p->pats);
   if (!p->pats) { free(R); return nomem(err); }
@@ -1085,9 +1167,11 @@ static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
   }
   if (wide && bd.xside == 2) rowdim = -1; /* its pads would be staged */
   if (!st && lg) log_refine(lg, p, dmap, R, rowdim, K);
-  if (!st)
-    st = data_boxes(&bd, R, rank, chdim, rowdim, K,
-                    rowdim >= 0 ? D->dim[dmap[rowdim]].off : 0);
+  int64_t offD = rowdim >= 0 ? D->dim[dmap[rowdim]].off : 0;
+  if (!st && !bd.xside && spill_side(p, dmap))
+    st = spill_boxes(&bd, R, W, rank, chdim, &rowdim, K, &offD);
+  else if (!st)
+    st = data_boxes(&bd, R, rank, chdim, rowdim, K, offD);
   bd.rowi = -1;
   bd.pre = bd.post = 0;
   if (!st) st = pad_boxes(&bd, D, dmap, R, rank, rowdim, K, V, O, F);
@@ -1123,7 +1207,7 @@ static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
     if (!st && any) st = fill_boxes(&bd, V, O, F, rank, 1, chdim);
   }
   if (!st) st = hole_boxes(&bd, D, 0);
-  free_refs(R, rank * 4);
+  free_refs(R, rank * 5);
   free(R);
   return st;
 }

@@ -92,6 +92,10 @@ char *li_plan_describe(const li_plan *p) {
   lg_sb_printf(&b, "boxes: %d (%d data: %lld elements; %d fill: %lld elements)\n",
             p->nbox, ndata, (long long)datael, p->nbox - ndata,
             (long long)padel);
+  if (p->spill)
+    lg_sb_printf(&b, "spilled: the data boxes copy whole blocks, the "
+                 "source's pads with them; the fill boxes after them write "
+                 "the destination's pads\n");
   for (int i = 0; i < p->nbox; i++) {
     const li_box *x = &p->box[i];
     lg_sb_printf(&b, "  box %d: %s, %s", i,

@@ -20,7 +20,8 @@
 ** the input back (HL: with bit 0 cleared; quantized: the dequantized
 ** value); where and at agree with the reference for every element and
 ** byte. The convert group checks lay_plan_convert against the reference
-** and against lay's own unpack A then pack B. The names group checks that
+** (also with garbage in A's pads, on one thread and on four) and against
+** lay's own unpack A then pack B. The names group checks that
 ** every name of the stdlib is covered here.
 **
 ** The other vendors' formats (oneDNN tags, TensorRT formats, Ethos-U
@@ -1042,13 +1043,19 @@ static lay_plan *plan(const tcase *k, const char *what, lay_dtype t,
   return p;
 }
 
-static int run(const tcase *k, const char *what, const lay_plan *p,
-               const void *src, size_t sn, void *dst, size_t dn) {
+static int run_on(const tcase *k, const char *what, const lay_plan *p,
+                  const void *src, size_t sn, void *dst, size_t dn,
+                  int threads) {
   lay_error err;
   g_checks++;
-  if (lay_plan_run(p, src, sn, dst, dn, 1, &err))
+  if (lay_plan_run(p, src, sn, dst, dn, threads, &err))
     return failf(k, what, "run: %s", err.message);
   return 0;
+}
+
+static int run(const tcase *k, const char *what, const lay_plan *p,
+               const void *src, size_t sn, void *dst, size_t dn) {
+  return run_on(k, what, p, src, sn, dst, dn, 1);
 }
 
 /* The format string of f on shape s (per-channel formats get one scale
@@ -1465,6 +1472,13 @@ static const conv_case CONVS[] = {
     {"trt.hwc8", "ethosu.nhcwb16", {2, 11, 3, 5}, LAY_DT_INT16},
     {"onednn.OIhw4i16o4i", "onednn.OIhw16i16o", {18, 21, 2, 3}, LAY_DT_UINT8},
     {"xla.tiled(2, 2)", "mlir.pack_kc(2, 3)", {5, 7}, LAY_DT_FP32},
+    /* blocks copied whole, the source's pads with them, where both sides
+    ** pad (spilled boxes): odd extents in every blocked dimension */
+    {"qnn.crouton", "qnn.crouton2x2", {1, 29, 23, 37}, LAY_DT_INT8},
+    {"qnn.crouton2x2", "qnn.crouton", {2, 13, 7, 70}, LAY_DT_FP16},
+    {"amd.hcwnc4", "amd.hcwnc8", {2, 37, 29, 23}, LAY_DT_INT8},
+    {"kneron.1w16c8b", "amd.hcwnc16", {1, 37, 9, 23}, LAY_DT_INT16},
+    {"onednn.nChw16c", "onednn.nChw8c", {2, 37, 5, 3}, LAY_DT_FP32},
 };
 
 static void check_convert(const conv_case *cc) {
@@ -1518,6 +1532,27 @@ static void check_convert(const conv_case *cc) {
   memset(got, 0x5a, bbytes);
   if (!run(&k, "convert", cv, src, abytes, got, bbytes))
     check_hw(&kb, "convert", got, want, owner, bbytes);
+  /* the same with garbage in A's pads: B's pads still hold B's pad (a
+  ** plan may copy whole blocks, A's pads with them, and fill B's after) */
+  {
+    uint8_t *srcg = xmalloc(abytes);
+    int64_t *aown = xmalloc(abytes * sizeof *aown);
+    ref_pack(a, cc->shape, rank, t, x, srcg, aown);
+    for (size_t b = 0; b < abytes; b++)
+      if (aown[b] < 0) srcg[b] = (uint8_t)(0xa5 ^ b);
+    memset(got2, 0x5a, bbytes);
+    if (!run(&k, "convert (garbage pads)", cv, srcg, abytes, got2, bbytes))
+      check_hw(&kb, "convert (garbage pads)", got2, want, owner, bbytes);
+    /* and on 4 threads (CTest's api_stdlib_convert_split cuts these
+    ** small plans into chunks: LAY_SPLIT_MIN=1) */
+    memset(got2, 0x5a, bbytes);
+    if (!run_on(&k, "convert (garbage pads, 4 threads)", cv, srcg, abytes,
+                got2, bbytes, 4))
+      check_hw(&kb, "convert (garbage pads, 4 threads)", got2, want, owner,
+               bbytes);
+    free(srcg);
+    free(aown);
+  }
 
   /* lay's own unpack A then pack B gives the same bytes */
   tcase ka = {cc->from, cc->shape, rank, t}, kb2 = {cc->to, sb, rank, t};

@@ -110,9 +110,9 @@ static int take_groups(li_box *b, li_loop *L, int *n, size_t esz) {
 ** j becomes the box's only inner loop. With P < T the table has P rows
 ** whose destinations are one run of P elements (tr.c's narrow form).
 ** Returns 1 when taken (the box's loops rewritten in L, *n updated), 0
-** otherwise. */
+** otherwise. block: the box is a block copy otherwise. */
 static int take_gather_p(li_plan *p, li_box *b, li_loop *L, int *n,
-                         size_t esz, int P) {
+                         size_t esz, int P, int block) {
   int m = *n, T = (int)(16 / esz);
   if (m < 2 || (esz != 1 && esz != 2 && esz != 4 && esz != 8) ||
       p->d.v.nplanes || p->s.v.nplanes || L[m - 1].ds != 1 || L[m - 1].ss == 1)
@@ -182,6 +182,11 @@ static int take_gather_p(li_plan *p, li_box *b, li_loop *L, int *n,
     if (ok) break;
   }
   if (P < T && g < P) return 0; /* the narrow tile: one run of P */
+  /* a tile whose rows scatter single elements loses to the block copy
+  ** (block: the caller's alternative): amd.hcwnc(x=5) pack int8
+  ** [1,64,56,56] 250 against 53 us, (x=7) 87 against 40 us; groups of 2
+  ** or more elements win ((x=12): groups of 4, 140 against 200 us) */
+  if (block && g == 1) return 0;
   t.g = g;
   t.ng = P / g;
   for (int k = 0; k < t.ng; k++) t.grp[k] = t.grp[k * g];
@@ -292,17 +297,17 @@ static int take_cols(li_plan *p, li_box *b, li_loop *L, int *n, size_t esz) {
 ** stride P): P table rows interleaved by tr.c's narrow destination
 ** (crouton2x2's 2x2 pixel groups), then T rows. */
 static int take_gather(li_plan *p, li_box *b, li_loop *L, int *n,
-                       size_t esz) {
+                       size_t esz, int block) {
   int m = *n;
   for (int i = m - 2; i >= 0; i--)
     if (L[i].ss == 1 && !L[i].tab) {
       int64_t P = L[i].ds;
       if ((P == 2 || P == 4 || P == 8) && P * (int64_t)esz < 16 &&
-          take_gather_p(p, b, L, n, esz, (int)P))
+          take_gather_p(p, b, L, n, esz, (int)P, block))
         return 1;
       break;
     }
-  return take_gather_p(p, b, L, n, esz, (int)(16 / esz));
+  return take_gather_p(p, b, L, n, esz, (int)(16 / esz), block);
 }
 
 /* A block's rows: of the loops between the outermost and the block's
@@ -664,7 +669,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     } else if (narrow_dst(b, L, n, esz) && take_transpose(b, L, n, esz)) {
       /* the loops reordered in place */
     } else if (pre + in->ext + post < 16 / (int64_t)esz &&
-               take_gather(p, b, L, &n, esz)) {
+               take_gather(p, b, L, &n, esz, 1)) {
       b->nl = n;
     } else if (take_cols(p, b, L, &n, esz)) {
       b->nl = n;
@@ -690,7 +695,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
   } else if (narrow_dst(b, L, n, esz) && take_transpose(b, L, n, esz)) {
     /* the loops reordered in place */
   } else if (!pre && !post && in->ext < 16 / (int64_t)esz &&
-             take_gather(p, b, L, &n, esz)) {
+             take_gather(p, b, L, &n, esz, 0)) {
     b->nl = n;
   } else if (take_cols(p, b, L, &n, esz)) {
     b->nl = n;

@@ -16,7 +16,10 @@
 **   - lay_plan_where / lay_plan_at for every element;
 **   - unpack(pack(x)) == x inside the window (masked for lossy planes,
 **     exact for the chosen values of the lossless value rules);
-**   - a run on two threads gives the same bytes as one.
+**   - a run on two threads gives the same bytes as one;
+**   - a convert to a second layout of the same dimensions (M) gives what
+**     pack M gives on the unpacked data, with garbage in the source's
+**     pads, on one thread and two.
 ** A spec the generator believes valid that fails to compile, or any
 ** disagreement, aborts with the spec text on stderr. Inputs that start
 ** with "TC" are transform chains instead, checked against a numpy-style
@@ -662,9 +665,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int d = g.rank - 1; d >= 0 && ++xi[d] == g.shape[d]; d--) xi[d] = 0;
   }
   /* Convert L -> M (one plan) gives what pack M gives on the unpacked
-  ** data; skipped when L is sliced (its buffer lacks elements). */
+  ** data, with garbage in L's pads (a convert may copy whole blocks, L's
+  ** pads with them, and fill M's pads after); skipped when L is sliced
+  ** (its buffer lacks elements). */
   if (!g.has_slice) {
     lay_plan *pm = NULL, *cv = NULL;
+    unsigned char *gl = malloc(db ? db : 1);
+    FZ_CHECK(gl, "out of memory");
+    for (size_t i = 0; i < db; i++)
+      gl[i] = hit[i / hes] ? got[i] : (unsigned char)(0xA5 ^ i);
     st = lay_plan_create(ctx, "fz.M", g.shape, g.rank, dt, LAY_PACK, &pm, &e);
     DCHECK(st == LAY_OK, "pack M: %s", e.message);
     st = lay_plan_convert(ctx, "fz.L", "fz.M", g.shape, g.rank, dt, &cv, &e);
@@ -680,7 +689,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     DCHECK(st == LAY_OK, "pack M: %s", e.message);
     for (int th = 1; th <= 2; th++) {
       memset(gm, 0x5A, mb);
-      st = lay_plan_run(cv, got, db, gm, mb, th, &e);
+      st = lay_plan_run(cv, gl, db, gm, mb, th, &e);
       DCHECK(st == LAY_OK, "convert: %s", e.message);
       for (size_t i = 0; i < mb; i++)
         DCHECK(gm[i] == wm[i], "convert L -> M (%d thread%s): byte %zu is "
@@ -689,6 +698,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     free(wm);
     free(gm);
+    free(gl);
     lay_plan_free(pm);
     lay_plan_free(cv);
   }

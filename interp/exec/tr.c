@@ -819,7 +819,7 @@ static inline void trg_store(const li_trg *t, size_t gb, const uint8_t *v,
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(                 \
           t->row[i] < 0 ? t->pad : s + t->row[i] * (int64_t)(16 / (N))));     \
     TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
-    if (t->ng == 1) { /* whole rows: stored from the registers */            \
+    if (t->ng == 1 && gb == 16) { /* whole rows, from the registers */       \
       uint8_t *q = d + t->grp[0] * (int64_t)(16 / (N));                       \
       TR_UNROLL for (int j = 0; j < (N); j++)                                 \
         _mm_storeu_si128((__m128i *)(void *)(q + j * dsc * (int64_t)(16 / (N))), r[j]); \
@@ -970,6 +970,24 @@ void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
   }
   void (*f)(const li_trg *, const uint8_t *, uint8_t *, int64_t, size_t) =
       esz == 1 ? trg_1 : esz == 2 ? trg_2 : esz == 4 ? trg_4 : trg_8;
+  /* a narrow destination of P = g elements, T / 2 < P < T, that no
+  ** narrow network has (int8 12, int16 6; plan/loops.c take_gather): T x
+  ** T tiles (the table's other rows pads), B row j stored 16 bytes whole
+  ** at j * P, each store overwriting the previous one's excess; a tile's
+  ** last excess lies in the next tile's first columns, the row's last
+  ** tile is stored exactly */
+  if (simd >= LI_SIMD_SSE && cols >= T && t->ng == 1 && t->g < T &&
+      dsc == t->g) {
+    int64_t c = 0;
+    for (; c + 2 * T <= cols; c += T)
+      f(t, s + c * (int64_t)esz, d + c * dsc * (int64_t)esz, dsc, 16);
+    for (; c < cols; c += T) {
+      int64_t c0 = c + T > cols ? cols - T : c; /* shifted back */
+      f(t, s + c0 * (int64_t)esz, d + c0 * dsc * (int64_t)esz, dsc,
+        (size_t)t->g * esz);
+    }
+    return;
+  }
   if (simd >= LI_SIMD_SSE && cols >= T && t->ng * t->g == (int)T) {
     size_t gb = (size_t)t->g * esz;
     int64_t c = 0;

@@ -221,6 +221,11 @@ static const fmt fmts[] = {
     {F("amd", "amd.hcwnc16", NCHW, R_HCWNC), .a = {16}},
     {F("amd", "amd.hcwnc(3)", NCHW, R_HCWNC), .a = {3}},
     {F("amd", "amd.hcwnc(x=5)", NCHW, R_HCWNC), .a = {5}},
+    /* blocks of 6, 7 and 12 channels: gather tiles whose narrow rows are
+    ** stored over each other (exec/tr.c), the block copy */
+    {F("amd", "amd.hcwnc(x=6)", NCHW, R_HCWNC), .a = {6}},
+    {F("amd", "amd.hcwnc(x=7)", NCHW, R_HCWNC), .a = {7}},
+    {F("amd", "amd.hcwnc(x=12)", NCHW, R_HCWNC), .a = {12}},
     {F("amd", "amd.ab", "a,b", R_ROWMAJOR)},
     {F("amd", "amd.hcwnc_q(8, 0.25, 3)", NCHW, R_HCWNC), .a = {8},
      .val = V_QUANT, .hwt = I8, .v = {0.25, 3}, .kmax = 600},

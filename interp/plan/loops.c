@@ -92,6 +92,12 @@ static int take_groups(li_box *b, li_loop *L, int *n, size_t esz) {
     return 0; /* 8-byte groups: 2x2 tiles, slower than ROWS' 8-byte rows
               ** (kneron.1w16c8b -> amd.hcwnc8 measured 2x slower) */
   int64_t u = in->ext;
+  /* the groups' runs on both sides at least 16 bytes: a transposition of
+  ** 2 x 2 groups (crouton2x2 -> crouton4x1, a pixel pair's 2 bytes) ran
+  ** at 8 ns an element (the walk's steps), the copies faster */
+  for (int i = 0; i < m - 1; i++)
+    if ((L[i].ss == u || L[i].ds == u) && !L[i].tab && L[i].ext * g < 16)
+      return 0;
   li_loop save = L[m - 1];
   if (!take_transpose_u(b, L, m - 1, esz, u)) {
     L[m - 1] = save;

@@ -1393,7 +1393,9 @@ static void t_kernels(void) {
 ** moved as one element: HCWNC4 -> HCWNC8 and back; 8-byte runs stay
 ** rows), and packs whose destination rows are 2, 4 or 8 source rows
 ** interleaved, every element size, with channels that fill the blocks
-** (the kernel named) and with pads (checked against the reference only). */
+** (the kernel named where a row of groups reaches 16 bytes: shorter ones
+** are copied as rows, take_groups) and with pads (checked against the
+** reference only). */
 static void t_kernels_groups(void) {
   static const lay_dtype ty[] = {LAY_DT_INT8, LAY_DT_INT16, LAY_DT_FP32};
   static const int64_t full[][4] = {
@@ -1418,6 +1420,7 @@ static void t_kernels_groups(void) {
           char want[40];
           snprintf(want, sizeof want, "of %d-element groups", x);
           if (x * (int)esz <= 4 && full[i][0] == 1 &&
+              full[i][3] * x * (int64_t)esz >= 16 &&
               !li_plan_convert(&a, &b, full[i], 4, ty[t], &p, &err)) {
             char *d = li_plan_describe(p);
             /* the groups as units of the (de)interleave where their rows

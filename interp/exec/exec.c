@@ -180,90 +180,6 @@ fill_masked(uint8_t *d, int64_t ds, int64_t n, int64_t run, const uint8_t *pat,
 /* ---- Walks and steps -------------------------------------------------------- */
 #define LI_MAX_LOOPS (LG_MAX_RANK * (2 * LG_MAX_AXES + 1)) /* of one box */
 
-#if defined(LI_HAVE_X86_TARGET)
-/* A fill box (FILL or MEMSET, part [from, to) of its outer loop) whose
-** loops of the smallest destination strides, with its byte planes, span
-** at most 64 bytes: those loops are one pattern, a byte mask and the
-** bytes to store, and each step of the other loops one masked 64-byte
-** store (AVX-512BW; the bytes between are not written). The pad channels
-** of a 4-channel block in Kneron's 4W4C8BHL, 3 of every 4 bytes in both
-** planes of a pixel's 2 x 16 bytes: 174 stores where the walk made 2088
-** (pack int16 [1,37,29,23] 10.8 -> 10.0 us). 0 when the box is not so,
-** or the walk stores less (the caller fills). */
-__attribute__((target("avx512f,avx512bw"))) static int
-fill_pattern(const li_plan *p, const li_box *b, uint8_t *dst, int64_t from,
-             int64_t to) {
-  const li_loop *L = &p->loops[b->l0];
-  const int nl = b->nl;
-  const int64_t esz = (int64_t)p->d.esz;
-  const int np = p->d.v.nplanes && !b->raw ? p->d.v.nplanes : 1;
-  const int64_t ps = np > 1 ? p->d.pstride : 0;
-  int64_t span = esz + (np - 1) * ps; /* bytes the pattern covers */
-  unsigned char sel[LI_MAX_LOOPS] = {0};
-  int pick[LI_MAX_LOOPS], ns = 0, no = 0, outer[LI_MAX_LOOPS];
-  int64_t cnt = 1;
-  if (span > 64 || nl > LI_MAX_LOOPS || (np > 1 && esz != 1)) return 0;
-  for (int i = 0; i < nl; i++)
-    if (L[i].tab) return 0;
-  for (;;) { /* the smallest strides first, while the span fits */
-    int k = -1;
-    for (int i = 0; i < nl; i++)
-      if (!sel[i] && L[i].ds > 0 && (k < 0 || L[i].ds < L[k].ds)) k = i;
-    if (k < 0 || span + (L[k].ext - 1) * L[k].ds * esz > 64) break;
-    span += (L[k].ext - 1) * L[k].ds * esz;
-    sel[k] = 1;
-    pick[ns++] = k;
-    cnt *= L[k].ext;
-  }
-  if (cnt < 2 || (sel[0] && (from != 0 || to != L[0].ext))) return 0;
-  /* fewer stores than the walk's: a step of its outer loops, 64 bytes of
-  ** the innermost loop a store (crouton2x2's pads of one row, 2 bytes
-  ** of every 4 over 128 channels, stay the walk's: 8 stores a step) */
-  double mine = 1, walk = 1;
-  for (int i = 0; i < nl; i++) {
-    const int64_t e = i == 0 ? to - from : L[i].ext;
-    if (!sel[i]) mine *= (double)e;
-    walk *= (double)(i < nl - 1 ? e : (e * L[i].ds * esz + 63) / 64);
-  }
-  if (2 * mine > walk) return 0; /* a masked store costs more than a plain one */
-  /* the pattern: every element of the picked loops, in every plane */
-  uint64_t m = 0;
-  _Alignas(64) uint8_t val[64] = {0};
-  int64_t ix[LI_MAX_LOOPS];
-  for (int a = 0; a < ns; a++) ix[a] = 0;
-  for (int64_t c = 0; c < cnt; c++) {
-    int64_t o = 0;
-    for (int a = 0; a < ns; a++) o += ix[a] * L[pick[a]].ds * esz;
-    for (int k = 0; k < np; k++)
-      for (int64_t e = 0; e < esz; e++) {
-        const int64_t at = o + k * ps + e;
-        m |= 1ull << at;
-        val[at] = p->pats[b->pat][np > 1 ? k : e];
-      }
-    for (int a = 0; a < ns && ++ix[a] == L[pick[a]].ext; a++) ix[a] = 0;
-  }
-  const __m512i v = _mm512_load_si512((const void *)val);
-  /* the other loops, outermost first: an odometer, L[0] over [from, to) */
-  for (int i = 0; i < nl; i++)
-    if (!sel[i]) outer[no++] = i;
-  uint8_t *d = dst + (b->db + (sel[0] ? 0 : from * L[0].ds)) * esz;
-  for (int a = 0; a < no; a++) ix[a] = 0;
-  for (;;) {
-    _mm512_mask_storeu_epi8((void *)d, (__mmask64)m, v);
-    int a = no - 1;
-    for (; a >= 0; a--) {
-      const li_loop *l = &L[outer[a]];
-      const int64_t e = outer[a] == 0 ? to - from : l->ext;
-      d += l->ds * esz;
-      if (++ix[a] < e) break;
-      d -= l->ds * esz * e;
-      ix[a] = 0;
-    }
-    if (a < 0) return 1;
-  }
-}
-#endif
-
 /* One box's walk: the part of its outer loop this call runs, an odometer
 ** over the loops outside the kernel's, and what a step may change. Local
 ** to li_exec_box; the steps inline into it, so its fields stay in
@@ -1014,11 +930,6 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
     run_staged(p, b, src, dst, from, to);
     return;
   }
-#if defined(LI_HAVE_X86_TARGET)
-  if ((b->kern == LI_K_FILL || b->kern == LI_K_MEMSET) &&
-      p->simd >= LI_SIMD_AVX512 && fill_pattern(p, b, dst, from, to))
-    return;
-#endif
   if (b->kern == LI_K_MEMSET && runs_fill(p, b)) {
     memset_runs(p, b, dst, from, to);
     return;

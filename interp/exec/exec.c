@@ -777,15 +777,15 @@ static int runs_fill(const li_plan *p, const li_box *b) {
           p->d.esz == 1 && in->ds == 1);
 }
 
-/* n runs of `run` elements of esz bytes, `step` bytes apart, from d, set
+/* n runs of `run` elements of esz bytes, ds elements apart, from d, set
 ** to the byte pattern pat (its first byte: memsets). */
-static void fill_runs(const li_plan *p, uint8_t *d, int64_t step, int64_t n,
+static void fill_runs(const li_plan *p, uint8_t *d, int64_t ds, int64_t n,
                       int64_t run, const uint8_t *pat) {
   const size_t esz = p->d.esz;
-  const int64_t rb = run * (int64_t)esz;
+  const int64_t rb = run * (int64_t)esz, step = ds * (int64_t)esz;
 #if defined(LI_HAVE_X86_TARGET)
-  if (n > 1 && p->simd >= LI_SIMD_AVX512 && step % (int64_t)esz == 0 &&
-      fill_masked(d, step / (int64_t)esz, n, run, pat, esz))
+  if (n > 1 && p->simd >= LI_SIMD_AVX512 &&
+      fill_masked(d, ds, n, run, pat, esz))
     return;
 #endif
   if (n == 1 || rb == step) {
@@ -805,9 +805,9 @@ static void memset_runs(const li_plan *p, const li_box *b, uint8_t *dst,
   const int64_t de = (int64_t)p->d.esz;
   const int nl = b->nl, no = nl > 2 ? nl - 2 : 0; /* loops outside a row */
   const int np = b->kern == LI_K_FILL ? p->d.v.nplanes : 1;
-  /* a row: n runs of `run` elements, `step` bytes apart */
+  /* a row: n runs of `run` elements, ds elements apart */
   const int64_t run = nl == 1 ? 1 : L[nl - 1].ext;
-  const int64_t step = (nl == 1 ? L[0].ds : L[nl - 2].ds) * de;
+  const int64_t ds = nl == 1 ? L[0].ds : L[nl - 2].ds;
   const int64_t n = no ? L[nl - 2].ext : to - from;
   int64_t idx[LI_MAX_LOOPS]; /* [0, no) set below: no zeroing of it all */
   for (int k = 0; k < np; k++) {
@@ -819,7 +819,7 @@ static void memset_runs(const li_plan *p, const li_box *b, uint8_t *dst,
     }
     for (int j = 0; j < no; j++) idx[j] = j ? 0 : from;
     for (;;) {
-      fill_runs(p, d, step, n, run, pat);
+      fill_runs(p, d, ds, n, run, pat);
       int j = no - 1; /* the odometer over the loops outside */
       for (; j >= 0; j--) {
         d += L[j].ds * de;
@@ -928,6 +928,12 @@ void li_exec_box(const li_plan *p, const li_box *b, const uint8_t *src,
   if (from >= to) return;
   if (b->stage) {
     run_staged(p, b, src, dst, from, to);
+    return;
+  }
+  if (b->kern == LI_K_MEMSET && b->nl == 1) { /* one run: no walk, no rows */
+    const li_loop *l = &p->loops[b->l0];
+    memset(dst + (b->db + from * l->ds) * (int64_t)p->d.esz,
+           p->pats[b->pat][0], (size_t)((to - from) * (int64_t)p->d.esz));
     return;
   }
   if (b->kern == LI_K_MEMSET && runs_fill(p, b)) {

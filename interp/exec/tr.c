@@ -46,6 +46,11 @@
 **     tile (tall tiles; AVX-512BW 4T for 1-byte elements): each B row
 **     stored 32 (64) bytes whole, half (a quarter) the stores to rows
 **     that lie far apart;
+**   - 2-, 4- and 8-byte elements under AVX2 take 2T x 2T tiles (square
+**     tiles: 2T registers of 32 bytes, every load and store 32 bytes
+**     whole) where A has 2T rows and columns or more, unless B's 2T rows
+**     would fall in one set of L1 more than it has ways (2-byte rows a
+**     page apart: NHWC -> NCHW int16 [1,64,64,128], 58 -> 82 us);
 **   - where 2- or 4-byte B rows lie near each other (a pixel's 16 or 32
 **     channels), AVX-512 takes 4T rows a tile: a whole line a B row;
 **   - otherwise, when A has fewer than T columns (3 channels against 16
@@ -92,6 +97,8 @@
 #define TR_MANY 64          /* rows of A from which far blocks grow */
 #define TR_BIG (4u << 20)   /* bytes of A from which far blocks grow */
 #define TR_FAR 1024u        /* B rows this far apart take tall tiles */
+#define TR_SETS 64u         /* sets of L1 (32 KB, 8 ways of 64-byte lines) */
+#define TR_WAYS 8           /* lines one set of L1 holds */
 #define TR_NEAR 256u        /* 2-, 4-byte B rows this near: 4T-high tiles */
 /* col_blocks inlined with its tile kernel known (an indirect call a tile
 ** cost the 1-byte 16-column transposes, kneron.1w16c8b, ~10%) */
@@ -204,6 +211,40 @@ TR_WIDE(wide_8, 64, 2, 1)
     TR_UNROLL for (int j = 0; j < (N); j++)                                  \
       _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb), r[j]);   \
   }
+
+/* The square tile (AVX2): 2T rows of 2T elements, one 32-byte register a
+** row, as two wide tiles (rows 0..T-1 and T..2T-1) whose lanes are then
+** paired: B row j is the low lanes of the two tiles' register j, B row
+** T + j their high lanes. Loads and stores are all 32 bytes whole, where
+** the wide tile stores 16 and the tall one loads 16 (min of 5 runs,
+** before -> after: qnn.nchw unpack fp32 [1,56,56,128] 83 -> 53 us, pack
+** int16 39 -> 27; NCHW -> NHWC fp32 [1,256,64,64] 407 -> 239, int64
+** [1,64,56,56] 71 -> 52; onednn.nChw16c unpack fp32 [1,64,56,56] 28 ->
+** 23). */
+#define TR_SQUARE(NAME, W, N, ROUNDS)                                        \
+  __attribute__((target("avx2"))) static void NAME(                          \
+      const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
+    __m256i r[N], s[N];                                                      \
+    const uint8_t *a2 = a + (size_t)(N) * lda;                               \
+    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
+      r[i] = _mm256_loadu_si256((const __m256i *)(const void *)(a + (size_t)i * lda)); \
+      s[i] = _mm256_loadu_si256((const __m256i *)(const void *)(a2 + (size_t)i * lda)); \
+    }                                                                        \
+    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) {                           \
+      TR_ROUND256(W, r, N);                                                  \
+      TR_ROUND256(W, s, N);                                                  \
+    }                                                                        \
+    TR_UNROLL for (int j = 0; j < (N); j++) {                                \
+      _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb),          \
+                          _mm256_permute2x128_si256(r[j], s[j], 0x20));      \
+      _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)((N) + j) * ldb),  \
+                          _mm256_permute2x128_si256(r[j], s[j], 0x31));      \
+    }                                                                        \
+  }
+
+TR_SQUARE(square_2, 16, 8, 3)
+TR_SQUARE(square_4, 32, 4, 2)
+TR_SQUARE(square_8, 64, 2, 1)
 
 TR_TALL(tall_1, 8, 16, 4)
 TR_TALL(tall_2, 16, 8, 3)
@@ -429,6 +470,8 @@ typedef struct walk {
                           tiles (AVX2), NULL when absent */
   void (*wide4)(const uint8_t *, size_t, uint8_t *, size_t); /* T x 4T
                           tiles (AVX-512BW), NULL when absent */
+  void (*square)(const uint8_t *, size_t, uint8_t *, size_t); /* 2T x 2T
+                          tiles (AVX2), NULL when absent */
   void (*tall)(const uint8_t *, size_t, uint8_t *, size_t); /* 2T x T
                           tiles (AVX2), NULL when absent */
   void (*tall4)(const uint8_t *, size_t, uint8_t *, size_t); /* 4T x T
@@ -492,6 +535,18 @@ static void wide4_tile(const walk *w, const uint8_t *a, uint8_t *b) {
   }
 }
 
+/* A 2T x 2T tile at A's (r, c): whole when its loads stay inside the
+** source buffer, else as two T x 2T tiles. */
+static void square_tile(const walk *w, const uint8_t *a, uint8_t *b) {
+  const uint8_t *end = a + (size_t)(2 * w->T - 1) * w->lda + 2 * TR_BYTES;
+  if (a >= w->lo && end <= w->hi) {
+    w->square(a, w->lda, b, w->ldb);
+  } else {
+    wide_tile(w, a, b);
+    wide_tile(w, a + (size_t)w->T * w->lda, b + (size_t)w->T * w->esz);
+  }
+}
+
 typedef void (*tile_at)(const walk *, const uint8_t *, uint8_t *);
 
 /* The elements of each row of A one column block of nr rows reads, where
@@ -512,13 +567,13 @@ static TR_INLINE int64_t col_block(const walk *w, int64_t nr) {
   return (int64_t)(rb / w->esz);
 }
 
-/* Columns c0..c1 of rows r0..r1 in tiles `step` columns wide: column
-** blocks (col_block) of each row, in each one T rows at a time, so that
-** every stream of A is read a block in a row and the block's rows of
-** B are written whole before the next block. */
+/* Columns c0..c1 of rows r0..r1 in tiles `step` columns wide and `rs`
+** rows high: column blocks (col_block) of each row, in each one rs rows
+** at a time, so that every stream of A is read a block in a row and the
+** block's rows of B are written whole before the next block. */
 static TR_INLINE void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
                        int64_t r0, int64_t r1, int64_t c0, int64_t c1,
-                       int64_t step, tile_at f) {
+                       int64_t step, int64_t rs, tile_at f) {
   /* col_block's elements, a multiple of every step (4T at most: 64
   ** bytes), where A's rows lie in pages of their own; nearer rows keep
   ** the column step outermost, one step a block (amd.hcwnc16 unpack fp32
@@ -526,8 +581,8 @@ static TR_INLINE void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
   int64_t T = w->T;
   if (w->lda < TR_PAGE) {
     for (int64_t c = c0; c < c1; c += step)
-      for (int64_t r = r0; r < r1; r += T) {
-        int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+      for (int64_t r = r0; r < r1; r += rs) {
+        int64_t rr = r + rs > r1 ? r1 - rs : r; /* shifted back */
         f(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
           b + (size_t)c * w->ldb + (size_t)rr * w->esz);
       }
@@ -540,8 +595,8 @@ static TR_INLINE void col_blocks(const walk *w, const uint8_t *a, uint8_t *b,
                                              : col_block(w, r1 - r0);
   for (int64_t k = c0; k < c1; k += cb) {
     int64_t ke = k + cb < c1 ? k + cb : c1;
-    for (int64_t r = r0; r < r1; r += T) {
-      int64_t rr = r + T > r1 ? r1 - T : r; /* shifted back */
+    for (int64_t r = r0; r < r1; r += rs) {
+      int64_t rr = r + rs > r1 ? r1 - rs : r; /* shifted back */
       for (int64_t c = k; c < ke; c += step)
         f(w, a + (size_t)rr * w->lda + (size_t)c * w->esz,
           b + (size_t)c * w->ldb + (size_t)rr * w->esz);
@@ -574,7 +629,15 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
   ** measured no faster. */
   const int near = w->tall4 && (w->esz == 4 || w->esz == 2) &&
                    w->ldb <= TR_NEAR && r1 - r0 >= 4 * T && cols >= T;
-  if (near) {
+  /* 2T x 2T tiles over the columns while they fit, before any other
+  ** (they beat the 4T-high tiles below on 2-byte elements and ran alike
+  ** on 4-byte ones, onednn.nChw16c [1,64,56,56]) */
+  if (w->square && r1 - r0 >= 2 * T) {
+    int64_t e = cols & ~(2 * T - 1);
+    col_blocks(w, a, b, r0, r1, c, e, 2 * T, 2 * T, square_tile);
+    c = e;
+  }
+  if (near && c == 0) {
     for (int64_t k = 0; k < cols; k += T) {
       int64_t kk = k + T > cols ? cols - T : k, r = r0; /* shifted back */
       for (; r < r1; r += 4 * T) {
@@ -586,13 +649,13 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
     return;
   }
   if (w->wide4 && !far) { /* column blocks of 4T while they fit */
-    int64_t e = cols & ~(4 * T - 1); /* T is a power of two */
-    col_blocks(w, a, b, r0, r1, c, e, 4 * T, wide4_tile);
+    int64_t e = c + ((cols - c) & ~(4 * T - 1)); /* T is a power of two */
+    col_blocks(w, a, b, r0, r1, c, e, 4 * T, T, wide4_tile);
     c = e;
   }
   if (w->wide && !far) { /* column blocks of 2T while they fit */
     int64_t e = c + ((cols - c) & ~(2 * T - 1));
-    col_blocks(w, a, b, r0, r1, c, e, 2 * T, wide_tile);
+    col_blocks(w, a, b, r0, r1, c, e, 2 * T, T, wide_tile);
     c = e;
   }
   if (w->tall && cols - c >= T && (far || cols - c < 2 * T) && r1 - r0 >= 2 * T) {
@@ -614,7 +677,7 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
   }
   if (cols - c >= T) {
     int64_t e = c + ((cols - c) & ~(T - 1));
-    col_blocks(w, a, b, r0, r1, c, e, T, whole_tile);
+    col_blocks(w, a, b, r0, r1, c, e, T, T, whole_tile);
     c = e;
   }
   if (c < cols) { /* the last columns: one tile shifted back, or all */
@@ -641,6 +704,20 @@ static int64_t peel(const walk *w, const uint8_t *a, int simd, int64_t cols) {
   return (int64_t)((TR_LINE - off) / w->esz);
 }
 
+/* The most of n rows `ld` bytes apart whose first bytes fall in one set
+** of L1 (TR_SETS sets of a line each): more than its ways, and the rows
+** a tile stores evict each other before they are whole. */
+static int same_set(size_t ld, size_t n) {
+  int most = 0;
+  for (size_t i = 0; i < n; i++) {
+    int k = 0;
+    for (size_t j = 0; j < n; j++)
+      k += (i * ld / TR_LINE) % TR_SETS == (j * ld / TR_LINE) % TR_SETS;
+    if (k > most) most = k;
+  }
+  return most;
+}
+
 void li_tr2d(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
              const uint8_t *a, int64_t lda, uint8_t *b, int64_t ldb,
              int64_t rows, int64_t cols) {
@@ -660,7 +737,7 @@ void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   if (whole && li_shuf_may(esz, simd, lda, ldb, rows, cols) &&
       li_shuf_tr2d(esz, simd, lo, hi, a, lda, b, ldb, rows, cols))
     return; /* narrow rows of any other width: tr_shuf.c */
-  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, lo, hi,
+  walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, NULL, lo, hi,
             (size_t)la, (size_t)lb, rows * la >= (int64_t)TR_BIG};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
@@ -668,6 +745,9 @@ void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
 #if defined(TR_AVX2)
   if (simd >= LI_SIMD_AVX2)
     w.wide = esz == 1 ? wide_1 : esz == 2 ? wide_2 : esz == 4 ? wide_4 : wide_8;
+  if (simd >= LI_SIMD_AVX2 && esz > 1 && rows >= 2 * (int64_t)w.T &&
+      same_set(w.ldb, 2 * (size_t)w.T) <= TR_WAYS)
+    w.square = esz == 2 ? square_2 : esz == 4 ? square_4 : square_8;
   if (simd >= LI_SIMD_AVX512 && esz == 1) w.wide4 = wide4_1;
   if (simd >= LI_SIMD_AVX2 && rows >= 2 * (int64_t)w.T) { /* tall tiles fit */
     w.tall = esz == 1 ? tall_1 : esz == 2 ? tall_2 : esz == 4 ? tall_4 : tall_8;

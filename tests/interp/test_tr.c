@@ -3,8 +3,9 @@
 ** its definition, B[j][i] = A[i][j], element by element: every element
 ** size, shapes around the tile side (1..3 tiles, edges, fewer rows or
 ** columns than a tile), rows of 2, 4 or 8 interleaved elements of which
-** only some are read, B's rows 2, 4 or 8 A rows interleaved, pitches wider than the rows, the source buffer
-** allocated to its last byte (the loads must stay inside it: run under
+** only some are read, B's rows 2, 4 or 8 A rows interleaved, pitches wider than the rows (B's
+** rows a page apart among them), the source buffer allocated to its last
+** byte (the loads must stay inside it: run under
 ** ASan by tests/run.sh) and guard bytes around every row of B (nothing
 ** outside B's elements may be written). Each case at every SIMD level.
 ** Also li_trc_run (the column table: B's rows at table offsets; its
@@ -139,6 +140,15 @@ int main(void) {
         fails += one_case(esz, simd, r, c, c, r);
         fails += one_case(esz, simd, r, c, c + 3, r + 5);
         cases += 2;
+      }
+  /* B's rows a page apart or near it (2-byte elements: the square tiles
+  ** give way where 2T rows share one set of L1), at every level. */
+  for (int simd = 0; simd <= li_simd_level() && simd <= LI_SIMD_AVX512; simd++)
+    for (size_t esz = 2; esz <= 4; esz *= 2)
+      for (int64_t ldb = 4096 / (int64_t)esz; ldb <= 8192 / (int64_t)esz;
+           ldb += 2048 / (int64_t)esz + 8) {
+        fails += one_case(esz, simd, 48, 40, 41, ldb);
+        cases++;
       }
   /* Large, L1-blocked walks with the last macro block short. */
   for (size_t esz = 1; esz <= 8; esz *= 2) {

@@ -2,8 +2,8 @@
 ** test_value.c: the vectorized value rules (interp/exec/value_simd.c)
 ** against the scalar path they must reproduce byte for byte. Every rule
 ** is run with simd = 0 (the scalar reference of value.c, the definition
-** of lay's arithmetic) and again with SSE2 (1) and AVX2 (2, where the CPU
-** has it); the outputs must be identical. Inputs: ties at .5, values
+** of lay's arithmetic) and again with SSE2 (1), AVX2 (2) and AVX-512 (3,
+** where the CPU has them); the outputs must be identical. Inputs: ties at .5, values
 ** just around the saturation bounds, huge values, NaNs (quiet and
 ** signalling, both signs), infinities, -0.0, denormals and random bit
 ** patterns; every element type pair, every rounding mode, the three arithmetic
@@ -199,6 +199,7 @@ int main(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
   if (__builtin_cpu_supports("avx2")) levels[nlevels++] = LI_SIMD_AVX2;
 #endif
+  if (li_simd_level() >= LI_SIMD_AVX512) levels[nlevels++] = LI_SIMD_AVX512;
   casts_all();
   rules_all();
   printf("%lld values compared at %d SIMD levels, %lld failures\n", checked,

@@ -934,9 +934,12 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
 ** vectors made once, a row's last vector overlapping the one before).
 ** Otherwise up to RB elements of rows at a time (rows of one
 ** channel) go through L1 as one run (rows_grouped): the source's rows
-** (each plane's) gathered back to back, the planes combined (combine2),
+** gathered back to back (planes combined row by row, combine2q),
 ** converted by one call (conv_run: the vector paths of the channel's
-** rule) and split (split2), the rows copied out. Short rows (16W1C8BHL's
+** rule) and split row by row into the destination (split2q); through a
+** buffer of the planes and 16-byte row copies, the copies read back the
+** split's wider stores: kneron.16w1c8bhl_q pack fp32 [1,64,56,56] ran
+** ~40% slower so. Short rows (16W1C8BHL's
 ** 7 elements) so pay the calls once a group, not once a row. */
 #define RB 1024 /* elements a group */
 
@@ -980,24 +983,32 @@ static void rows_grouped(const li_side *S, const li_side *D,
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
   const int64_t rs = run_esz(S), rd = run_esz(D);
   const int64_t sps = S->pstride, dps = D->pstride;
-  _Alignas(64) uint8_t pl[2 * RB], u[2 * RB], sb[8 * RB], t[8 * RB];
+  _Alignas(64) uint8_t u[2 * RB], sb[8 * RB], t[8 * RB];
   int64_t so[RB], dof[RB]; /* the group's rows (bytes from sr, dr) */
   int64_t j = 0, i = 0; /* the next row */
+  /* the planes' shifts and masks, made once a call */
+  const pair qs = pair_of(S->v.nplanes ? &S->v : &D->v),
+             qd = pair_of(D->v.nplanes ? &D->v : &S->v);
   while (j < g->n2) {
     const uint8_t *sr = src + (j * g->sso2 + i * g->sso) * se;
     uint8_t *dr = dst + (j * g->dso2 + i * g->dso) * de;
-    const int64_t c = cb + j * g->cso2 + i * g->cso, j0 = j, i0 = i;
+    const int64_t c = cb + j * g->cso2 + i * g->cso, j0 = j;
     int sc = 1, dcon = 1; /* rows back to back in S's plane, D's */
-    int64_t nr = 0;
+    int64_t nr = 0, os = 0, od = 0; /* row nr's offsets, stepped */
     while (nr < R && j < g->n2 && (cross || j == j0)) {
-      so[nr] = ((j - j0) * g->sso2 + (i - i0) * g->sso) * se;
-      dof[nr] = ((j - j0) * g->dso2 + (i - i0) * g->dso) * de;
-      if (so[nr] != nr * k * se) sc = 0;
-      if (dof[nr] != nr * k * de) dcon = 0;
+      so[nr] = os;
+      dof[nr] = od;
+      sc &= os == nr * k * se;
+      dcon &= od == nr * k * de;
       nr++;
       if (++i == g->m) {
         i = 0;
         j++;
+        os += (g->sso2 - (g->m - 1) * g->sso) * se;
+        od += (g->dso2 - (g->m - 1) * g->dso) * de;
+      } else {
+        os += g->sso * se;
+        od += g->dso * de;
       }
     }
     const int64_t n = nr * k;
@@ -1005,12 +1016,9 @@ static void rows_grouped(const li_side *S, const li_side *D,
     if (S->v.nplanes && sc) {
       combine2(&S->v, sr, sps, u, n);
       bits = u;
-    } else if (S->v.nplanes) {
-      for (int64_t r = 0; r < nr; r++) {
-        cpys(pl + r * k, sr + so[r], (size_t)k);
-        cpys(pl + RB + r * k, sr + so[r] + sps, (size_t)k);
-      }
-      combine2(&S->v, pl, RB, u, n);
+    } else if (S->v.nplanes) { /* row by row from the planes */
+      for (int64_t r = 0; r < nr; r++)
+        combine2q(&qs, sr + so[r], sps, u + r * k * rs, k);
       bits = u;
     } else if (!sc) {
       for (int64_t r = 0; r < nr; r++)
@@ -1025,12 +1033,9 @@ static void rows_grouped(const li_side *S, const li_side *D,
     }
     if (D->v.nplanes && dcon) {
       split2(&D->v, out, dr, dps, n);
-    } else if (D->v.nplanes) {
-      split2(&D->v, out, pl, RB, n);
-      for (int64_t r = 0; r < nr; r++) {
-        cpys(dr + dof[r], pl + r * k, (size_t)k);
-        cpys(dr + dof[r] + dps, pl + RB + r * k, (size_t)k);
-      }
+    } else if (D->v.nplanes) { /* row by row into the planes */
+      for (int64_t r = 0; r < nr; r++)
+        split2q(&qd, out + r * k * rd, dr + dof[r], dps, k);
     } else if (out && dc) {
       memcpy(dr, out, (size_t)(n * rd));
     } else if (out) {

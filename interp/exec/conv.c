@@ -943,6 +943,69 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
 ** 7 elements) so pay the calls once a group, not once a row. */
 #define RB 1024 /* elements a group */
 
+#if defined(LI_HAVE_X86_TARGET) && defined(__SSE2__)
+/* The pair's bits of a 16-element row under AVX2, the row one 32-byte
+** register: split, its 16 elements shifted and masked twice and packed
+** into the two planes' 16 bytes (the SSE2 path takes two loads, twice
+** the shifts and masks); combined, the planes' 16 bytes each widened,
+** masked, shifted and or-ed. kneron.16w1c8bhl int16 [1,64,56,56] pack
+** 46 -> 29 us, unpack 37 -> 22 (min of 5). */
+__attribute__((target("avx2"), always_inline)) static inline void
+split16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
+          uint8_t *d, int64_t ps) {
+  const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)s);
+  const __m256i a = _mm256_and_si256(_mm256_srl_epi16(x, q->c0), k0);
+  const __m256i b = _mm256_and_si256(_mm256_srl_epi16(x, q->c1), k1);
+  const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+  _mm_storeu_si128((__m128i *)(void *)d, _mm256_castsi256_si128(p));
+  _mm_storeu_si128((__m128i *)(void *)(d + ps), _mm256_extracti128_si256(p, 1));
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+comb16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
+         int64_t ps, uint8_t *d) {
+  const __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)s));
+  const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(s + ps)));
+  _mm256_storeu_si256((__m256i *)(void *)d,
+                      _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
+                                      _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1)));
+}
+
+/* rows1's rows of 16 elements straight from side to side. */
+__attribute__((target("avx2"))) static void
+rows16_avx2(const pair *q, int split, const uint8_t *src, const li_rows2 *g,
+            int64_t se, int64_t de, uint8_t *dst, int64_t ps) {
+  const __m256i k0 = _mm256_set1_epi16((short)q->m0),
+                k1 = _mm256_set1_epi16((short)q->m1);
+  for (int64_t j = 0; j < g->n2; j++) {
+    const uint8_t *sr = src + j * g->sso2 * se;
+    uint8_t *dr = dst + j * g->dso2 * de;
+    for (int64_t r = 0; r < g->m; r++, sr += g->sso * se, dr += g->dso * de)
+      if (split) split16_y(q, k0, k1, sr, dr, ps);
+      else comb16_y(q, k0, k1, sr, ps, dr);
+  }
+}
+
+/* rows_grouped's nr rows of 16 elements: split from u's rows (back to
+** back) into the planes at d + o[r], or combined from the planes at
+** s + o[r] into u's rows. */
+__attribute__((target("avx2"))) static void
+split_group16(const pair *q, const uint8_t *u, uint8_t *d, const int64_t *o,
+              int64_t nr, int64_t ps) {
+  const __m256i k0 = _mm256_set1_epi16((short)q->m0),
+                k1 = _mm256_set1_epi16((short)q->m1);
+  for (int64_t r = 0; r < nr; r++) split16_y(q, k0, k1, u + 32 * r, d + o[r], ps);
+}
+
+__attribute__((target("avx2"))) static void
+comb_group16(const pair *q, const uint8_t *s, const int64_t *o, uint8_t *u,
+             int64_t nr, int64_t ps) {
+  const __m256i k0 = _mm256_set1_epi16((short)q->m0),
+                k1 = _mm256_set1_epi16((short)q->m1);
+  for (int64_t r = 0; r < nr; r++) comb16_y(q, k0, k1, s + o[r], ps, u + 32 * r);
+}
+#endif
+
 /* One row at a time, straight from side to side. */
 static void rows1(const li_side *S, const li_side *D, const uint8_t *src,
                   const li_rows2 *g, uint8_t *dst, int64_t k, int64_t cb) {
@@ -952,6 +1015,12 @@ static void rows1(const li_side *S, const li_side *D, const uint8_t *src,
   if (ids && !(S->v.nplanes && D->v.nplanes)) { /* the bits, split or combined */
     const pair q = pair_of(D->v.nplanes ? &D->v : &S->v);
     const int64_t ps = D->v.nplanes ? D->pstride : S->pstride;
+#if defined(LI_HAVE_X86_TARGET) && defined(__SSE2__)
+    if (k == 16 && S->v.simd >= LI_SIMD_AVX2) {
+      rows16_avx2(&q, D->v.nplanes != 0, src, g, se, de, dst, ps);
+      return;
+    }
+#endif
     for (int64_t j = 0; j < g->n2; j++) {
       const uint8_t *sr = src + j * g->sso2 * se;
       uint8_t *dr = dst + j * g->dso2 * de;
@@ -1017,8 +1086,13 @@ static void rows_grouped(const li_side *S, const li_side *D,
       combine2(&S->v, sr, sps, u, n);
       bits = u;
     } else if (S->v.nplanes) { /* row by row from the planes */
-      for (int64_t r = 0; r < nr; r++)
-        combine2q(&qs, sr + so[r], sps, u + r * k * rs, k);
+#if defined(LI_HAVE_X86_TARGET) && defined(__SSE2__)
+      if (k == 16 && S->v.simd >= LI_SIMD_AVX2)
+        comb_group16(&qs, sr, so, u, nr, sps);
+      else
+#endif
+        for (int64_t r = 0; r < nr; r++)
+          combine2q(&qs, sr + so[r], sps, u + r * k * rs, k);
       bits = u;
     } else if (!sc) {
       for (int64_t r = 0; r < nr; r++)
@@ -1034,8 +1108,13 @@ static void rows_grouped(const li_side *S, const li_side *D,
     if (D->v.nplanes && dcon) {
       split2(&D->v, out, dr, dps, n);
     } else if (D->v.nplanes) { /* row by row into the planes */
-      for (int64_t r = 0; r < nr; r++)
-        split2q(&qd, out + r * k * rd, dr + dof[r], dps, k);
+#if defined(LI_HAVE_X86_TARGET) && defined(__SSE2__)
+      if (k == 16 && D->v.simd >= LI_SIMD_AVX2)
+        split_group16(&qd, out, dr, dof, nr, dps);
+      else
+#endif
+        for (int64_t r = 0; r < nr; r++)
+          split2q(&qd, out + r * k * rd, dr + dof[r], dps, k);
     } else if (out && dc) {
       memcpy(dr, out, (size_t)(n * rd));
     } else if (out) {

@@ -3,7 +3,8 @@
 ** doubles, quantize / dequantize, store with rounding and saturation,
 ** fp32 <-> fp16 / bf16 casts). The kernels (value_simd_k.h) are compiled
 ** twice, for SSE2 and for AVX2 (chosen by the rule's simd level); fp32 ->
-** fp16 uses F16C's vcvtps2ph where the CPU has it. Bit for bit the scalar
+** fp16 uses F16C's vcvtps2ph where the CPU has it; the casts take whole
+** steps of 16 with AVX-512 first (cast512). Bit for bit the scalar
 ** code's results: tests/interp/test_value.c compares them on millions of
 ** values.
 */

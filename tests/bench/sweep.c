@@ -755,6 +755,12 @@ static void summary(int n) {
   if (nl) printf("  cases of 8 MB and more: median %.2fx (target >= 1.6x each)\n", median(sl, nl));
   if (nm) printf("  cases of 1 to 8 MB: %d, median %.2fx\n", nm, median(sm, nm));
   printf("  two threads slower than one: %d of %d cases of 1 MB and more\n", slow2, nl + nm);
+  for (int i = 0, k = 0; i < n && k < 5; i++) { /* which, the first five */
+    const result *r = &g_rs[i];
+    if (!r->timed || !r->have[T_LAY2] || r->speedup2 >= 1) continue;
+    printf("    %.2fx  %s (%.1f MB)\n", r->speedup2, g_cs[i].name, (double)r->big / 1e6);
+    k++;
+  }
   double cmax = 0, cv[1024];
   int cmi = ord[0];
   for (int i = 0; i < m; i++) {

@@ -949,6 +949,62 @@ __attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) {
 #undef DQ_BODY
 #undef DQ_ARGS
 
+/* dq_avx2_k with AVX-512, 16 a step, whole steps only (the rest goes to
+** the AVX2 copy): the same operations lane for lane (kneron.4w4c8b_q(1,
+** 5) unpack fp32 [4,32,28,28] 10.5 -> 8.7 us, amd.hcwnc_q(4, 0.0078125,
+** -5) [1,64,56,56] 22.7 -> 20.5; min of 5). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline int64_t
+dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
+            float k, double xoff, int div, int zx) {
+  const __m512 zv = _mm512_set1_ps(zp), kv = _mm512_set1_ps(k),
+               xf = _mm512_set1_ps((float)xoff);
+  const __m512d xv = _mm512_set1_pd(xoff);
+  const size_t fs = li_dt_size(t);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const uint8_t *x = s + fs * (size_t)i;
+    __m512i w;
+    if (t == LAY_DT_INT8)
+      w = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)x));
+    else if (t == LAY_DT_UINT8)
+      w = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)x));
+    else if (t == LAY_DT_INT16)
+      w = _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)x));
+    else
+      w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)x));
+    const __m512 y = _mm512_sub_ps(_mm512_cvtepi32_ps(w), zv);
+    __m512 v = div ? _mm512_div_ps(y, kv) : _mm512_mul_ps(y, kv);
+    if (zx) {
+      v = _mm512_add_ps(v, xf);
+    } else {
+      const __m256 a = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), xv));
+      const __m256 b = _mm512_cvtpd_ps(_mm512_add_pd(
+          _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), xv));
+      v = _mm512_insertf32x8(_mm512_castps256_ps512(a), b, 1);
+    }
+    _mm512_storeu_ps((float *)(void *)(d + 4 * i), v);
+  }
+  return i;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int64_t
+dq_avx512(lay_dtype t, const uint8_t *s, uint8_t *d, int64_t n, float zp,
+          float k, double xoff, int div, int zx) {
+#define DQT(T)                                                             \
+  if (t == T) {                                                            \
+    if (div && zx) return dq_avx512_k(s, d, n, T, zp, k, xoff, 1, 1);     \
+    if (div) return dq_avx512_k(s, d, n, T, zp, k, xoff, 1, 0);           \
+    if (zx) return dq_avx512_k(s, d, n, T, zp, k, xoff, 0, 1);            \
+    return dq_avx512_k(s, d, n, T, zp, k, xoff, 0, 0);                    \
+  }
+  DQT(LAY_DT_INT8)
+  DQT(LAY_DT_UINT8)
+  DQT(LAY_DT_INT16)
+  DQT(LAY_DT_UINT16)
+#undef DQT
+  return 0;
+}
+
 static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
                         void *dst, int64_t n) {
   if (r->simd < LI_SIMD_SSE || r->arith == LG_A_EXACT || r->nch > 1 ||
@@ -974,9 +1030,17 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
   const size_t fs = li_dt_size(from);
   const int ovl = (uintptr_t)src < (uintptr_t)dst + (size_t)n * 4 &&
                   (uintptr_t)dst < (uintptr_t)src + (size_t)n * fs;
-  int64_t i = r->simd >= LI_SIMD_AVX2
-                  ? dq_avx2(from, src, dst, n, zp, k, r->xoff[0], div, zx, ovl)
-                  : dq_sse(from, src, dst, n, zp, k, r->xoff[0], div, zx, ovl);
+  int64_t i = 0;
+  if (r->simd >= LI_SIMD_AVX512 && !ovl) {
+    i = dq_avx512(from, src, dst, n, zp, k, r->xoff[0], div, zx);
+    if (i == n) return 1;
+    src = (const uint8_t *)src + (size_t)i * fs;
+    dst = (uint8_t *)dst + (size_t)i * 4;
+    n -= i;
+  }
+  i = r->simd >= LI_SIMD_AVX2
+          ? dq_avx2(from, src, dst, n, zp, k, r->xoff[0], div, zx, ovl)
+          : dq_sse(from, src, dst, n, zp, k, r->xoff[0], div, zx, ovl);
   if (i < n) { /* the tail: dequant_run_f32 itself */
     double x[8];
     ld_run(from, (const uint8_t *)src + (size_t)i * fs, x, n - i);

@@ -1,8 +1,9 @@
 /*
 ** cast8_k.h: the vector kernels of cast8.c's bulk fp8 conversions, written
-** once over a set of operation macros and included twice, for SSE2 (4
-** lanes) and AVX2 (8 lanes; cast8.c decodes only with this one). The includer defines K(name), K_ATTR, VI,
-** VF and the operations (AND OR ADD SUB SRL SLL CMPEQ CMPGT BLEND SET1,
+** once over a set of operation macros and included three times, for SSE2
+** (4 lanes), AVX2 (8) and AVX-512 (16; cast8.c decodes with these two,
+** and AVX-512's comparisons give masks, which only BLEND takes). The
+** includer defines K(name), K_ATTR, VI, VF and the operations (AND OR ADD SUB SRL SLL CMPEQ CMPGT BLEND SET1,
 ** float MULF SUBF CMPGEF, conversions CVTN (nearest even: the MXCSR's
 ** default mode, as value.c's fast_quant) CVTT CVTF, casts CASTF CASTI).
 ** Each lane holds one element in 32 bits.

@@ -219,28 +219,6 @@ void li_fp8_of_f64(lay_dtype t, const double *src, uint8_t *dst, int64_t n,
 #define CASTF _mm_castsi128_ps
 #define CASTI _mm_castps_si128
 #include "cast8_k.h"
-#undef K
-#undef K_ATTR
-#undef VI
-#undef VF
-#undef AND
-#undef OR
-#undef ADD
-#undef SUB
-#undef SRL
-#undef SLL
-#undef CMPEQ
-#undef CMPGT
-#undef BLEND
-#undef SET1
-#undef MULF
-#undef SUBF
-#undef CMPGEF
-#undef CVTN
-#undef CVTT
-#undef CVTF
-#undef CASTF
-#undef CASTI
 
 /* AVX2: 8 lanes. */
 #define K(name) avx2_##name
@@ -266,28 +244,6 @@ void li_fp8_of_f64(lay_dtype t, const double *src, uint8_t *dst, int64_t n,
 #define CASTF _mm256_castsi256_ps
 #define CASTI _mm256_castps_si256
 #include "cast8_k.h"
-#undef K
-#undef K_ATTR
-#undef VI
-#undef VF
-#undef AND
-#undef OR
-#undef ADD
-#undef SUB
-#undef SRL
-#undef SLL
-#undef CMPEQ
-#undef CMPGT
-#undef BLEND
-#undef SET1
-#undef MULF
-#undef SUBF
-#undef CMPGEF
-#undef CVTN
-#undef CVTT
-#undef CVTF
-#undef CASTF
-#undef CASTI
 
 /* AVX-512: 16 lanes; the comparisons give masks, which only BLEND takes
 ** (CMPGEF's, subtracted as -1, made a vector). */

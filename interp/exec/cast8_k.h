@@ -3,9 +3,10 @@
 ** once over a set of operation macros and included three times, for SSE2
 ** (4 lanes), AVX2 (8) and AVX-512 (16; cast8.c decodes with these two,
 ** and AVX-512's comparisons give masks, which only BLEND takes). The
-** includer defines K(name), K_ATTR, VI, VF and the operations (AND OR ADD SUB SRL SLL CMPEQ CMPGT BLEND SET1,
-** float MULF SUBF CMPGEF, conversions CVTN (nearest even: the MXCSR's
-** default mode, as value.c's fast_quant) CVTT CVTF, casts CASTF CASTI).
+** includer defines K(name), K_ATTR, VI, VF and the operations (AND OR ADD
+** SUB SRL SLL CMPEQ CMPGT BLEND SET1, float MULF SUBF CMPGEF, conversions
+** CVTN (nearest even: the MXCSR's default mode, as value.c's fast_quant)
+** CVTT CVTF, casts CASTF CASTI); this file undefines them at its end.
 ** Each lane holds one element in 32 bits.
 */
 
@@ -81,3 +82,27 @@ static inline K_INL K_ATTR VI K(dec)(VI v, const K(cst) *c, const int sh,
   r = OR(r, SLL(AND(v, c->sgnm), 24));
   return BLEND(CMPGT(l, c->nanlo), c->qnan, r);
 }
+
+/* The vocabulary is the includer's for one instruction set: gone here. */
+#undef K
+#undef K_ATTR
+#undef VI
+#undef VF
+#undef AND
+#undef OR
+#undef ADD
+#undef SUB
+#undef SRL
+#undef SLL
+#undef CMPEQ
+#undef CMPGT
+#undef BLEND
+#undef SET1
+#undef MULF
+#undef SUBF
+#undef CMPGEF
+#undef CVTN
+#undef CVTT
+#undef CVTF
+#undef CASTF
+#undef CASTI

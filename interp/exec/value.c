@@ -889,6 +889,19 @@ typedef uint16_t dq_us __attribute__((vector_size(16)));
       double xoff, int div, int zx, int ovl
 static int64_t dq_sse(DQ_ARGS) { DQ_BODY }
 
+/* The dispatch of a dequantize copy F over the types and the constants
+** div and zx (one specialized copy each). */
+#define DQ_CASES(F)                                                        \
+  DQ_CASE(F, LAY_DT_INT8) DQ_CASE(F, LAY_DT_UINT8)                         \
+  DQ_CASE(F, LAY_DT_INT16) DQ_CASE(F, LAY_DT_UINT16)
+#define DQ_CASE(F, T)                                                      \
+  if (t == T) {                                                            \
+    if (div && zx) return F(s, d, n, T, zp, k, xoff, 1, 1, ovl);           \
+    if (div) return F(s, d, n, T, zp, k, xoff, 1, 0, ovl);                 \
+    if (zx) return F(s, d, n, T, zp, k, xoff, 0, 1, ovl);                  \
+    return F(s, d, n, T, zp, k, xoff, 0, 0, ovl);                          \
+  }
+
 /* The AVX2 copy with intrinsics (the generic vectors' lane moves between
 ** float and double compile to element by element code): 8 a step, the
 ** same operations. */
@@ -932,22 +945,10 @@ dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
 }
 
 __attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) {
-#define DQT(T)                                                             \
-  if (t == T) {                                                            \
-    if (div && zx) return dq_avx2_k(s, d, n, T, zp, k, xoff, 1, 1, ovl); \
-    if (div) return dq_avx2_k(s, d, n, T, zp, k, xoff, 1, 0, ovl);     \
-    if (zx) return dq_avx2_k(s, d, n, T, zp, k, xoff, 0, 1, ovl);      \
-    return dq_avx2_k(s, d, n, T, zp, k, xoff, 0, 0, ovl);              \
-  }
-  DQT(LAY_DT_INT8)
-  DQT(LAY_DT_UINT8)
-  DQT(LAY_DT_INT16)
-  DQT(LAY_DT_UINT16)
-#undef DQT
+  DQ_CASES(dq_avx2_k)
   return 0;
 }
 #undef DQ_BODY
-#undef DQ_ARGS
 
 /* dq_avx2_k with AVX-512, 16 a step, whole steps only (the rest goes to
 ** the AVX2 copy): the same operations lane for lane (kneron.4w4c8b_q(1,
@@ -955,7 +956,8 @@ __attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) {
 ** -5) [1,64,56,56] 22.7 -> 20.5; min of 5). */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline int64_t
 dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
-            float k, double xoff, int div, int zx) {
+            float k, double xoff, int div, int zx, int ovl) {
+  (void)ovl; /* whole steps only: dq_avx2_k's signature */
   const __m512 zv = _mm512_set1_ps(zp), kv = _mm512_set1_ps(k),
                xf = _mm512_set1_ps((float)xoff);
   const __m512d xv = _mm512_set1_pd(xoff);
@@ -988,22 +990,13 @@ dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
 }
 
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int64_t
-dq_avx512(lay_dtype t, const uint8_t *s, uint8_t *d, int64_t n, float zp,
-          float k, double xoff, int div, int zx) {
-#define DQT(T)                                                             \
-  if (t == T) {                                                            \
-    if (div && zx) return dq_avx512_k(s, d, n, T, zp, k, xoff, 1, 1);     \
-    if (div) return dq_avx512_k(s, d, n, T, zp, k, xoff, 1, 0);           \
-    if (zx) return dq_avx512_k(s, d, n, T, zp, k, xoff, 0, 1);            \
-    return dq_avx512_k(s, d, n, T, zp, k, xoff, 0, 0);                    \
-  }
-  DQT(LAY_DT_INT8)
-  DQT(LAY_DT_UINT8)
-  DQT(LAY_DT_INT16)
-  DQT(LAY_DT_UINT16)
-#undef DQT
+dq_avx512(DQ_ARGS) {
+  DQ_CASES(dq_avx512_k)
   return 0;
 }
+#undef DQ_CASES
+#undef DQ_CASE
+#undef DQ_ARGS
 
 static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
                         void *dst, int64_t n) {
@@ -1032,7 +1025,7 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
                   (uintptr_t)dst < (uintptr_t)src + (size_t)n * fs;
   int64_t i = 0;
   if (r->simd >= LI_SIMD_AVX512 && !ovl) {
-    i = dq_avx512(from, src, dst, n, zp, k, r->xoff[0], div, zx);
+    i = dq_avx512(from, src, dst, n, zp, k, r->xoff[0], div, zx, ovl);
     if (i == n) return 1;
     src = (const uint8_t *)src + (size_t)i * fs;
     dst = (uint8_t *)dst + (size_t)i * 4;

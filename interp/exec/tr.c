@@ -708,11 +708,10 @@ static int64_t peel(const walk *w, const uint8_t *a, int simd, int64_t cols) {
 ** of L1 (TR_SETS sets of a line each): more than its ways, and the rows
 ** a tile stores evict each other before they are whole. */
 static int same_set(size_t ld, size_t n) {
+  uint8_t cnt[TR_SETS] = {0};
   int most = 0;
   for (size_t i = 0; i < n; i++) {
-    int k = 0;
-    for (size_t j = 0; j < n; j++)
-      k += (i * ld / TR_LINE) % TR_SETS == (j * ld / TR_LINE) % TR_SETS;
+    const int k = ++cnt[(i * ld / TR_LINE) % TR_SETS];
     if (k > most) most = k;
   }
   return most;

@@ -1056,9 +1056,9 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
 ** num 1), rounded by vrndscalepd (nearest even, toward zero) or trunc
 ** and a step away from zero from a half, + zp; then st_run's NaN -> 0 and
 ** clamp, a truncating narrowing of the in-range integer (stored from a
-** register, as quant_avx512_k); the last n % 8 under a mask. Any scale: quantize(scale = 0.02) divides by 0.02
-** (2.6x faster than the tile path: division-bound). 0 when r is another
-** rule. */
+** register, as quant_avx512_k); the last n % 8 under a mask. Any scale:
+** quantize(scale = 0.02) divides by 0.02 (2.6x faster than the tile
+** path: division-bound). 0 when r is another rule. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int
 exact_quant(const li_vrule *r, lay_dtype from, lay_dtype hw, const void *src,
             void *dst, int64_t n) {

@@ -3,11 +3,11 @@
 ** its definition, B[j][i] = A[i][j], element by element: every element
 ** size, shapes around the tile side (1..3 tiles, edges, fewer rows or
 ** columns than a tile), rows of 2, 4 or 8 interleaved elements of which
-** only some are read, B's rows 2, 4 or 8 A rows interleaved, pitches wider than the rows (B's
-** rows a page apart among them), the source buffer allocated to its last
-** byte (the loads must stay inside it: run under
-** ASan by tests/run.sh) and guard bytes around every row of B (nothing
-** outside B's elements may be written). Each case at every SIMD level.
+** only some are read, B's rows 2, 4 or 8 A rows interleaved, pitches
+** wider than the rows (B's rows a page apart among them), the source
+** buffer allocated to its last byte (the loads must stay inside it: run
+** under ASan by tests/run.sh) and guard bytes around every row of B
+** (nothing outside B's elements may be written). Each case at every SIMD level.
 ** Also li_trc_run (the column table: B's rows at table offsets; its
 ** narrow form, rows of 2, 4 or 8 columns back to back).
 */

@@ -93,6 +93,10 @@ f16_avx2(const uint8_t *s, uint8_t *d, int64_t n) {
 ** as f16_avx2), 4 fp16 -> fp32 (vcvtph2ps as h2f_avx2, exponent 31 lanes
 ** by li_f16_to_f32's bits). amd.hcwnc_bf16(16) pack fp32 [1,64,56,56]: the
 ** cast took 1.3x a memcpy of the fp32 side with AVX2. */
+/* GCC at -O0 expands _mm512_cvtps_ph to a macro that passes
+** (__mmask16)-1 to the builtin's mask (-Wsign-conversion). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static int64_t
 cast512(int kind, const uint8_t *s, uint8_t *d, int64_t n) {
   const size_t fs = kind == 0 || kind == 4 ? 2 : 4, ts = 6 - fs;
@@ -143,6 +147,7 @@ cast512(int kind, const uint8_t *s, uint8_t *d, int64_t n) {
   }
   return i;
 }
+#pragma GCC diagnostic pop
 
 /* fp32 <-> bf16 with AVX2 intrinsics, 8 a step (the generic 4-lane
 ** vectors' widening and narrowing moves compile to slow shuffles); when

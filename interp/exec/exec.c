@@ -27,7 +27,8 @@ int li_simd_level(void) {
 #endif
 #if defined(LI_HAVE_X86_TARGET)
   if (__builtin_cpu_supports("avx2")) lv = LI_SIMD_AVX2;
-  if (lv == LI_SIMD_AVX2 && __builtin_cpu_supports("avx512bw"))
+  if (lv == LI_SIMD_AVX2 && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     lv = LI_SIMD_AVX512;
 #endif
   const char *e = getenv("LAY_SIMD");
@@ -267,9 +268,10 @@ LI_STEP step_TRC(walk *w, uint8_t *d) {
              w->src + w->sb * (int64_t)w->se, in->ss, in->ext, d);
 }
 
-/* Rows with their pads, one row at a time. */
-LI_STEP rows_padded(const walk *w, const uint8_t *s, int64_t sso, uint8_t *dd,
-                    int64_t dso, int64_t n, int64_t pre, int64_t post) {
+/* n2 x n rows with their pads, one row at a time. */
+LI_STEP rows_padded(const walk *w, const uint8_t *s, int64_t sso2,
+                    int64_t sso, uint8_t *d, int64_t dso2, int64_t dso,
+                    int64_t n2, int64_t n, int64_t pre, int64_t post) {
   const li_plan *p = w->p;
   const int bk = w->b->bk;
   const size_t de = w->de;
@@ -278,34 +280,37 @@ LI_STEP rows_padded(const walk *w, const uint8_t *s, int64_t sso, uint8_t *dd,
 #if defined(LI_HAVE_X86_TARGET)
   if (pb + bk + qb <= LI_ROWSPAD_MAX && bk > 0 &&
       (de == 1 || de == 2 || de == 4 || de == 8) && p->simd >= LI_SIMD_AVX512) {
-    li_rowspad_avx512(s, sso, dd, dso, n, bk, (int)pb, (int)qb, dpat, de);
-    return;
-  }
-  if (de == 1 && bk >= 32 && p->simd >= LI_SIMD_AVX2) {
-    li_rowspad_avx2(s, sso, dd, dso, n, bk, pb, qb, dpat[0], w->src,
-                    w->send);
+    li_rowspad_avx512(s, sso2, sso, d, dso2, dso, n2, n, bk, (int)pb,
+                      (int)qb, dpat, de);
     return;
   }
 #else
   (void)p;
 #endif
-  if (de == 1 && bk >= 16 && bk <= 256) {
-    /* one pass per row: pads and inline 16-byte moves */
-    for (int64_t r = 0; r < n; r++) {
-      uint8_t *dr = dd + r * dso;
-      padb(dr - pb, pb, dpat[0]);
-      cpys(dr, s + r * sso, (size_t)bk);
-      padb(dr + bk, qb, dpat[0]);
+  for (int64_t a = 0; a < n2; a++, s += sso2, d += dso2) {
+#if defined(LI_HAVE_X86_TARGET)
+    if (de == 1 && bk >= 32 && p->simd >= LI_SIMD_AVX2) {
+      li_rowspad_avx2(s, sso, d, dso, n, bk, pb, qb, dpat[0], w->src,
+                      w->send);
+      continue;
     }
-    return;
-  }
-  for (int64_t r = 0; r < n; r++) {
-    uint8_t *dr = dd + r * dso;
-    if (de == 1) padb(dr - pb, pb, dpat[0]);
-    else fill_n(dr - pb, 1, pre, dpat, de);
-    cpy(dr, s + r * sso, (size_t)bk);
-    if (de == 1) padb(dr + bk, qb, dpat[0]);
-    else fill_n(dr + bk, 1, post, dpat, de);
+#endif
+    for (int64_t r = 0; r < n; r++) {
+      uint8_t *dr = d + r * dso;
+      const uint8_t *sr = s + r * sso;
+      if (de == 1 && bk >= 16 && bk <= 256) {
+        /* one pass per row: pads and inline 16-byte moves */
+        padb(dr - pb, pb, dpat[0]);
+        cpys(dr, sr, (size_t)bk);
+        padb(dr + bk, qb, dpat[0]);
+        continue;
+      }
+      if (de == 1) padb(dr - pb, pb, dpat[0]);
+      else fill_n(dr - pb, 1, pre, dpat, de);
+      cpy(dr, sr, (size_t)bk);
+      if (de == 1) padb(dr + bk, qb, dpat[0]);
+      else fill_n(dr + bk, 1, post, dpat, de);
+    }
   }
 }
 
@@ -329,13 +334,14 @@ LI_STEP step_ROWS(walk *w, uint8_t *d) {
     return;
   }
 #endif
+  if (pre || post) {
+    rows_padded(w, w->src + w->sb * se, o2 ? o2->ss * se : 0, sso, d,
+                o2 ? o2->ds * de : 0, dso, n2, o->ext, pre, post);
+    return;
+  }
   for (int64_t a = 0; a < n2; a++) {
     const uint8_t *s = w->src + (w->sb + (o2 ? a * o2->ss : 0)) * se;
     uint8_t *dd = d + (o2 ? a * o2->ds : 0) * de;
-    if (pre || post) {
-      rows_padded(w, s, sso, dd, dso, o->ext, pre, post);
-      continue;
-    }
 #if defined(LI_HAVE_X86_TARGET)
     if (p->simd >= LI_SIMD_AVX2 && bk % 32 == 0 && bk <= 128) {
       /* both loops, and the rest of the next odometer loop, in one call */

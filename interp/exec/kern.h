@@ -171,13 +171,13 @@ __attribute__((target("avx2"))) void
 li_rowspad_avx2(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
                 int64_t n, int64_t B, int64_t pre, int64_t post, uint8_t pad,
                 const uint8_t *sbeg, const uint8_t *send);
-/* n rows of B bytes with pre and post pad bytes, pre + B + post <=
+/* n2 x n rows of B bytes with pre and post pad bytes, pre + B + post <=
 ** LI_ROWSPAD_MAX, the pad element pat of esz bytes. */
 #define LI_ROWSPAD_MAX 256
-__attribute__((target("avx512f,avx512bw"))) void
-li_rowspad_avx512(const uint8_t *s, int64_t sso, uint8_t *d, int64_t dso,
-                  int64_t n, int B, int pre, int post, const uint8_t *pat,
-                  size_t esz);
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+li_rowspad_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
+                  int64_t dso2, int64_t dso, int64_t n2, int64_t n, int B,
+                  int pre, int post, const uint8_t *pat, size_t esz);
 /* The pads alone (pre bytes, B left, post bytes; <= 64) of n rows. */
 __attribute__((target("avx512f,avx512bw"))) void
 li_pads_avx512(uint8_t *d, int64_t dso, int64_t n, int pre, int B, int post,

@@ -375,8 +375,9 @@ void li_slabs_free(li_slabs *v); /* accepts NULL */
 /* exec.c */
 /* Instruction sets the executor may use, chosen at plan time: the best the
 ** CPU has, lowered by the environment variable LAY_SIMD (0 = portable C
-** only, 1 = SSE2/SSSE3, 2 = AVX2, 3 = AVX-512BW: tr.c's widest tiles),
-** which the tests use to run every fallback path. */
+** only, 1 = SSE2/SSSE3, 2 = AVX2, 3 = AVX-512 F, BW, DQ and VL, all of which
+** that level's kernels may use), which the tests use to run every
+** fallback path. */
 #define LI_SIMD_NONE 0
 #define LI_SIMD_SSE 1
 #define LI_SIMD_AVX2 2

@@ -334,6 +334,15 @@ LI_STEP step_ROWS(walk *w, uint8_t *d) {
     return;
   }
 #endif
+#if defined(LI_HAVE_X86_TARGET)
+  if (!pre && !post && bk < 128 && bk % 32 && dso == bk &&
+      p->simd >= LI_SIMD_AVX2) { /* rows back to back: overlapping moves */
+    li_rows_dense_avx2(w->src + w->sb * se, o2 ? o2->ss * se : 0, sso, d,
+                       o2 ? o2->ds * de : 0, n2, o->ext, bk, bk / 32 + 1,
+                       w->send);
+    return;
+  }
+#endif
   if (pre || post) {
     rows_padded(w, w->src + w->sb * se, o2 ? o2->ss * se : 0, sso, d,
                 o2 ? o2->ds * de : 0, dso, n2, o->ext, pre, post);

@@ -182,6 +182,12 @@ li_rowspad_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
 __attribute__((target("avx512f,avx512bw"))) void
 li_pads_avx512(uint8_t *d, int64_t dso, int64_t n, int pre, int B, int post,
                const uint8_t *pat, size_t esz);
+/* n2 x n rows of B < 32 * q bytes (q = 1..4) into rows back to back
+** (dso == B). */
+__attribute__((target("avx2"))) void
+li_rows_dense_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
+                   int64_t dso2, int64_t n2, int64_t n, int B, int q,
+                   const uint8_t *send);
 /* n2 x n rows of B < 32 bytes and post pad bytes, B + post == 32. */
 __attribute__((target("avx2"))) void
 li_rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,

@@ -145,9 +145,43 @@ li_rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,
       padb(d + B, post, pad);
     }
   }
+}
+
+/* n2 x n rows of B < 32 * q bytes (q = 1..4) into rows back to back (dso
+** == B): a row is q 32-byte loads and stores, the last store's bytes past
+** the row written again by the next rows' stores. Only rows whose stores
+** end inside the n rows go this way, and only while the loads stay
+** before send (the end of the source buffer); the rest are exact copies.
+** ti.tidl unpack int8 [4,32,28,28] (28-byte rows, cpys) 4.4 -> 2.3 us. */
+__attribute__((target("avx2"))) void
+li_rows_dense_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
+                   int64_t dso2, int64_t n2, int64_t n, int B, int q,
+                   const uint8_t *send) {
+  const int W = 32 * q;
+  const int64_t whole = n - (W - 1) / B; /* rows r < whole: r*B + W <= n*B */
+  for (int64_t a = 0; a < n2; a++, s += sso2, d += dso2) {
+    const uint8_t *sr = s;
+    uint8_t *dr = d;
+    int64_t r = 0;
+    if (q == 1)
+      for (; r < whole && sr + 32 <= send; r++, sr += sso, dr += B)
+        S32(dr, L32(sr));
+    else if (q == 2)
+      for (; r < whole && sr + 64 <= send; r++, sr += sso, dr += B) {
+        __m256i x = L32(sr), y = L32(sr + 32);
+        S32(dr, x); S32(dr + 32, y);
+      }
+    else
+      for (; r < whole && sr + W <= send; r++, sr += sso, dr += B) {
+        __m256i x[4];
+        for (int k = 0; k < q; k++) x[k] = L32(sr + 32 * k);
+        for (int k = 0; k < q; k++) S32(dr + 32 * k, x[k]);
+      }
+    for (; r < n; r++, sr += sso, dr += B) cpy(dr, sr, (size_t)B);
+  }
+}
 #undef L32
 #undef S32
-}
 #endif
 
 #if defined(LI_HAVE_X86_TARGET)

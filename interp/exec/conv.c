@@ -1044,6 +1044,52 @@ static void rows1(const li_side *S, const li_side *D, const uint8_t *src,
     }
 }
 
+/* The next group of rows_grouped's rows, from row *pi of the outer
+** loop's step *pj: at most R, of that step alone unless cross. Their
+** offsets (bytes) from the first row's in so and dof; in *sc and *dc
+** whether they lie back to back (rows of k elements of se and de bytes)
+** in S and in D; *pj and *pi move past them. A function of its own, so
+** that its counters stay in registers (inlined into rows_grouped they
+** lived on the stack, a store and a load every row). */
+__attribute__((noinline)) static int64_t
+group_rows(const li_rows2 *g, int64_t *pj, int64_t *pi, int64_t R, int cross,
+           int64_t k, int64_t se, int64_t de, int64_t *so, int64_t *dof,
+           int *sc, int *dc) {
+  const int64_t m = g->m, n2 = g->n2, j0 = *pj;
+  const int64_t ss = g->sso * se, ds = g->dso * de;
+  const int64_t ss2 = (g->sso2 - (m - 1) * g->sso) * se,
+                ds2 = (g->dso2 - (m - 1) * g->dso) * de;
+  int64_t j = *pj, i = *pi, nr = 0, os = 0, od = 0;
+  int s_ok = 1, d_ok = 1;
+  while (nr < R && j < n2 && (cross || j == j0)) { /* a step's rows */
+    const int64_t t = m - i < R - nr ? m - i : R - nr;
+    for (int64_t q = 0; q < t; q++) {
+      so[nr + q] = os + q * ss;
+      dof[nr + q] = od + q * ds;
+    }
+    s_ok &= os == nr * k * se && (t == 1 || ss == k * se);
+    d_ok &= od == nr * k * de && (t == 1 || ds == k * de);
+    nr += t;
+    i += t;
+    os += (t - 1) * ss; /* the last row's */
+    od += (t - 1) * ds;
+    if (i == m) {
+      i = 0;
+      j++;
+      os += ss2;
+      od += ds2;
+    } else {
+      os += ss;
+      od += ds;
+    }
+  }
+  *pj = j;
+  *pi = i;
+  *sc = s_ok;
+  *dc = d_ok;
+  return nr;
+}
+
 /* Groups of up to R rows (of one channel unless cross) through L1. */
 static void rows_grouped(const li_side *S, const li_side *D,
                          const uint8_t *src, const li_rows2 *g, uint8_t *dst,
@@ -1055,31 +1101,24 @@ static void rows_grouped(const li_side *S, const li_side *D,
   _Alignas(64) uint8_t u[2 * RB], sb[8 * RB], t[8 * RB];
   int64_t so[RB], dof[RB]; /* the group's rows (bytes from sr, dr) */
   int64_t j = 0, i = 0; /* the next row */
+  /* Groups of whole steps where a step's rows fit: then a step's rows,
+  ** when back to back in S, are one run to gather (a copy a row was most
+  ** of kneron.16w1c8bhl_q pack's time). */
+  int64_t run = 1;
+  if (g->m <= R) {
+    if (cross) R -= R % g->m;
+    if (g->sso == k && !S->v.nplanes) run = g->m;
+  }
   /* the planes' shifts and masks, made once a call */
   const pair qs = pair_of(S->v.nplanes ? &S->v : &D->v),
              qd = pair_of(D->v.nplanes ? &D->v : &S->v);
   while (j < g->n2) {
     const uint8_t *sr = src + (j * g->sso2 + i * g->sso) * se;
     uint8_t *dr = dst + (j * g->dso2 + i * g->dso) * de;
-    const int64_t c = cb + j * g->cso2 + i * g->cso, j0 = j;
-    int sc = 1, dcon = 1; /* rows back to back in S's plane, D's */
-    int64_t nr = 0, os = 0, od = 0; /* row nr's offsets, stepped */
-    while (nr < R && j < g->n2 && (cross || j == j0)) {
-      so[nr] = os;
-      dof[nr] = od;
-      sc &= os == nr * k * se;
-      dcon &= od == nr * k * de;
-      nr++;
-      if (++i == g->m) {
-        i = 0;
-        j++;
-        os += (g->sso2 - (g->m - 1) * g->sso) * se;
-        od += (g->dso2 - (g->m - 1) * g->dso) * de;
-      } else {
-        os += g->sso * se;
-        od += g->dso * de;
-      }
-    }
+    const int64_t c = cb + j * g->cso2 + i * g->cso;
+    int sc, dcon; /* rows back to back in S's plane, D's */
+    const int64_t nr = group_rows(g, &j, &i, R, cross, k, se, de, so, dof,
+                                  &sc, &dcon);
     const int64_t n = nr * k;
     const uint8_t *bits = sr; /* S's run elements, back to back */
     if (S->v.nplanes && sc) {
@@ -1094,9 +1133,9 @@ static void rows_grouped(const li_side *S, const li_side *D,
         for (int64_t r = 0; r < nr; r++)
           combine2q(&qs, sr + so[r], sps, u + r * k * rs, k);
       bits = u;
-    } else if (!sc) {
-      for (int64_t r = 0; r < nr; r++)
-        cpy(sb + r * k * rs, sr + so[r], (size_t)(k * rs));
+    } else if (!sc) { /* gathered, a copy per run of rows back to back */
+      for (int64_t r = 0; r < nr; r += run)
+        cpy(sb + r * k * rs, sr + so[r], (size_t)(run * k * rs));
       bits = sb;
     }
     const int dc = !D->v.nplanes && dcon;

@@ -20,6 +20,7 @@
 ** the registers (SSE2 steps).
 */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern.h"
@@ -407,9 +408,19 @@ int li_ilv_ok(size_t esz, int W) {
 
 /* Both directions: the bounds on the blocks' reads (deinterleave) are the
 ** caller's (every block read lies in the source, li_deilv's contract). */
-static void run(int inv, const li_ilv_args *a, const uint8_t *s, uint8_t *d,
+static void run(int inv, const li_ilv_args *a0, const uint8_t *s, uint8_t *d,
                 int simd) {
-  if (a->cnt <= 0 || a->n <= 0 || a->cnt2 <= 0) return;
+  if (a0->cnt <= 0 || a0->n <= 0 || a0->cnt2 <= 0) return;
+  li_ilv_args sw = *a0;
+  const li_ilv_args *a = a0;
+  /* The planes' side's shorter step inside: each plane is then read (or
+  ** written) in order, not as many streams a step apart. */
+  int64_t p2 = inv ? a0->dstep2 : a0->sstep2, p1 = inv ? a0->dstep : a0->sstep;
+  if (a0->cnt > 1 && a0->cnt2 > 1 && llabs(p2) < llabs(p1)) {
+    sw.cnt = a0->cnt2; sw.sstep = a0->sstep2; sw.dstep = a0->dstep2;
+    sw.cnt2 = a0->cnt; sw.sstep2 = a0->sstep; sw.dstep2 = a0->dstep;
+    a = &sw;
+  }
 #if defined(__SSE2__)
   const int le = lg2((int64_t)a->esz), k = lg2(a->W);
   if (simd >= LI_SIMD_SSE && li_ilv_ok(a->esz, a->W) &&

@@ -807,7 +807,7 @@ static void fill_runs(const li_plan *p, uint8_t *d, int64_t ds, int64_t n,
     memset(d, pat[0], (size_t)(n * rb));
     return;
   }
-  if (rb <= 16) { /* short runs: inline stores, not a call a run */
+  if (rb <= 64) { /* short runs: inline stores, not a call a run */
     for (int64_t i = 0; i < n; i++, d += step) padb(d, rb, pat[0]);
     return;
   }

@@ -46,8 +46,15 @@
 __attribute__((always_inline)) static inline void padb(uint8_t *d, int64_t n,
                                                       uint8_t v) {
   if (n <= 0) return;
-  if (n > 16) { memset(d, v, (size_t)n); return; }
+  if (n > 64) { memset(d, v, (size_t)n); return; }
   uint64_t w = 0x0101010101010101ull * v;
+  if (n > 16) { /* overlapping 16-byte stores, not a call */
+    const uint64_t w2[2] = {w, w};
+    memcpy(d, w2, 16);
+    if (n > 32) { memcpy(d + 16, w2, 16); memcpy(d + n - 32, w2, 16); }
+    memcpy(d + n - 16, w2, 16);
+    return;
+  }
   if (n >= 8) { memcpy(d, &w, 8); memcpy(d + n - 8, &w, 8); return; }
   if (n >= 4) { memcpy(d, &w, 4); memcpy(d + n - 4, &w, 4); return; }
   if (n >= 2) { memcpy(d, &w, 2); memcpy(d + n - 2, &w, 2); return; }

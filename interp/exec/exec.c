@@ -158,14 +158,8 @@ fill_masked(uint8_t *d, int64_t ds, int64_t n, int64_t run, const uint8_t *pat,
   int64_t sb = ds * (int64_t)esz, rb = run * (int64_t)esz; /* bytes */
   if (run < 1 || rb >= sb || sb > 32 || (sb & (sb - 1)) || n * sb < 128)
     return 0;
-  __m512i x; /* the pattern at every multiple of esz: elements lie there */
-  switch (esz) {
-  case 1: x = _mm512_set1_epi8((char)pat[0]); break;
-  case 2: { uint16_t t; memcpy(&t, pat, 2); x = _mm512_set1_epi16((short)t); break; }
-  case 4: { uint32_t t; memcpy(&t, pat, 4); x = _mm512_set1_epi32((int)t); break; }
-  case 8: { uint64_t t; memcpy(&t, pat, 8); x = _mm512_set1_epi64((long long)t); break; }
-  default: return 0;
-  }
+  if (esz != 1 && esz != 2 && esz != 4 && esz != 8) return 0;
+  const __m512i x = li_pad512(pat, esz); /* elements lie at multiples of esz */
   /* rb bits at every multiple of sb: ~0 / (2^sb - 1) has bit k * sb set */
   uint64_t m = (~0ull / ((1ull << sb) - 1)) * ((1ull << rb) - 1);
   int64_t per = 64 >> __builtin_ctzll((unsigned long long)sb), i = 0;

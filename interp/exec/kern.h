@@ -166,6 +166,21 @@ static inline void cpy(uint8_t *d, const uint8_t *s, size_t n) {
   else cpys(d, s, n);
 }
 
+#if defined(LI_HAVE_X86_TARGET)
+/* The pad element of esz bytes (1, 2, 4 or 8) at pat in every lane of its
+** width: loaded at that width (a memcpy into a zeroed word was a call and
+** a store-forwarding stall on every kernel call). */
+__attribute__((target("avx512f,avx512bw"), always_inline)) static inline __m512i
+li_pad512(const uint8_t *pat, size_t esz) {
+  switch (esz) {
+  case 1: return _mm512_set1_epi8((char)pat[0]);
+  case 2: { int16_t v; memcpy(&v, pat, 2); return _mm512_set1_epi16(v); }
+  case 4: { int32_t v; memcpy(&v, pat, 4); return _mm512_set1_epi32(v); }
+  default: { int64_t v; memcpy(&v, pat, 8); return _mm512_set1_epi64(v); }
+  }
+}
+#endif
+
 /* ---- Row and block kernels (kern_rows.c) ----------------------------------- */
 #if defined(LI_HAVE_X86_TARGET)
 /* n3 x n2 x n rows of 32*q bytes (q = 1..4), 32-byte moves. */

@@ -14,15 +14,16 @@
 /* AVX2 row copies: n3 x n2 x n rows of B = 32*q bytes (q = 1..4); 32-byte
 ** moves, every load of a row before its first store. */
 #if defined(LI_HAVE_X86_TARGET)
-/* Whether n rows `stride` bytes apart put more than 8 lines in an L1 set
-** (64 sets of 64-byte lines, 4 KB a way) while the outer step (`outer`
-** bytes, 0 < outer < 64) reuses their lines. */
+/* Whether n rows `stride` bytes apart put more lines in an L1 set than it
+** has ways (plan_int.h's LI_L1_*) while the outer step (`outer` bytes,
+** 0 < outer < a line) reuses their lines. */
 static int set_crowded(int64_t stride, int64_t n, int64_t outer) {
-  if (outer <= 0 || outer >= 64) return 0;
-  int64_t a = stride < 0 ? -stride : stride, g = 4096;
-  while (a % g) g /= 2; /* gcd(|stride|, 4096) */
-  if (g < 64) return 0;  /* rows spread over every set */
-  return n > 8 * (64 / (g / 64)); /* sets used: 64 / (g / 64) */
+  const int64_t line = LI_L1_LINE, sets = LI_L1_SETS;
+  if (outer <= 0 || outer >= line) return 0;
+  int64_t a = stride < 0 ? -stride : stride, g = line * sets;
+  while (a % g) g /= 2; /* gcd(|stride|, a way) */
+  if (g < line) return 0;                    /* rows spread over every set */
+  return n > LI_L1_WAYS * (sets / (g / line)); /* sets used: sets / (g / line) */
 }
 
 __attribute__((target("avx2"))) void
@@ -36,10 +37,10 @@ li_rows32_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
     ** share them: a line was gone before the next step read its other
     ** half. Blocks of BLK outer steps a row instead: 8, or where the
     ** destination rows of a block would share one set (dso2 a multiple
-    ** of 4 KB), a line's worth. mlir.pack_kc(8, 32) int8 [256,1024]:
+    ** of a way), a line's worth. mlir.pack_kc(8, 32) int8 [256,1024]:
     ** unpack (32 rows 8 KB apart) 16.9 -> 4.7 us (8.3 with blocks of 2),
     ** pack (256 rows 1 KB apart, dso2 8 KB) 8.0 -> 5.0 us (8.9 with 8). */
-    const int64_t BLK = dso2 % 4096 ? 8 : 64 / sso2;
+    const int64_t BLK = dso2 % (int64_t)LI_L1_WAY ? 8 : (int64_t)LI_L1_LINE / sso2;
     for (int64_t c = 0; c < n3; c++)
       for (int64_t a0 = 0; a0 < n2; a0 += BLK) {
         const int64_t nb = n2 - a0 < BLK ? n2 - a0 : BLK;
@@ -226,19 +227,6 @@ static uint64_t lanes64(int lo, int hi) {
   return below_hi & ~((1ull << lo) - 1);
 }
 
-/* The pad element of esz bytes (1, 2, 4 or 8) at pat, repeated: loaded at
-** its width (a memcpy into a zeroed word was a call and a store-forwarding
-** stall on every kernel call). */
-__attribute__((target("avx512f,avx512bw"))) static __m512i
-pad_vector(const uint8_t *pat, size_t esz) {
-  switch (esz) {
-  case 1: return _mm512_set1_epi8((char)pat[0]);
-  case 2: { int16_t v; memcpy(&v, pat, 2); return _mm512_set1_epi16(v); }
-  case 4: { int32_t v; memcpy(&v, pat, 4); return _mm512_set1_epi32(v); }
-  default: { int64_t v; memcpy(&v, pat, 8); return _mm512_set1_epi64(v); }
-  }
-}
-
 /* n2 x n rows of B bytes with pre pad bytes before and post after, T =
 ** pre + B + post <= LI_ROWSPAD_MAX (TIDL's borders of narrow images,
 ** pitched rows): each 64 bytes of a row and its pads are one masked load
@@ -254,7 +242,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 li_rowspad_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
                   int64_t dso2, int64_t dso, int64_t n2, int64_t n, int B,
                   int pre, int post, const uint8_t *pat, size_t esz) {
-  const __m512i padv = pad_vector(pat, esz);
+  const __m512i padv = li_pad512(pat, esz);
   const int T = pre + B + post, nc = (T + 63) / 64;
   __mmask64 lm[LI_ROWSPAD_MAX / 64] = {0}, sm[LI_ROWSPAD_MAX / 64] = {0};
   for (int c = 0; c < nc; c++) { /* the row's lanes, the stored lanes */
@@ -303,7 +291,7 @@ li_rowspad_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
 __attribute__((target("avx512f,avx512bw"))) void
 li_pads_avx512(uint8_t *d, int64_t dso, int64_t n, int pre, int B, int post,
                const uint8_t *pat, size_t esz) {
-  const __m512i padv = pad_vector(pat, esz);
+  const __m512i padv = li_pad512(pat, esz);
   const __mmask64 m = lanes64(0, pre) | lanes64(pre + B, pre + B + post);
   for (int64_t r = 0; r < n; r++, d += dso) _mm512_mask_storeu_epi8(d, m, padv);
 }

@@ -383,6 +383,13 @@ void li_slabs_free(li_slabs *v); /* accepts NULL */
 #define LI_SIMD_AVX2 2
 #define LI_SIMD_AVX512 3
 int li_simd_level(void);
+/* The L1 data cache the kernels block for (32 KB, 8 ways of 64-byte
+** lines: 64 sets, a way every 4 KB), shared by tr.c's tiles and
+** kern_rows.c's row blocks. */
+#define LI_L1_LINE 64u
+#define LI_L1_SETS 64u
+#define LI_L1_WAYS 8
+#define LI_L1_WAY (LI_L1_LINE * LI_L1_SETS) /* bytes between lines of a set */
 /* conv.c: a rows x k block from S (strides sso, ssi in S elements) to D
 ** (dso, dsi), S's unpack rule then D's pack rule; channel of (r, i) is
 ** cb + r*cso + i*csi; pre/post pad elements of D's pad around each row

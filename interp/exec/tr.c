@@ -90,15 +90,15 @@
 #define TR_UNROLL
 #endif
 #define TR_L1 (16u << 10)   /* bytes of A lines one column step may read */
-#define TR_LINE 64u         /* bytes of a cache line */
+#define TR_LINE LI_L1_LINE /* bytes of a cache line */
 #define TR_CB 256u          /* bytes of each row of A one column block reads */
 #define TR_PAGE 4096u       /* bytes of a page */
 #define TR_L2B (256u << 10) /* bytes of A one far column block may read */
 #define TR_MANY 64          /* rows of A from which far blocks grow */
 #define TR_BIG (4u << 20)   /* bytes of A from which far blocks grow */
 #define TR_FAR 1024u        /* B rows this far apart take tall tiles */
-#define TR_SETS 64u         /* sets of L1 (32 KB, 8 ways of 64-byte lines) */
-#define TR_WAYS 8           /* lines one set of L1 holds */
+#define TR_SETS LI_L1_SETS /* sets of L1 (plan_int.h) */
+#define TR_WAYS LI_L1_WAYS /* lines one set of L1 holds */
 #define TR_NEAR 256u        /* 2-, 4-byte B rows this near: 4T-high tiles */
 /* col_blocks inlined with its tile kernel known (an indirect call a tile
 ** cost the 1-byte 16-column transposes, kneron.1w16c8b, ~10%) */

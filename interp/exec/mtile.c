@@ -32,14 +32,6 @@
 #define MT_X86 1
 #endif
 
-#if defined(__GNUC__) && !defined(__clang__)
-#define MT_UNROLL _Pragma("GCC unroll 16")
-#elif defined(__clang__)
-#define MT_UNROLL _Pragma("unroll")
-#else
-#define MT_UNROLL
-#endif
-
 int64_t li_mtile_bytes(const li_mtile *t) {
   int64_t n = (int64_t)16 << (t->k + t->lanes);
   for (int i = 0; i < 3; i++) n *= t->l[i].n;
@@ -183,7 +175,7 @@ typedef void (*mt_fn)(const li_mtile *, const uint8_t *, uint8_t *, int64_t,
 ** register pairs (i, i + 2^b). On load the swaps run last to first, on
 ** store first to last; each is its own inverse. */
 #define MT_PAIRS(M, r, NR, XCH)                                              \
-  MT_UNROLL for (int i_ = 0; i_ < (NR); i_++)                                \
+  LI_UNROLL for (int i_ = 0; i_ < (NR); i_++)                                \
     if (!(i_ & (M)) && (i_ | (M)) < (NR)) XCH(r[i_], r[i_ | (M)])
 #define MT_X256(A, B)                                                        \
   do {                                                                       \
@@ -243,25 +235,25 @@ mt_local(mt_loc *c, const li_mtile *t) {
       const int LX, const int SW, const int SX) {                            \
     MT_T##V r[NR];                                                           \
     if (LW) {                                                                \
-      MT_UNROLL for (int i = 0; i < (NR); i++) r[i] = MT_LD##V(s + t->in[i]); \
+      LI_UNROLL for (int i = 0; i < (NR); i++) r[i] = MT_LD##V(s + t->in[i]); \
       if (LX) MT_XLD##V(r, NR);                                              \
     } else {                                                                 \
-      MT_UNROLL for (int i = 0; i < (NR); i++)                               \
+      LI_UNROLL for (int i = 0; i < (NR); i++)                               \
         r[i] = MT_LDL##V(s, t->in, i, NR);                                   \
     }                                                                        \
-    MT_UNROLL for (int k_ = 0; k_ < (RHO); k_++) {                           \
+    LI_UNROLL for (int k_ = 0; k_ < (RHO); k_++) {                           \
       MT_T##V o_[NR];                                                        \
-      MT_UNROLL for (int i = 0; i < (NR) / 2; i++) {                         \
+      LI_UNROLL for (int i = 0; i < (NR) / 2; i++) {                         \
         o_[2 * i] = MT_LO##V(W, r[i], r[i + (NR) / 2]);                      \
         o_[2 * i + 1] = MT_HI##V(W, r[i], r[i + (NR) / 2]);                  \
       }                                                                      \
-      MT_UNROLL for (int i = 0; i < (NR); i++) r[i] = o_[i];                 \
+      LI_UNROLL for (int i = 0; i < (NR); i++) r[i] = o_[i];                 \
     }                                                                        \
     if (SW) {                                                                \
       if (SX) MT_XST##V(r, NR);                                              \
-      MT_UNROLL for (int j = 0; j < (NR); j++) MT_ST##V(d + t->out[j], r[j]); \
+      LI_UNROLL for (int j = 0; j < (NR); j++) MT_ST##V(d + t->out[j], r[j]); \
     } else {                                                                 \
-      MT_UNROLL for (int j = 0; j < (NR); j++)                               \
+      LI_UNROLL for (int j = 0; j < (NR); j++)                               \
         MT_STL##V(d, t->out, j, NR, r[j]);                                   \
     }                                                                        \
   }                                                                          \

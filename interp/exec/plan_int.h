@@ -383,6 +383,16 @@ void li_slabs_free(li_slabs *v); /* accepts NULL */
 #define LI_SIMD_AVX2 2
 #define LI_SIMD_AVX512 3
 int li_simd_level(void);
+/* Unroll the next loop whole (a kernel's register network: rolled, its
+** vectors live on the stack; GCC's -O2 does not peel them on its own,
+** and planes.c's pair tiles ran 3.5x slower there than at -O3). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define LI_UNROLL _Pragma("GCC unroll 16")
+#elif defined(__clang__)
+#define LI_UNROLL _Pragma("unroll")
+#else
+#define LI_UNROLL
+#endif
 /* The L1 data cache the kernels block for (32 KB, 8 ways of 64-byte
 ** lines: 64 sets, a way every 4 KB), shared by tr.c's tiles and
 ** kern_rows.c's row blocks. */

@@ -150,13 +150,13 @@ split16(const pl_vx *v, int np, int hs, const uint8_t *s, __m128i *p) {
   }
   __m128i w[4];
   if (hs == 4)
-    for (int j = 0; j < 4; j++)
+    LI_UNROLL for (int j = 0; j < 4; j++)
       w[j] = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * j));
   else
     lo32x16(s, w);
   for (int q = 0; q < np; q++) {
     __m128i a[4];
-    for (int j = 0; j < 4; j++)
+    LI_UNROLL for (int j = 0; j < 4; j++)
       a[j] = _mm_and_si128(_mm_srl_epi32(w[j], v->cnt[q]), v->m32[q]);
     p[q] = _mm_packus_epi16(_mm_packs_epi32(a[0], a[1]),
                             _mm_packs_epi32(a[2], a[3]));
@@ -197,7 +197,7 @@ combine16(const pl_vx *v, int np, int hs, const __m128i *p, uint8_t *d) {
     w[2] = _mm_or_si128(w[2], _mm_sll_epi32(_mm_unpacklo_epi16(h, z), v->cnt[q]));
     w[3] = _mm_or_si128(w[3], _mm_sll_epi32(_mm_unpackhi_epi16(h, z), v->cnt[q]));
   }
-  for (int j = 0; j < 4; j++) {
+  LI_UNROLL for (int j = 0; j < 4; j++) {
     if (hs == 4) {
       _mm_storeu_si128((__m128i *)(void *)(d + 16 * j), w[j]);
     } else { /* 8 bytes: zero above bit 31 */
@@ -211,27 +211,27 @@ combine16(const pl_vx *v, int np, int hs, const __m128i *p, uint8_t *d) {
 /* K rows of 16 bytes into 16 rows of K bytes: v[t] then holds rows
 ** t * 16/K .. (t + 1) * 16/K - 1 (log2 K rounds of byte unpacks). */
 static inline __attribute__((always_inline)) void tr_fwd(__m128i *v, int K) {
-  for (int h = K / 2; h >= 1; h /= 2) {
+  LI_UNROLL for (int h = K / 2; h >= 1; h /= 2) {
     __m128i u[16];
-    for (int j = 0; j < K / 2; j++) {
+    LI_UNROLL for (int j = 0; j < K / 2; j++) {
       u[2 * j] = _mm_unpacklo_epi8(v[j], v[j + K / 2]);
       u[2 * j + 1] = _mm_unpackhi_epi8(v[j], v[j + K / 2]);
     }
-    for (int j = 0; j < K; j++) v[j] = u[j];
+    LI_UNROLL for (int j = 0; j < K; j++) v[j] = u[j];
   }
 }
 
 /* The inverse of tr_fwd: each round's even and odd bytes apart. */
 static inline __attribute__((always_inline)) void tr_inv(__m128i *v, int K) {
   const __m128i lo = _mm_set1_epi16(0x00ff);
-  for (int h = K / 2; h >= 1; h /= 2) {
+  LI_UNROLL for (int h = K / 2; h >= 1; h /= 2) {
     __m128i u[16];
-    for (int j = 0; j < K / 2; j++) {
+    LI_UNROLL for (int j = 0; j < K / 2; j++) {
       __m128i a = v[2 * j], c = v[2 * j + 1];
       u[j] = _mm_packus_epi16(_mm_and_si128(a, lo), _mm_and_si128(c, lo));
       u[j + K / 2] = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(c, 8));
     }
-    for (int j = 0; j < K; j++) v[j] = u[j];
+    LI_UNROLL for (int j = 0; j < K; j++) v[j] = u[j];
   }
 }
 #endif
@@ -320,7 +320,7 @@ tile_put(int64_t pst, const pl_vx *v, int np, int hs, const uint8_t *rows,
     return;
   }
   __m128i t[LG_MAX_PLANES][16];
-  for (int k = 0; k < K; k++) {
+  LI_UNROLL for (int k = 0; k < K; k++) {
     __m128i p[LG_MAX_PLANES];
     if (k < kv) split16(v, np, hs, rows + k * rs, p);
     for (int q = 0; q < np; q++) t[q][k] = k < kv ? p[q] : v->pad[q];
@@ -329,12 +329,12 @@ tile_put(int64_t pst, const pl_vx *v, int np, int hs, const uint8_t *rows,
     uint8_t *dq = d + q * pst;
     tr_fwd(t[q], K);
     if (vo) {
-      for (int j = 0; j < K; j++)
+      LI_UNROLL for (int j = 0; j < K; j++)
         _mm_storeu_si128((__m128i *)(void *)(dq + vo[j]), t[q][j]);
       continue;
     }
     uint8_t tb[256];
-    for (int j = 0; j < K; j++)
+    LI_UNROLL for (int j = 0; j < K; j++)
       _mm_storeu_si128((__m128i *)(void *)(tb + 16 * j), t[q][j]);
     for (int i = 0; i < T->n; i++)
       cp16(dq + pb[T->r[i].pi] + T->r[i].off, tb + T->r[i].b, T->r[i].len);
@@ -349,14 +349,14 @@ tile_get(int64_t pst, const pl_vx *v, int np, int hs, uint8_t *rows,
   for (int q = 0; q < np; q++) {
     const uint8_t *sq = s + q * pst;
     if (vo) {
-      for (int j = 0; j < K; j++)
+      LI_UNROLL for (int j = 0; j < K; j++)
         t[q][j] = _mm_loadu_si128((const __m128i *)(const void *)(sq + vo[j]));
     } else {
       uint8_t tb[256];
       memset(tb, 0, (size_t)(16 * K));
       for (int i = 0; i < T->n; i++)
         cp16(tb + T->r[i].b, sq + pb[T->r[i].pi] + T->r[i].off, T->r[i].len);
-      for (int j = 0; j < K; j++)
+      LI_UNROLL for (int j = 0; j < K; j++)
         t[q][j] = _mm_loadu_si128((const __m128i *)(const void *)(tb + 16 * j));
     }
     tr_inv(t[q], K);
@@ -416,28 +416,28 @@ combine_y(const pl_vy *v, __m256i p, uint8_t *d) {
 /* tr_fwd and tr_inv, both lanes at once. */
 __attribute__((target("avx2"), always_inline)) static inline void
 tr_fwd_y(__m256i *v, int K) {
-  for (int h = K / 2; h >= 1; h /= 2) {
+  LI_UNROLL for (int h = K / 2; h >= 1; h /= 2) {
     __m256i u[16];
-    for (int j = 0; j < K / 2; j++) {
+    LI_UNROLL for (int j = 0; j < K / 2; j++) {
       u[2 * j] = _mm256_unpacklo_epi8(v[j], v[j + K / 2]);
       u[2 * j + 1] = _mm256_unpackhi_epi8(v[j], v[j + K / 2]);
     }
-    for (int j = 0; j < K; j++) v[j] = u[j];
+    LI_UNROLL for (int j = 0; j < K; j++) v[j] = u[j];
   }
 }
 
 __attribute__((target("avx2"), always_inline)) static inline void
 tr_inv_y(__m256i *v, int K) {
   const __m256i lo = _mm256_set1_epi16(0x00ff);
-  for (int h = K / 2; h >= 1; h /= 2) {
+  LI_UNROLL for (int h = K / 2; h >= 1; h /= 2) {
     __m256i u[16];
-    for (int j = 0; j < K / 2; j++) {
+    LI_UNROLL for (int j = 0; j < K / 2; j++) {
       __m256i a = v[2 * j], c = v[2 * j + 1];
       u[j] = _mm256_packus_epi16(_mm256_and_si256(a, lo), _mm256_and_si256(c, lo));
       u[j + K / 2] = _mm256_packus_epi16(_mm256_srli_epi16(a, 8),
                                          _mm256_srli_epi16(c, 8));
     }
-    for (int j = 0; j < K; j++) v[j] = u[j];
+    LI_UNROLL for (int j = 0; j < K; j++) v[j] = u[j];
   }
 }
 
@@ -468,15 +468,15 @@ tile_put_y(int64_t pst, const pl_vy *v, int np, int hs, const uint8_t *rows,
            const int64_t *pb, const int64_t *vo) {
   (void)np; (void)hs;
   __m256i t[16];
-  for (int k = 0; k < K; k++)
+  LI_UNROLL for (int k = 0; k < K; k++)
     t[k] = k < kv ? split_y(v, rows + k * rs) : v->pad;
   tr_fwd_y(t, K);
   if (vo) {
-    for (int j = 0; j < K; j++) st_pair(d, vo[j], pst, t[j]);
+    LI_UNROLL for (int j = 0; j < K; j++) st_pair(d, vo[j], pst, t[j]);
     return;
   }
   uint8_t tb[2][256];
-  for (int j = 0; j < K; j++) {
+  LI_UNROLL for (int j = 0; j < K; j++) {
     _mm_storeu_si128((__m128i *)(void *)(tb[0] + 16 * j), _mm256_castsi256_si128(t[j]));
     _mm_storeu_si128((__m128i *)(void *)(tb[1] + 16 * j), _mm256_extracti128_si256(t[j], 1));
   }
@@ -493,7 +493,7 @@ tile_get_y(int64_t pst, const pl_vy *v, int np, int hs, uint8_t *rows,
   (void)np; (void)hs;
   __m256i t[16];
   if (vo) {
-    for (int j = 0; j < K; j++) t[j] = ld_pair(s, vo[j], pst);
+    LI_UNROLL for (int j = 0; j < K; j++) t[j] = ld_pair(s, vo[j], pst);
   } else {
     uint8_t tb[2][256];
     memset(tb[0], 0, (size_t)(16 * K)); /* rows the runs leave */
@@ -502,7 +502,7 @@ tile_get_y(int64_t pst, const pl_vy *v, int np, int hs, uint8_t *rows,
       for (int i = 0; i < T->n; i++)
         cp16(tb[q] + T->r[i].b, s + q * pst + pb[T->r[i].pi] + T->r[i].off,
              T->r[i].len);
-    for (int j = 0; j < K; j++) t[j] = ld_pair(tb[0], 16 * j, 256);
+    LI_UNROLL for (int j = 0; j < K; j++) t[j] = ld_pair(tb[0], 16 * j, 256);
   }
   tr_inv_y(t, K);
   for (int k = 0; k < kv && k < K; k++) combine_y(v, t[k], rows + k * rs);

@@ -81,14 +81,6 @@
 #endif
 
 #define TR_BYTES 16         /* bytes of one tile row */
-/* The network must be unrolled whole so that the tile stays in registers. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define TR_UNROLL _Pragma("GCC unroll 16")
-#elif defined(__clang__)
-#define TR_UNROLL _Pragma("unroll")
-#else
-#define TR_UNROLL
-#endif
 #define TR_L1 (16u << 10)   /* bytes of A lines one column step may read */
 #define TR_LINE LI_L1_LINE /* bytes of a cache line */
 #define TR_CB 256u          /* bytes of each row of A one column block reads */
@@ -118,22 +110,22 @@
 #define TR_ROUND(W, r, n)                                              \
   do {                                                                 \
     __m128i o_[16];                                                    \
-    TR_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                             \
+    LI_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                             \
       o_[2 * i_] = _mm_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);        \
       o_[2 * i_ + 1] = _mm_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]);    \
     }                                                                  \
-    TR_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+    LI_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
   } while (0)
 
 #define TR_TILE(NAME, W, N, ROUNDS)                                          \
   TR_CLONES static void NAME(const uint8_t *a, size_t lda, uint8_t *b,       \
                              size_t ldb, int nb) {                           \
     __m128i r[N];                                                            \
-    TR_UNROLL for (int i = 0; i < (N); i++)                                  \
+    LI_UNROLL for (int i = 0; i < (N); i++)                                  \
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);          \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);          \
     if (nb == (N)) {                                                         \
-      TR_UNROLL for (int j = 0; j < (N); j++)                                \
+      LI_UNROLL for (int j = 0; j < (N); j++)                                \
         _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb), r[j]);    \
     } else {                                                                 \
       for (int j = 0; j < nb; j++)                                           \
@@ -156,21 +148,21 @@ TR_TILE(tile_8, 64, 2, 1)
 #define TR_ROUND256(W, r, n)                                           \
   do {                                                                 \
     __m256i o_[16];                                                    \
-    TR_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
+    LI_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
       o_[2 * i_] = _mm256_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);     \
       o_[2 * i_ + 1] = _mm256_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]); \
     }                                                                  \
-    TR_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+    LI_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
   } while (0)
 
 #define TR_WIDE(NAME, W, N, ROUNDS)                                          \
   __attribute__((target("avx2"))) static void NAME(                          \
       const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
     __m256i r[N];                                                            \
-    TR_UNROLL for (int i = 0; i < (N); i++)                                  \
+    LI_UNROLL for (int i = 0; i < (N); i++)                                  \
       r[i] = _mm256_loadu_si256((const __m256i *)(const void *)(a + (size_t)i * lda)); \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);       \
-    TR_UNROLL for (int j = 0; j < (N); j++) {                                \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);       \
+    LI_UNROLL for (int j = 0; j < (N); j++) {                                \
       _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb),             \
                        _mm256_castsi256_si128(r[j]));                        \
       _mm_storeu_si128((__m128i *)(void *)(b + (size_t)((N) + j) * ldb),     \
@@ -195,12 +187,12 @@ TR_WIDE(wide_8, 64, 2, 1)
 #define TR_TWO_TILES(W, r, N, ROUNDS, a, lda)                                \
   do {                                                                       \
     const uint8_t *a2_ = (a) + (size_t)(N) * (lda);                          \
-    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
+    LI_UNROLL for (int i = 0; i < (N); i++) {                                \
       __m128i lo_ = _mm_loadu_si128((const __m128i *)(const void *)((a) + (size_t)i * (lda))); \
       __m128i hi_ = _mm_loadu_si128((const __m128i *)(const void *)(a2_ + (size_t)i * (lda))); \
       r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo_), hi_, 1);   \
     }                                                                        \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);       \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);       \
   } while (0)
 
 #define TR_TALL(NAME, W, N, ROUNDS)                                          \
@@ -208,7 +200,7 @@ TR_WIDE(wide_8, 64, 2, 1)
       const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
     __m256i r[N];                                                            \
     TR_TWO_TILES(W, r, N, ROUNDS, a, lda);                                   \
-    TR_UNROLL for (int j = 0; j < (N); j++)                                  \
+    LI_UNROLL for (int j = 0; j < (N); j++)                                  \
       _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb), r[j]);   \
   }
 
@@ -226,15 +218,15 @@ TR_WIDE(wide_8, 64, 2, 1)
       const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
     __m256i r[N], s[N];                                                      \
     const uint8_t *a2 = a + (size_t)(N) * lda;                               \
-    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
+    LI_UNROLL for (int i = 0; i < (N); i++) {                                \
       r[i] = _mm256_loadu_si256((const __m256i *)(const void *)(a + (size_t)i * lda)); \
       s[i] = _mm256_loadu_si256((const __m256i *)(const void *)(a2 + (size_t)i * lda)); \
     }                                                                        \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) {                           \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) {                           \
       TR_ROUND256(W, r, N);                                                  \
       TR_ROUND256(W, s, N);                                                  \
     }                                                                        \
-    TR_UNROLL for (int j = 0; j < (N); j++) {                                \
+    LI_UNROLL for (int j = 0; j < (N); j++) {                                \
       _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)j * ldb),          \
                           _mm256_permute2x128_si256(r[j], s[j], 0x20));      \
       _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)((N) + j) * ldb),  \
@@ -258,21 +250,21 @@ TR_TALL(tall_8, 64, 2, 1)
 #define TR_ROUND512(W, r, n)                                           \
   do {                                                                 \
     __m512i o_[16];                                                    \
-    TR_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
+    LI_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
       o_[2 * i_] = _mm512_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);     \
       o_[2 * i_ + 1] = _mm512_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]); \
     }                                                                  \
-    TR_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+    LI_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
   } while (0)
 
 #define TR_WIDE4(NAME, W, N, ROUNDS)                                         \
   __attribute__((target("avx512f,avx512bw"))) static void NAME(              \
       const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
     __m512i r[N];                                                            \
-    TR_UNROLL for (int i = 0; i < (N); i++)                                  \
+    LI_UNROLL for (int i = 0; i < (N); i++)                                  \
       r[i] = _mm512_loadu_si512((const void *)(a + (size_t)i * lda));        \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND512(W, r, N);       \
-    TR_UNROLL for (int j = 0; j < (N); j++) {                                \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND512(W, r, N);       \
+    LI_UNROLL for (int j = 0; j < (N); j++) {                                \
       _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb),             \
                        _mm512_castsi512_si128(r[j]));                        \
       _mm_storeu_si128((__m128i *)(void *)(b + (size_t)((N) + j) * ldb),     \
@@ -295,7 +287,7 @@ TR_WIDE4(wide4_1, 8, 16, 4)
   __attribute__((target("avx512f,avx512bw"))) static void NAME(              \
       const uint8_t *a, size_t lda, uint8_t *b, size_t ldb) {                \
     __m512i r[N];                                                            \
-    TR_UNROLL for (int i = 0; i < (N); i++) {                                \
+    LI_UNROLL for (int i = 0; i < (N); i++) {                                \
       __m512i v_ = _mm512_castsi128_si512(                                   \
           _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda))); \
       v_ = _mm512_inserti32x4(v_, _mm_loadu_si128((const __m128i *)(const void *)( \
@@ -306,8 +298,8 @@ TR_WIDE4(wide4_1, 8, 16, 4)
                a + (size_t)(3 * (N) + i) * lda)), 3);                        \
       r[i] = v_;                                                             \
     }                                                                        \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND512(W, r, N);       \
-    TR_UNROLL for (int j = 0; j < (N); j++)                                  \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND512(W, r, N);       \
+    LI_UNROLL for (int j = 0; j < (N); j++)                                  \
       _mm512_storeu_si512((void *)(b + (size_t)j * ldb), r[j]);              \
   }
 TR_TALL4(tall4_1, 8, 16, 4)
@@ -341,9 +333,9 @@ typedef void (*wide_fn)(const uint8_t *, size_t, uint8_t *, size_t);
   TR_CLONES static void NAME(const uint8_t *a, uint8_t *b, size_t ldb,       \
                              int nb) {                                       \
     __m128i r[M];                                                            \
-    TR_UNROLL for (int i = 0; i < (M); i++)                                  \
+    LI_UNROLL for (int i = 0; i < (M); i++)                                  \
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i));   \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);          \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);          \
     for (int j = 0; j < nb; j++)                                             \
       _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb), r[j]);      \
   }
@@ -380,10 +372,10 @@ TR_NARROW_SHAPES(X)
 #define TR_NDST(NAME, W, M, ROUNDS)                                          \
   TR_CLONES static void NAME(const uint8_t *a, size_t lda, uint8_t *b) {     \
     __m128i r[M];                                                            \
-    TR_UNROLL for (int i = 0; i < (M); i++)                                  \
+    LI_UNROLL for (int i = 0; i < (M); i++)                                  \
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);          \
-    TR_UNROLL for (int j = 0; j < (M); j++)                                  \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);          \
+    LI_UNROLL for (int j = 0; j < (M); j++)                                  \
       _mm_storeu_si128((__m128i *)(void *)(b + 16 * j), r[j]);               \
   }
 
@@ -400,10 +392,10 @@ typedef void (*ndst_fn)(const uint8_t *, size_t, uint8_t *);
   __attribute__((target("avx2"))) static void NAME(const uint8_t *a,         \
                                                    size_t lda, uint8_t *b) { \
     __m256i r[M];                                                            \
-    TR_UNROLL for (int i = 0; i < (M); i++)                                  \
+    LI_UNROLL for (int i = 0; i < (M); i++)                                  \
       r[i] = _mm256_loadu_si256((const __m256i *)(const void *)(a + (size_t)i * lda)); \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);       \
-    TR_UNROLL for (int j = 0; j < (M); j++) {                                \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);       \
+    LI_UNROLL for (int j = 0; j < (M); j++) {                                \
       _mm_storeu_si128((__m128i *)(void *)(b + 16 * j),                      \
                        _mm256_castsi256_si128(r[j]));                        \
       _mm_storeu_si128((__m128i *)(void *)(b + 16 * ((M) + j)),              \
@@ -894,13 +886,13 @@ static inline void trg_store(const li_trg *t, size_t gb, const uint8_t *v,
   TR_CLONES static void NAME(const li_trg *t, const uint8_t *s, uint8_t *d,   \
                              int64_t dsc, size_t gb) {                        \
     __m128i r[N];                                                             \
-    TR_UNROLL for (int i = 0; i < (N); i++)                                   \
+    LI_UNROLL for (int i = 0; i < (N); i++)                                   \
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(                 \
           t->row[i] < 0 ? t->pad : s + t->row[i] * (int64_t)(16 / (N))));     \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
     if (t->ng == 1 && gb == 16) { /* whole rows, from the registers */       \
       uint8_t *q = d + t->grp[0] * (int64_t)(16 / (N));                       \
-      TR_UNROLL for (int j = 0; j < (N); j++)                                 \
+      LI_UNROLL for (int j = 0; j < (N); j++)                                 \
         _mm_storeu_si128((__m128i *)(void *)(q + j * dsc * (int64_t)(16 / (N))), r[j]); \
       return;                                                                 \
     }                                                                         \
@@ -925,14 +917,14 @@ TRG_TILE(trg_8, 64, 2, 1)
     const int64_t es = 16 / (N);                                              \
     const __m256i pv = _mm256_broadcastsi128_si256(                           \
         _mm_loadu_si128((const __m128i *)(const void *)t->pad));              \
-    TR_UNROLL for (int i = 0; i < (N); i++)                                   \
+    LI_UNROLL for (int i = 0; i < (N); i++)                                   \
       r[i] = t->row[i] < 0 ? pv                                               \
                            : _mm256_loadu_si256((const __m256i *)(const void *)( \
                                  s + t->row[i] * es));                        \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);        \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, N);        \
     if (t->ng == 1) { /* whole rows: stored from the registers */            \
       uint8_t *q = d + t->grp[0] * es;                                        \
-      TR_UNROLL for (int j = 0; j < (N); j++) {                               \
+      LI_UNROLL for (int j = 0; j < (N); j++) {                               \
         _mm_storeu_si128((__m128i *)(void *)(q + j * dsc * es),               \
                          _mm256_castsi256_si128(r[j]));                       \
         _mm_storeu_si128((__m128i *)(void *)(q + ((N) + j) * dsc * es),       \
@@ -960,11 +952,11 @@ TRG_WIDE(trgw_8, 64, 2, 1)
   TR_CLONES static void NAME(const li_trg *t, const uint8_t *s, uint8_t *d,   \
                              size_t esz) {                                    \
     __m128i r[M];                                                             \
-    TR_UNROLL for (int i = 0; i < (M); i++)                                   \
+    LI_UNROLL for (int i = 0; i < (M); i++)                                   \
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(                 \
           t->row[i] < 0 ? t->pad : s + t->row[i] * (int64_t)esz));            \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);           \
-    TR_UNROLL for (int j = 0; j < (M); j++)                                   \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);           \
+    LI_UNROLL for (int j = 0; j < (M); j++)                                   \
       _mm_storeu_si128((__m128i *)(void *)(d + 16 * j), r[j]);                \
   }
 #define X(N, E, M, W, RM, RT) TRG_NARROW(trgn_##N, W, M, RM)
@@ -981,12 +973,12 @@ typedef void (*trgn_fn)(const li_trg *, const uint8_t *, uint8_t *, size_t);
     __m256i r[M];                                                             \
     const __m256i pv = _mm256_broadcastsi128_si256(                           \
         _mm_loadu_si128((const __m128i *)(const void *)t->pad));              \
-    TR_UNROLL for (int i = 0; i < (M); i++)                                   \
+    LI_UNROLL for (int i = 0; i < (M); i++)                                   \
       r[i] = t->row[i] < 0 ? pv                                               \
                            : _mm256_loadu_si256((const __m256i *)(const void *)( \
                                  s + t->row[i] * (int64_t)esz));              \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);        \
-    TR_UNROLL for (int j = 0; j < (M); j++) {                                 \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND256(W, r, M);        \
+    LI_UNROLL for (int j = 0; j < (M); j++) {                                 \
       _mm_storeu_si128((__m128i *)(void *)(d + 16 * j),                       \
                        _mm256_castsi256_si128(r[j]));                         \
       _mm_storeu_si128((__m128i *)(void *)(d + 16 * ((M) + j)),               \
@@ -1103,10 +1095,10 @@ void li_trg_run(const li_trg *t, size_t esz, int simd, const uint8_t *s,
   TR_CLONES static void NAME(const uint8_t *a, size_t lda,                    \
                              uint8_t *const *bp, size_t off) {                \
     __m128i r[N];                                                             \
-    TR_UNROLL for (int i = 0; i < (N); i++)                                   \
+    LI_UNROLL for (int i = 0; i < (N); i++)                                   \
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + (size_t)i * lda)); \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
-    TR_UNROLL for (int j = 0; j < (N); j++)                                   \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, N);           \
+    LI_UNROLL for (int j = 0; j < (N); j++)                                   \
       _mm_storeu_si128((__m128i *)(void *)(bp[j] + off), r[j]);               \
   }
 TRC_TILE(trc_1, 8, 16, 4)
@@ -1122,7 +1114,7 @@ typedef void (*trc_fn)(const uint8_t *, size_t, uint8_t *const *, size_t);
       const uint8_t *a, size_t lda, uint8_t *const *bp, size_t off) {         \
     __m256i r[N];                                                             \
     TR_TWO_TILES(W, r, N, ROUNDS, a, lda);                                    \
-    TR_UNROLL for (int j = 0; j < (N); j++)                                   \
+    LI_UNROLL for (int j = 0; j < (N); j++)                                   \
       _mm256_storeu_si256((__m256i *)(void *)(bp[j] + off), r[j]);            \
   }
 TRC_TWO(trc2_1, 8, 16, 4)
@@ -1141,10 +1133,10 @@ TRC_TWO(trc2_8, 64, 2, 1)
   TR_CLONES static void NAME(const uint8_t *a, uint8_t *const *bp,            \
                              size_t off) {                                    \
     __m128i r[M];                                                             \
-    TR_UNROLL for (int i = 0; i < (M); i++)                                   \
+    LI_UNROLL for (int i = 0; i < (M); i++)                                   \
       r[i] = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * i));    \
-    TR_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);           \
-    TR_UNROLL for (int j = 0; j < (M); j++)                                   \
+    LI_UNROLL for (int k = 0; k < (ROUNDS); k++) TR_ROUND(W, r, M);           \
+    LI_UNROLL for (int j = 0; j < (M); j++)                                   \
       _mm_storeu_si128((__m128i *)(void *)(bp[j] + off), r[j]);               \
   }
 #define X(N, E, M, W, RM, RT) TRCN(trcn_##N, W, M, RT)
@@ -1157,7 +1149,7 @@ typedef void (*trcn_fn)(const uint8_t *, uint8_t *const *, size_t);
       const uint8_t *a, uint8_t *const *bp, size_t off) {                     \
     __m256i r[M];                                                             \
     TR_TWO_TILES(W, r, M, ROUNDS, a, 16);                                     \
-    TR_UNROLL for (int j = 0; j < (M); j++)                                   \
+    LI_UNROLL for (int j = 0; j < (M); j++)                                   \
       _mm256_storeu_si256((__m256i *)(void *)(bp[j] + off), r[j]);            \
   }
 #define X(N, E, M, W, RM, RT) TRCN2(trcn2_##N, W, M, RT)

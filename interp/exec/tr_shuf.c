@@ -36,14 +36,6 @@
 #define SH_X86 1
 #endif
 
-#if defined(__GNUC__) && !defined(__clang__)
-#define SH_UNROLL _Pragma("GCC unroll 16")
-#elif defined(__clang__)
-#define SH_UNROLL _Pragma("unroll")
-#else
-#define SH_UNROLL
-#endif
-
 #define SH_CH 16   /* output chunks of one register, at most (256 bytes) */
 #define SH_GB 64   /* bytes of one destination group, at most */
 
@@ -76,11 +68,11 @@ static int log2_of(int p) {
 #define SH_ROUND(W, r, n)                                              \
   do {                                                                 \
     __m128i o_[16];                                                    \
-    SH_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
+    LI_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
       o_[2 * i_] = _mm_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);        \
       o_[2 * i_ + 1] = _mm_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]);    \
     }                                                                  \
-    SH_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+    LI_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
   } while (0)
 
 #define SH_LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
@@ -93,12 +85,12 @@ static int log2_of(int p) {
   __attribute__((target("avx2"))) static void NAME(                          \
       const uint8_t *a, size_t lda, int m, uint8_t *o, const sh_masks *k) {  \
     __m128i r[P];                                                            \
-    SH_UNROLL for (int i = 0; i < (P); i++)                                  \
+    LI_UNROLL for (int i = 0; i < (P); i++)                                  \
       r[i] = i < m ? SH_LD(a + (size_t)i * lda) : _mm_setzero_si128();       \
-    SH_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND(W, r, P);          \
+    LI_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND(W, r, P);          \
     if (k->nch == 1) {                                                       \
       const __m128i mk = SH_LD(k->mask[0]), pv = SH_LD(k->pad[0]);           \
-      SH_UNROLL for (int j = 0; j < (P); j++)                                \
+      LI_UNROLL for (int j = 0; j < (P); j++)                                \
         SH_ST(o + (size_t)j * k->rs,                                         \
               _mm_or_si128(_mm_shuffle_epi8(r[j], mk), pv));                 \
       return;                                                                \
@@ -109,13 +101,13 @@ static int log2_of(int p) {
       for (int t = 0; t < nch; t++) {                                        \
         const __m128i mk = SH_LD(k->mask[t]), pv = SH_LD(k->pad[t]);         \
         uint8_t *ot = o + k->off[t];                                         \
-        SH_UNROLL for (int j = 0; j < (P); j++)                              \
+        LI_UNROLL for (int j = 0; j < (P); j++)                              \
           SH_ST(ot + (size_t)j * rs,                                         \
                 _mm_or_si128(_mm_shuffle_epi8(r[j], mk), pv));               \
       }                                                                      \
       return;                                                                \
     }                                                                        \
-    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+    LI_UNROLL for (int j = 0; j < (P); j++)                                  \
       for (int t = 0; t < nch; t++)                                          \
         SH_ST(o + (size_t)j * rs + k->off[t],                                \
               _mm_or_si128(_mm_shuffle_epi8(r[j], SH_LD(k->mask[t])),        \
@@ -139,11 +131,11 @@ typedef void (*ndst_fn)(const uint8_t *, size_t, int, uint8_t *,
 #define SH_ROUND2(W, r, n)                                             \
   do {                                                                 \
     __m256i o_[16];                                                    \
-    SH_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
+    LI_UNROLL for (int i_ = 0; i_ < (n) / 2; i_++) {                   \
       o_[2 * i_] = _mm256_unpacklo_epi##W(r[i_], r[i_ + (n) / 2]);     \
       o_[2 * i_ + 1] = _mm256_unpackhi_epi##W(r[i_], r[i_ + (n) / 2]); \
     }                                                                  \
-    SH_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
+    LI_UNROLL for (int i_ = 0; i_ < (n); i_++) r[i_] = o_[i_];         \
   } while (0)
 #define SH_BC(p) _mm256_broadcastsi128_si256(SH_LD(p))
 
@@ -152,18 +144,18 @@ typedef void (*ndst_fn)(const uint8_t *, size_t, int, uint8_t *,
       const uint8_t *a, size_t lda, int m, uint8_t *o, size_t tb,            \
       const sh_masks *k) {                                                   \
     __m256i r[P];                                                            \
-    SH_UNROLL for (int i = 0; i < (P); i++)                                  \
+    LI_UNROLL for (int i = 0; i < (P); i++)                                  \
       r[i] = i < m ? _mm256_loadu_si256(                                     \
                          (const __m256i *)(const void *)(a + (size_t)i * lda)) \
                    : _mm256_setzero_si256();                                 \
-    SH_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND2(W, r, P);         \
+    LI_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND2(W, r, P);         \
     const size_t rs = k->rs;                                                 \
     const __m256i mk = SH_BC(k->mask[0]), pv = SH_BC(k->pad[0]);             \
-    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+    LI_UNROLL for (int j = 0; j < (P); j++)                                  \
       r[j] = _mm256_or_si256(_mm256_shuffle_epi8(r[j], mk), pv);             \
-    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+    LI_UNROLL for (int j = 0; j < (P); j++)                                  \
       SH_ST(o + (size_t)j * rs, _mm256_castsi256_si128(r[j]));               \
-    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+    LI_UNROLL for (int j = 0; j < (P); j++)                                  \
       SH_ST(o + tb + (size_t)j * rs, _mm256_extracti128_si256(r[j], 1));     \
   }
 
@@ -198,9 +190,9 @@ static const ndst2_fn ndst2_tab[4][5] = {
       size_t ldb, int nb) {                                                  \
     __m128i r[P];                                                            \
     const __m128i mk = SH_LD(mask);                                          \
-    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+    LI_UNROLL for (int j = 0; j < (P); j++)                                  \
       r[j] = _mm_shuffle_epi8(SH_LD(a + (size_t)j * step), mk);              \
-    SH_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND(W, r, P);          \
+    LI_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND(W, r, P);          \
     for (int i = 0; i < nb; i++) SH_ST(b + (size_t)i * ldb, r[i]);           \
   }
 
@@ -227,13 +219,13 @@ static const nsrc_fn nsrc_tab[4][5] = {
       uint8_t *b, size_t ldb, int nb) {                                      \
     __m256i r[P];                                                            \
     const __m256i mk = SH_BC(mask);                                          \
-    SH_UNROLL for (int j = 0; j < (P); j++)                                  \
+    LI_UNROLL for (int j = 0; j < (P); j++)                                  \
       r[j] = _mm256_shuffle_epi8(                                            \
           _mm256_inserti128_si256(                                           \
               _mm256_castsi128_si256(SH_LD(a + (size_t)j * step)),           \
               SH_LD(a + tb + (size_t)j * step), 1),                          \
           mk);                                                               \
-    SH_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND2(W, r, P);         \
+    LI_UNROLL for (int s = 0; s < (ROUNDS); s++) SH_ROUND2(W, r, P);         \
     for (int i = 0; i < nb; i++)                                             \
       _mm256_storeu_si256((__m256i *)(void *)(b + (size_t)i * ldb), r[i]);   \
   }

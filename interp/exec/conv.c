@@ -269,14 +269,16 @@ static int64_t run_esz(const li_side *X) {
   return X->v.nplanes ? 2 : (int64_t)X->esz;
 }
 
-/* 2 byte planes whose element bits are 16-bit (the 'hl' formats). */
-static int planes_ok(const li_side *X) {
-  if (!X->v.nplanes) return 1;
-  const li_vrule *v = &X->v;
-  return v->nplanes == 2 && X->esz == 1 &&
+int li_pair_planes(const li_vrule *v) {
+  return v->nplanes == 2 &&
          li_dt_size(v->kind == LI_VR_ID ? v->cpu : v->hw) == 2 &&
          v->shift[0] >= 0 && v->shift[0] < 16 && v->shift[1] >= 0 &&
          v->shift[1] < 16;
+}
+
+/* No planes, or the pair in bytes. */
+static int planes_ok(const li_side *X) {
+  return !X->v.nplanes || (X->esz == 1 && li_pair_planes(&X->v));
 }
 
 /* A pair's shifts and masks (2 planes of 16-bit element bits), and
@@ -950,13 +952,18 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
 ** the shifts and masks); combined, the planes' 16 bytes each widened,
 ** masked, shifted and or-ed. kneron.16w1c8bhl int16 [1,64,56,56] pack
 ** 46 -> 29 us, unpack 37 -> 22 (min of 5). */
-__attribute__((target("avx2"), always_inline)) static inline void
-split16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
-          uint8_t *d, int64_t ps) {
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+split16_v(const pair *q, __m256i k0, __m256i k1, const uint8_t *s) {
   const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)s);
   const __m256i a = _mm256_and_si256(_mm256_srl_epi16(x, q->c0), k0);
   const __m256i b = _mm256_and_si256(_mm256_srl_epi16(x, q->c1), k1);
-  const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+  return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+split16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
+          uint8_t *d, int64_t ps) {
+  const __m256i p = split16_v(q, k0, k1, s);
   _mm_storeu_si128((__m128i *)(void *)d, _mm256_castsi256_si128(p));
   _mm_storeu_si128((__m128i *)(void *)(d + ps), _mm256_extracti128_si256(p, 1));
 }
@@ -995,6 +1002,32 @@ split_group16(const pair *q, const uint8_t *u, uint8_t *d, const int64_t *o,
   const __m256i k0 = _mm256_set1_epi16((short)q->m0),
                 k1 = _mm256_set1_epi16((short)q->m1);
   for (int64_t r = 0; r < nr; r++) split16_y(q, k0, k1, u + 32 * r, d + o[r], ps);
+}
+
+/* split_group16 for rows of k < 16 elements (u's rows back to back, 32
+** bytes readable past the last) and 16 - k pad bytes after each row in
+** both planes (the last block of 16W1C8BHL's rows): a row's 16-element
+** load reads on into the next row, its lanes past k become the pads, and
+** each plane's 16 bytes are one store. kneron.16w1c8bhl pack int16
+** [1,64,56,56]: the rows of 8 and a fill box of their pads before. */
+__attribute__((target("avx2"))) static void
+split_group16p(const pair *q, const uint8_t *u, int64_t k, uint8_t *d,
+               const int64_t *o, int64_t nr, int64_t ps, const uint8_t *pad) {
+  const __m256i k0 = _mm256_set1_epi16((short)q->m0),
+                k1 = _mm256_set1_epi16((short)q->m1);
+  const __m128i in = _mm_cmpgt_epi8(
+      _mm_set1_epi8((char)k),
+      _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  const __m256i keep = _mm256_set_m128i(in, in),
+                pv = _mm256_set_m128i(_mm_set1_epi8((char)pad[1]),
+                                      _mm_set1_epi8((char)pad[0]));
+  for (int64_t r = 0; r < nr; r++) {
+    const __m256i p =
+        _mm256_blendv_epi8(pv, split16_v(q, k0, k1, u + 2 * k * r), keep);
+    uint8_t *dr = d + o[r];
+    _mm_storeu_si128((__m128i *)(void *)dr, _mm256_castsi256_si128(p));
+    _mm_storeu_si128((__m128i *)(void *)(dr + ps), _mm256_extracti128_si256(p, 1));
+  }
 }
 
 __attribute__((target("avx2"))) static void
@@ -1093,12 +1126,14 @@ group_rows(const li_rows2 *g, int64_t *pj, int64_t *pi, int64_t R, int cross,
 /* Groups of up to R rows (of one channel unless cross) through L1. */
 static void rows_grouped(const li_side *S, const li_side *D,
                          const uint8_t *src, const li_rows2 *g, uint8_t *dst,
-                         int64_t k, int64_t cb, int64_t R, int cross) {
+                         int64_t k, int64_t cb, int64_t R, int cross,
+                         int64_t pre, int64_t post, const uint8_t *pad) {
   const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID;
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
   const int64_t rs = run_esz(S), rd = run_esz(D);
   const int64_t sps = S->pstride, dps = D->pstride;
-  _Alignas(64) uint8_t u[2 * RB], sb[8 * RB], t[8 * RB];
+  /* 32 bytes past their rows: split_group16p's loads read on */
+  _Alignas(64) uint8_t u[2 * RB + 32], sb[8 * RB], t[8 * RB];
   int64_t so[RB], dof[RB]; /* the group's rows (bytes from sr, dr) */
   int64_t j = 0, i = 0; /* the next row */
   /* Groups of whole steps where a step's rows fit: then a step's rows,
@@ -1144,8 +1179,22 @@ static void rows_grouped(const li_side *S, const li_side *D,
       conv_run(S, D, bits, dc ? dr : t, n, c);
       out = dc ? NULL : t;
     }
-    if (D->v.nplanes && dcon) {
+    if (D->v.nplanes && dcon && !pre && !post) {
       split2(&D->v, out, dr, dps, n);
+    } else if (D->v.nplanes && (pre || post)) { /* rows and their pads */
+#if defined(LI_HAVE_X86_TARGET) && defined(__SSE2__)
+      if (!pre && k + post == 16 && out != sr && D->v.simd >= LI_SIMD_AVX2)
+        split_group16p(&qd, out, k, dr, dof, nr, dps, pad);
+      else
+#endif
+        for (int64_t r = 0; r < nr; r++) {
+          uint8_t *e = dr + dof[r];
+          split2q(&qd, out + r * k * rd, e, dps, k);
+          for (int q = 0; q < 2; q++) {
+            padb(e - pre + q * dps, pre, pad[q]);
+            padb(e + k + q * dps, post, pad[q]);
+          }
+        }
     } else if (D->v.nplanes) { /* row by row into the planes */
 #if defined(LI_HAVE_X86_TARGET) && defined(__SSE2__)
       if (k == 16 && D->v.simd >= LI_SIMD_AVX2)
@@ -1168,20 +1217,22 @@ static int conv_direct_planes(const li_side *S, const li_side *D,
                               const uint8_t *src, const li_rows2 *g,
                               int64_t ssi, uint8_t *dst, int64_t dsi,
                               int64_t k, int64_t cb, int64_t csi,
-                              int64_t pre, int64_t post) {
+                              int64_t pre, int64_t post, const uint8_t *pad) {
   int perch = (S->v.axis >= 0 && S->v.nch > 1) || (D->v.axis >= 0 && D->v.nch > 1);
   const int ids = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_ID;
-  if (ssi != 1 || dsi != 1 || k > RB || pre || post ||
+  const int pads = pre || post; /* D's planes' row pads (rows_grouped) */
+  if (ssi != 1 || dsi != 1 || k > RB || (pads && !D->v.nplanes) ||
       (perch && csi != 0) || (!S->v.nplanes && !D->v.nplanes) ||
       !planes_ok(S) || !planes_ok(D) || !tr_esz(S->esz) || !tr_esz(D->esz) ||
       !tr_rule_ok(&S->v) || !tr_rule_ok(&D->v) ||
       (ids && run_esz(S) != run_esz(D)))
     return 0;
-  if ((perch && g->cso != 0 && k >= 16) || (ids && k >= 8))
+  if (!pads && ((perch && g->cso != 0 && k >= 16) || (ids && k >= 8)))
     rows1(S, D, src, g, dst, k, cb);
   else
     rows_grouped(S, D, src, g, dst, k, cb,
-                 perch && g->cso != 0 ? 1 : RB / k, !perch || g->cso2 == 0);
+                 perch && g->cso != 0 ? 1 : RB / k, !perch || g->cso2 == 0,
+                 pre, post, pad);
   return 1;
 }
 
@@ -1195,7 +1246,8 @@ void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
                   int64_t post, const uint8_t *pad) {
   if (conv_tr(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post) ||
       conv_direct(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post, pad) ||
-      conv_direct_planes(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post))
+      conv_direct_planes(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post,
+                         pad))
     return;
   int32_t ch[TILE];
   int64_t so[TILE], dof[TILE], co[TILE];

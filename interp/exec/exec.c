@@ -647,6 +647,7 @@ LI_STEP step_SPLIT2(walk *w, uint8_t *d) {
 LI_STEP step_PLANES(walk *w, uint8_t *d) {
   li_planes_run(w->p, w->b, w->L, w->nl, w->src + w->sb * (int64_t)w->se, d,
                 w->cb);
+  w->pre = w->post = 0; /* the row pads: pad rows of its tiles */
 }
 
 /* Never reached: li_exec_box runs nothing for a DONE box. */

@@ -372,6 +372,11 @@ void li_slab_run(const li_plan *p, int k, const uint8_t *src, uint8_t *dst,
                  int64_t sb, int64_t db, int64_t cb, const li_loop *in);
 void li_slabs_free(li_slabs *v); /* accepts NULL */
 
+/* conv.c: whether v splits 16-bit element bits into 2 byte planes (the
+** pair: Kneron's 'hl' formats), which conv.c's row paths and planes.c's
+** AVX2 tiles move, pads included. */
+int li_pair_planes(const li_vrule *v);
+
 /* exec.c */
 /* Instruction sets the executor may use, chosen at plan time: the best the
 ** CPU has, lowered by the environment variable LAY_SIMD (0 = portable C

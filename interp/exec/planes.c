@@ -720,16 +720,18 @@ static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
              (x->C->v.axis >= 0 && x->C->v.nch > 1);
   x->simd = p->simd;
   x->b = (pl_loop){1, 0, 0, 0};
-  int hb = 0;
+  int hb = 0, bi = -1;
   for (int i = 0; i < n; i++) {
     if (l[i].tab) return 0;
-    if (l[i].ext == 1) continue;
+    /* a row of one with pads after it is still the rows' loop */
+    if (l[i].ext == 1 && !(pack && bx->post && l[i].ds == 1)) continue;
     pl_loop o = {l[i].ext, pack ? l[i].ss : l[i].ds, pack ? l[i].ds : l[i].ss,
                  l[i].cs};
     if (o.cs < 0 || o.ps < 0) return 0;
     if (o.ps == 1 && o.cs != 1 && !hb) {
       x->b = o;
       hb = 1;
+      bi = i;
     } else {
       x->q[x->nq++] = o;
     }
@@ -741,6 +743,12 @@ static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
   x->bv = x->b.n;
   if (hb && pack && bx->bk > x->b.n) { /* pad rows with the data */
     x->b.n = bx->bk;
+    for (int q = 0; q < x->np; q++) x->pad[q] = p->pats[bx->pat][q];
+  } else if (bx->pre || bx->post) {
+    /* the box's row pads after the rows' loop (P's stride-1 loop, whose
+    ** rows are the pads' rows) are pad rows of its tiles */
+    if (!pack || bi != n - 1 || bx->pre || x->b.n + bx->post > 16) return 0;
+    x->b.n += bx->post;
     for (int q = 0; q < x->np; q++) x->pad[q] = p->pats[bx->pat][q];
   }
   if (!x->nq || x->q[0].cs != 1) { /* no run along C: segments of one */
@@ -853,7 +861,8 @@ int li_planes_absorb(li_plan *p, li_box *f, const li_loop *L, int n) {
     return 0;
   for (int bi = p->nbox - 2; bi >= 0; bi--) {
     li_box *D = &p->box[bi];
-    if (D->fill || D->kern != LI_K_PLANES || D->bk) continue;
+    if (D->fill || D->kern != LI_K_PLANES || D->bk || D->pre || D->post)
+      continue;
     const li_loop *l = p->loops + D->l0;
     li_loop M[PL_MAXL];
     int y = -1;

@@ -1136,10 +1136,11 @@ static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
   /* Fused row padding: D's innermost axis (stride 1, the lowest digit of
   ** its dim, K values) is written whole by the data boxes, pads included,
   ** when every row meets at most one data piece, S covers D's window and
-  ** no dimension needs a table loop. */
+  ** no dimension needs a table loop. With byte planes, only for the pair
+  ** (li_pair_planes), whose kernels write the pads with the rows. */
   int rowdim = -1;
   int64_t K = 0;
-  if (!st && !D->v.nplanes) {
+  if (!st && (!D->v.nplanes || li_pair_planes(&D->v))) {
     int ok = 1, jr = -1;
     for (int i = 0; i < rank; i++) {
       const li_sdim *a = &S->dim[i], *b = &D->dim[dmap[i]];

@@ -631,7 +631,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     /* byte planes on one side, a split li_planes_ok takes: the whole
     ** box through planes.c's tiles (not with LAY_KERNELS=special, whose
     ** tests check SPLIT2's own paths) */
-    if (sp != 2 && !pre && !post && li_planes_ok(p, b, L, n)) {
+    if (sp != 2 && li_planes_ok(p, b, L, n)) { /* its row pads: pad rows */
       b->kern = LI_K_PLANES;
       b->bk = 0; /* or the pad rows li_planes_absorb gives it */
     }

@@ -330,9 +330,9 @@ split16(const pair *q, __m128i x0, __m128i x1, __m128i *lo, __m128i *hi) {
 /* The planes' bytes s[i] and s[i + ps] combined into 16-bit element bits
 ** u[i] = (s[i] & mask0) << shift0 | (s[i + ps] & mask1) << shift1 (16
 ** bits: shifts of 16 and more leave nothing, as in the scalar loop). A
-** run of 8 elements or more ends with a step that overlaps the one before
-** (u must not overlap s): the short rows of the Kneron formats (8 or 12
-** of a 16-pixel block) take the vector path too. */
+** run of 4 elements or more ends with a step that overlaps the one before
+** (u must not overlap s): the short rows of the Kneron formats (7, 8 or
+** 12 of a 16-pixel block) take the vector path too. */
 static inline __attribute__((always_inline)) void
 combine2q(const pair *q, const uint8_t *s, int64_t ps, uint8_t *u,
           int64_t n) {
@@ -357,6 +357,16 @@ combine2q(const pair *q, const uint8_t *s, int64_t ps, uint8_t *u,
       __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)(s + i + ps));
       _mm_storeu_si128((__m128i *)(void *)(u + 2 * i), comb8(q, a, b));
       if (i + 8 == n) return;
+    }
+  }
+  if (n >= 4) { /* 4 to 7: two overlapping steps of 4 (16W1C8BHL's 7) */
+    for (;; i = n - 4) {
+      int32_t a4, b4;
+      memcpy(&a4, s + i, 4);
+      memcpy(&b4, s + i + ps, 4);
+      _mm_storel_epi64((__m128i *)(void *)(u + 2 * i),
+                       comb8(q, _mm_cvtsi32_si128(a4), _mm_cvtsi32_si128(b4)));
+      if (i + 4 == n) return;
     }
   }
 #endif
@@ -392,6 +402,16 @@ split2q(const pair *q, const uint8_t *u, uint8_t *d, int64_t ps, int64_t n) {
       _mm_storel_epi64((__m128i *)(void *)(d + i), lo);
       _mm_storel_epi64((__m128i *)(void *)(d + i + ps), hi);
       if (i + 8 == n) return;
+    }
+  }
+  if (n >= 4) { /* 4 to 7: two overlapping steps of 4 */
+    for (;; i = n - 4) {
+      split16(q, _mm_loadl_epi64((const __m128i *)(const void *)(u + 2 * i)),
+              _mm_setzero_si128(), &lo, &hi);
+      const int32_t l4 = _mm_cvtsi128_si32(lo), h4 = _mm_cvtsi128_si32(hi);
+      memcpy(d + i, &l4, 4);
+      memcpy(d + i + ps, &h4, 4);
+      if (i + 4 == n) return;
     }
   }
 #endif

@@ -96,6 +96,17 @@ int li_quant_fast(const li_vrule *r);
 ** arith f32 / f32_div, any finite k = f32(num) / f32(den) != 0, any finite
 ** xoff (x - f32(xoff), then * k, in float32); 0 for other rules. */
 float li_quant_k(const li_vrule *r);
+/* The runs' gather and li_encode in one pass, for a rule li_quant_k
+** computes, on AVX-512: nr runs of len fp32 elements, run q at s + so[q]
+** bytes, quantized back to back into d (li_encode's bytes). 0, nothing
+** written, for other rules and CPUs. */
+int li_quant_rows(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                  int64_t nr, int64_t len, uint8_t *d);
+/* Its inverse for a rule li_decode dequantizes to fp32 on AVX-512: nr
+** runs of len elements back to back from s, run q dequantized to d +
+** dof[q] bytes (li_decode's bytes). 0, nothing written, else. */
+int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
+                    const int64_t *dof, int64_t nr, int64_t len);
 /* The choices li_encode / li_decode make on every run made once (after
 ** the rule is complete; a copy with other constants clears qk_set). */
 void li_vrule_prep(li_vrule *r);

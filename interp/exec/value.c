@@ -688,6 +688,30 @@ quant_avx512(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
 #undef QZ
   return 0;
 }
+
+/* quant_avx512 over nr runs of len elements, run q at s + so[q] bytes,
+** their results back to back from d; 1 when it took the rule's type. */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static int
+quant_avx512_rows(const li_vrule *r, float sc, const uint8_t *s,
+                  const int64_t *so, int64_t nr, int64_t len, uint8_t *d) {
+  const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
+  const int64_t ob = len * (int64_t)li_dt_size(r->hw);
+#define QZ(T, TR, XZ)                                                      \
+  if (r->hw == T && tr == TR && xz == XZ) {                                \
+    for (int64_t q = 0; q < nr; q++)                                       \
+      quant_avx512_k(r, sc, s + so[q], d + q * ob, len, T, TR, XZ);        \
+    return 1;                                                              \
+  }
+#define QT(T) QZ(T, 0, 0) QZ(T, 0, 1) QZ(T, 1, 0) QZ(T, 1, 1)
+  QT(LAY_DT_INT8)
+  QT(LAY_DT_UINT8)
+  QT(LAY_DT_INT16)
+  QT(LAY_DT_UINT16)
+#undef QT
+#undef QZ
+  return 0;
+}
+#define LI_HAVE_QUANT_AVX512 1
 #endif
 
 int li_quant_fast(const li_vrule *r) {
@@ -721,6 +745,21 @@ static float quant_k(const li_vrule *r) {
     return 0;
   float k = (float)r->num[0] / (float)r->den[0];
   return isfinite(k) && k != 0 ? k : 0;
+}
+
+int li_quant_rows(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                  int64_t nr, int64_t len, uint8_t *d) {
+#if defined(LI_HAVE_QUANT_AVX512)
+  /* the rules and the steps fast_quant takes on such a CPU */
+  if (r->kind != LI_VR_QUANT || r->simd < LI_SIMD_AVX512 ||
+      (r->nch > 1 && r->axis >= 0))
+    return 0;
+  const float sc = li_quant_k(r);
+  return sc != 0 && quant_avx512_rows(r, sc, s, so, nr, len, d);
+#else
+  (void)r; (void)s; (void)so; (void)nr; (void)len; (void)d;
+  return 0;
+#endif
 }
 
 float li_quant_k(const li_vrule *r) {
@@ -957,23 +996,24 @@ __attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) {
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline int64_t
 dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
             float k, double xoff, int div, int zx, int ovl) {
-  (void)ovl; /* whole steps only: dq_avx2_k's signature */
+  (void)ovl; /* not overlapping: dq_avx2_k's signature */
   const __m512 zv = _mm512_set1_ps(zp), kv = _mm512_set1_ps(k),
                xf = _mm512_set1_ps((float)xoff);
   const __m512d xv = _mm512_set1_pd(xoff);
   const size_t fs = li_dt_size(t);
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+  for (; i < n; i += 16) {
     const uint8_t *x = s + fs * (size_t)i;
+    const __mmask16 m = (__mmask16)(n - i >= 16 ? 0xffffu : (1u << (n - i)) - 1u);
     __m512i w;
     if (t == LAY_DT_INT8)
-      w = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)x));
+      w = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, x));
     else if (t == LAY_DT_UINT8)
-      w = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)x));
+      w = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, x));
     else if (t == LAY_DT_INT16)
-      w = _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)x));
+      w = _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, x));
     else
-      w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)x));
+      w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, x));
     const __m512 y = _mm512_sub_ps(_mm512_cvtepi32_ps(w), zv);
     __m512 v = div ? _mm512_div_ps(y, kv) : _mm512_mul_ps(y, kv);
     if (zx) {
@@ -984,9 +1024,9 @@ dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
           _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), xv));
       v = _mm512_insertf32x8(_mm512_castps256_ps512(a), b, 1);
     }
-    _mm512_storeu_ps((float *)(void *)(d + 4 * i), v);
+    _mm512_mask_storeu_ps((float *)(void *)(d + 4 * i), m, v);
   }
-  return i;
+  return n;
 }
 
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int64_t
@@ -994,12 +1034,39 @@ dq_avx512(DQ_ARGS) {
   DQ_CASES(dq_avx512_k)
   return 0;
 }
+
+/* dq_avx512 over nr runs of len elements back to back from s, run q
+** stored at d + dof[q] bytes (li_dequant_rows); 1 when it took type t. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int
+dq_avx512_rows(lay_dtype t, const uint8_t *s, uint8_t *d, const int64_t *dof,
+               int64_t nr, int64_t len, float zp, float k, double xoff,
+               int div, int zx) {
+  const int64_t ib = len * (int64_t)li_dt_size(t);
+#define DR(T, DIV, ZX)                                                     \
+  if (t == T && div == DIV && zx == ZX) {                                  \
+    for (int64_t q = 0; q < nr; q++)                                       \
+      dq_avx512_k(s + q * ib, d + dof[q], len, T, zp, k, xoff, DIV, ZX, 0); \
+    return 1;                                                              \
+  }
+#define DT(T) DR(T, 0, 0) DR(T, 0, 1) DR(T, 1, 0) DR(T, 1, 1)
+  DT(LAY_DT_INT8)
+  DT(LAY_DT_UINT8)
+  DT(LAY_DT_INT16)
+  DT(LAY_DT_UINT16)
+#undef DT
+#undef DR
+  return 0;
+}
+
 #undef DQ_CASES
 #undef DQ_CASE
 #undef DQ_ARGS
 
-static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
-                        void *dst, int64_t n) {
+/* The constants of the vector dequantization of r from type `from`: zp,
+** the factor k, whether it divides by k and whether xoff is a float32;
+** 0 when the vector paths do not take r. */
+static int dq_consts(const li_vrule *r, lay_dtype from, float *zp, float *pk,
+                     int *pdiv, int *zx) {
   if (r->simd < LI_SIMD_SSE || r->arith == LG_A_EXACT || r->nch > 1 ||
       r->cpu != LAY_DT_FP32 || from != r->hw ||
       !(from == LAY_DT_INT8 || from == LAY_DT_UINT8 || from == LAY_DT_INT16 ||
@@ -1007,7 +1074,7 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
       !small_int(r->zp[0]))
     return 0;
   int div = r->arith == LG_A_F32_DIV;
-  const int zx = (double)(float)r->xoff[0] == r->xoff[0];
+  *zx = (double)(float)r->xoff[0] == r->xoff[0];
   float k = div ? (float)r->num[0] / (float)r->den[0]
                 : (float)r->den[0] / (float)r->num[0];
   uint32_t kb;
@@ -1019,7 +1086,27 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
     k = 1.0f / k;
     div = 0;
   }
-  const float zp = (float)r->zp[0];
+  *zp = (float)r->zp[0];
+  *pk = k;
+  *pdiv = div;
+  return 1;
+}
+
+int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
+                    const int64_t *dof, int64_t nr, int64_t len) {
+  float zp, k;
+  int div, zx;
+  if (r->kind != LI_VR_QUANT || r->simd < LI_SIMD_AVX512 ||
+      !dq_consts(r, r->hw, &zp, &k, &div, &zx))
+    return 0;
+  return dq_avx512_rows(r->hw, s, d, dof, nr, len, zp, k, r->xoff[0], div, zx);
+}
+
+static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
+                        void *dst, int64_t n) {
+  float zp, k;
+  int div, zx;
+  if (!dq_consts(r, from, &zp, &k, &div, &zx)) return 0;
   const size_t fs = li_dt_size(from);
   const int ovl = (uintptr_t)src < (uintptr_t)dst + (size_t)n * 4 &&
                   (uintptr_t)dst < (uintptr_t)src + (size_t)n * fs;
@@ -1154,6 +1241,12 @@ static int exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
   (void)r; (void)from; (void)to; (void)src; (void)dst; (void)n;
   return 0;
 }
+int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
+                    const int64_t *dof, int64_t nr, int64_t len) {
+  (void)r; (void)s; (void)d; (void)dof; (void)nr; (void)len;
+  return 0;
+}
+
 static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
                         void *dst, int64_t n) {
   (void)r; (void)from; (void)src; (void)dst; (void)n;

@@ -973,11 +973,15 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
 ** masked, shifted and or-ed. kneron.16w1c8bhl int16 [1,64,56,56] pack
 ** 46 -> 29 us, unpack 37 -> 22 (min of 5). */
 __attribute__((target("avx2"), always_inline)) static inline __m256i
-split16_v(const pair *q, __m256i k0, __m256i k1, const uint8_t *s) {
-  const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)s);
+split16_x(const pair *q, __m256i k0, __m256i k1, __m256i x) {
   const __m256i a = _mm256_and_si256(_mm256_srl_epi16(x, q->c0), k0);
   const __m256i b = _mm256_and_si256(_mm256_srl_epi16(x, q->c1), k1);
   return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+}
+
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+split16_v(const pair *q, __m256i k0, __m256i k1, const uint8_t *s) {
+  return split16_x(q, k0, k1, _mm256_loadu_si256((const __m256i *)(const void *)s));
 }
 
 __attribute__((target("avx2"), always_inline)) static inline void
@@ -988,14 +992,18 @@ split16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
   _mm_storeu_si128((__m128i *)(void *)(d + ps), _mm256_extracti128_si256(p, 1));
 }
 
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+comb16_x(const pair *q, __m256i k0, __m256i k1, const uint8_t *s, int64_t ps) {
+  const __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)s));
+  const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(s + ps)));
+  return _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
+                         _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1));
+}
+
 __attribute__((target("avx2"), always_inline)) static inline void
 comb16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
          int64_t ps, uint8_t *d) {
-  const __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)s));
-  const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(s + ps)));
-  _mm256_storeu_si256((__m256i *)(void *)d,
-                      _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
-                                      _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1)));
+  _mm256_storeu_si256((__m256i *)(void *)d, comb16_x(q, k0, k1, s, ps));
 }
 
 /* rows1's rows of 16 elements straight from side to side. */
@@ -1057,6 +1065,49 @@ comb_group16(const pair *q, const uint8_t *s, const int64_t *o, uint8_t *u,
   const __m256i k0 = _mm256_set1_epi16((short)q->m0),
                 k1 = _mm256_set1_epi16((short)q->m1);
   for (int64_t r = 0; r < nr; r++) comb16_y(q, k0, k1, s + o[r], ps, u + 32 * r);
+}
+
+/* split_group16p's rows read where they lie (row r at s + so[r]), k <= 16
+** 16-bit elements each under an AVX-512 mask (no lane past k is read),
+** with no copy of them into a buffer first: kneron.16w1c8bhl pack int16
+** [4,32,28,28] (rows of 12 + 4 pad) spent ~30% of its time in that copy. */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void
+split_rows16p(const pair *q, const uint8_t *s, const int64_t *so, int64_t k,
+              uint8_t *d, const int64_t *o, int64_t nr, int64_t ps,
+              const uint8_t *pad) {
+  const __m256i k0 = _mm256_set1_epi16((short)q->m0),
+                k1 = _mm256_set1_epi16((short)q->m1);
+  const __mmask16 km = (__mmask16)((1u << k) - 1u);
+  const __m128i in = _mm_movm_epi8(km);
+  const __m256i keep = _mm256_set_m128i(in, in),
+                pv = _mm256_set_m128i(_mm_set1_epi8((char)pad[1]),
+                                      _mm_set1_epi8((char)pad[0]));
+  for (int64_t r = 0; r < nr; r++) {
+    const __m256i x = _mm256_maskz_loadu_epi16(km, s + so[r]);
+    const __m256i p = _mm256_blendv_epi8(pv, split16_x(q, k0, k1, x), keep);
+    uint8_t *dr = d + o[r];
+    _mm_storeu_si128((__m128i *)(void *)dr, _mm256_castsi256_si128(p));
+    _mm_storeu_si128((__m128i *)(void *)(dr + ps), _mm256_extracti128_si256(p, 1));
+  }
+}
+
+/* Its inverse without pads: rows of k <= 16 elements combined from the
+** planes at s + o[r] (16 bytes each readable) and stored under a mask at
+** d + dof[r], not through a buffer and a copy a row. */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void
+comb_rows16(const pair *q, const uint8_t *s, const int64_t *o, int64_t k,
+            uint8_t *d, const int64_t *dof, int64_t nr, int64_t ps) {
+  const __m256i k0 = _mm256_set1_epi16((short)q->m0),
+                k1 = _mm256_set1_epi16((short)q->m1);
+  const __mmask16 km = (__mmask16)((1u << k) - 1u);
+  for (int64_t r = 0; r < nr; r++) {
+    const __m256i a = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(km, s + o[r]));
+    const __m256i b = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(km, s + o[r] + ps));
+    _mm256_mask_storeu_epi16(
+        d + dof[r], km,
+        _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
+                        _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1)));
+  }
 }
 #endif
 
@@ -1205,6 +1256,12 @@ static void rows_grouped(const li_side *S, const li_side *D,
   ** kneron.16w1c8bhl_q's time, 3 rows a step). */
   int64_t rk = 0;
   int rsc = 0, rdc = 0;
+  /* the bits moved between the rows where they lie, 16 at a time under
+  ** AVX-512 masks (split_rows16p, comb_rows16) */
+  const int direct16 =
+      ids && k <= 16 && !pre && (S->v.nplanes != 0) != (D->v.nplanes != 0) &&
+      (D->v.nplanes ? D->v.simd >= LI_SIMD_AVX512 && post && k + post == 16
+                    : S->v.simd >= LI_SIMD_AVX512);
   while (j < g->n2) {
     const uint8_t *sr = src + (j * g->sso2 + i * g->sso) * se;
     uint8_t *dr = dst + (j * g->dso2 + i * g->dso) * de;
@@ -1225,6 +1282,13 @@ static void rows_grouped(const li_side *S, const li_side *D,
         rdc = dcon;
       }
     }
+#if defined(LI_HAVE_X86_TARGET) && defined(__SSE2__)
+    if (direct16 && !(S->v.nplanes && sc)) {
+      if (S->v.nplanes) comb_rows16(&qs, sr, so, k, dr, dof, nr, sps);
+      else split_rows16p(&qd, sr, so, k, dr, dof, nr, dps, pad);
+      continue;
+    }
+#endif
     const int64_t n = nr * k;
     const uint8_t *bits = sr; /* S's run elements, back to back */
     if (S->v.nplanes && sc) {

@@ -992,18 +992,14 @@ split16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
   _mm_storeu_si128((__m128i *)(void *)(d + ps), _mm256_extracti128_si256(p, 1));
 }
 
-__attribute__((target("avx2"), always_inline)) static inline __m256i
-comb16_x(const pair *q, __m256i k0, __m256i k1, const uint8_t *s, int64_t ps) {
-  const __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)s));
-  const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(s + ps)));
-  return _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
-                         _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1));
-}
-
 __attribute__((target("avx2"), always_inline)) static inline void
 comb16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
          int64_t ps, uint8_t *d) {
-  _mm256_storeu_si256((__m256i *)(void *)d, comb16_x(q, k0, k1, s, ps));
+  const __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)s));
+  const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(s + ps)));
+  _mm256_storeu_si256((__m256i *)(void *)d,
+                      _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
+                                      _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1)));
 }
 
 /* rows1's rows of 16 elements straight from side to side. */
@@ -1067,6 +1063,41 @@ comb_group16(const pair *q, const uint8_t *s, const int64_t *o, uint8_t *u,
   for (int64_t r = 0; r < nr; r++) comb16_y(q, k0, k1, s + o[r], ps, u + 32 * r);
 }
 
+/* comb16_y's element bits, of the planes' first lanes of km alone (no
+** byte past them read), in a register. */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"), always_inline)) static inline __m256i
+comb16_m(const pair *q, __m256i k0, __m256i k1, __mmask16 km, const uint8_t *s,
+         int64_t ps) {
+  const __m256i a = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(km, s));
+  const __m256i b = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(km, s + ps));
+  return _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
+                         _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1));
+}
+
+/* rows16_avx2 for rows of k < 16 elements, under AVX-512 masks (no lane
+** past k read or written), where split2q and combine2q take 8 and 4
+** elements a step and the rest one by one. */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void
+rowsk_avx512(const pair *q, int split, const uint8_t *src, const li_rows2 *g,
+             int64_t se, int64_t de, uint8_t *dst, int64_t ps, int64_t k) {
+  const __m256i k0 = _mm256_set1_epi16((short)q->m0),
+                k1 = _mm256_set1_epi16((short)q->m1);
+  const __mmask16 km = (__mmask16)((1u << k) - 1u);
+  for (int64_t j = 0; j < g->n2; j++) {
+    const uint8_t *sr = src + j * g->sso2 * se;
+    uint8_t *dr = dst + j * g->dso2 * de;
+    for (int64_t r = 0; r < g->m; r++, sr += g->sso * se, dr += g->dso * de)
+      if (split) {
+        const __m256i p =
+            split16_x(q, k0, k1, _mm256_maskz_loadu_epi16(km, sr));
+        _mm_mask_storeu_epi8(dr, km, _mm256_castsi256_si128(p));
+        _mm_mask_storeu_epi8(dr + ps, km, _mm256_extracti128_si256(p, 1));
+      } else {
+        _mm256_mask_storeu_epi16(dr, km, comb16_m(q, k0, k1, km, sr, ps));
+      }
+  }
+}
+
 /* split_group16p's rows read where they lie (row r at s + so[r]), k <= 16
 ** 16-bit elements each under an AVX-512 mask (no lane past k is read),
 ** with no copy of them into a buffer first: kneron.16w1c8bhl pack int16
@@ -1100,14 +1131,8 @@ comb_rows16(const pair *q, const uint8_t *s, const int64_t *o, int64_t k,
   const __m256i k0 = _mm256_set1_epi16((short)q->m0),
                 k1 = _mm256_set1_epi16((short)q->m1);
   const __mmask16 km = (__mmask16)((1u << k) - 1u);
-  for (int64_t r = 0; r < nr; r++) {
-    const __m256i a = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(km, s + o[r]));
-    const __m256i b = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(km, s + o[r] + ps));
-    _mm256_mask_storeu_epi16(
-        d + dof[r], km,
-        _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
-                        _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1)));
-  }
+  for (int64_t r = 0; r < nr; r++)
+    _mm256_mask_storeu_epi16(d + dof[r], km, comb16_m(q, k0, k1, km, s + o[r], ps));
 }
 #endif
 
@@ -1123,6 +1148,10 @@ static void rows1(const li_side *S, const li_side *D, const uint8_t *src,
 #if defined(LI_HAVE_X86_TARGET) && defined(__SSE2__)
     if (k == 16 && S->v.simd >= LI_SIMD_AVX2) {
       rows16_avx2(&q, D->v.nplanes != 0, src, g, se, de, dst, ps);
+      return;
+    }
+    if (k < 16 && S->v.simd >= LI_SIMD_AVX512) {
+      rowsk_avx512(&q, D->v.nplanes != 0, src, g, se, de, dst, ps, k);
       return;
     }
 #endif

@@ -14,7 +14,10 @@
 ** make one contiguous run in the destination, are gathered into L1 and
 ** go through the same transposition (conv_tr3: 4W4C8BHL unpacked); rows
 ** contiguous on both sides with byte planes are split or combined row by
-** row or in groups of rows through L1 (conv_direct_planes). A step whose
+** row or in groups of rows through L1 (conv_direct_planes; under
+** AVX-512 the pair's rows of up to 16 elements where they lie, under
+** masks, and a value rule's runs quantized straight from the source or
+** dequantized into the destination: value.c li_quant_rows). A step whose
 ** source run lies outside CONV's three loops (4W4C8BHL: c%4 outside h,
 ** w/4, w%4) takes the next odometer loop too and goes through an L1
 ** buffer (li_conv_loops, from exec.c's CONV and SPLIT2 steps): the

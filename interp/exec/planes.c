@@ -14,7 +14,7 @@
 **     the loops outside walk the segments.
 ** A tile is K rows x 16 columns. Packing, its rows (read from C, or from
 ** an L1 buffer B into which the value rule converted them, many segments
-** a call) are split into np byte vectors each, and each plane's K x 16
+** a call; quantized where they lie in C, value.c li_quant_rows) are split into np byte vectors each, and each plane's K x 16
 ** bytes transposed in registers (log2 K rounds of byte unpacks) into 16
 ** rows of K bytes, stored at the columns' P offsets: 16-byte stores where
 ** P's rows are back to back (the offsets planned once a call: pl_tile),
@@ -1030,12 +1030,25 @@ static void stage(const pl_run *r, int into, int64_t j0, int kc, int64_t c,
   const pl_x *x = r->x;
   const int64_t ce = (int64_t)x->C->esz, hs = x->hs;
   const int m = r->ns;
-  int one = m > 1 && len < 64;
-  for (int i = 1; i < m && one && x->perch; i++)
-    if (r->sh[i] != r->sh[0]) one = 0;
+  int same = 1; /* the segments all of one channel */
+  for (int i = 1; i < m && same && x->perch; i++) same = r->sh[i] == r->sh[0];
+  const int one = m > 1 && len < 64 && same;
+  /* such segments quantized from C or dequantized into it where they lie
+  ** (li_quant_rows), no copy or call a segment between */
+  const int qr = x->conv && same && x->C->v.kind == LI_VR_ID &&
+                 x->P->v.kind == LI_VR_QUANT && x->simd >= LI_SIMD_AVX512;
   for (int k = 0; k < kc; k++) {
     uint8_t *bk = r->B + k * r->rsb;
     const int64_t o = (j0 + k) * x->b.cs + c, h = (j0 + k) * x->b.ch;
+    if (qr) {
+      int64_t off[PL_NP];
+      li_vrule v;
+      const li_vrule *q = rule_ch(&x->P->v, r->sh[0] + h, &v);
+      for (int i = 0; i < m; i++) off[i] = (r->sc[i] + o) * ce;
+      if (into ? li_quant_rows(q, r->C, off, m, len, bk)
+               : li_dequant_rows(q, bk, r->C, off, m, len))
+        continue;
+    }
     if (x->conv && !one) {
       for (int i = 0; i < m; i++) {
         uint8_t *cs = r->C + (r->sc[i] + o) * ce;

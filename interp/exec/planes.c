@@ -14,8 +14,9 @@
 **     the loops outside walk the segments.
 ** A tile is K rows x 16 columns. Packing, its rows (read from C, or from
 ** an L1 buffer B into which the value rule converted them, many segments
-** a call; quantized where they lie in C, value.c li_quant_rows) are split into np byte vectors each, and each plane's K x 16
-** bytes transposed in registers (log2 K rounds of byte unpacks) into 16
+** a call, quantized where they lie in C: value.c li_quant_rows) are
+** split into np byte vectors each, and each plane's K x 16 bytes
+** transposed in registers (log2 K rounds of byte unpacks) into 16
 ** rows of K bytes, stored at the columns' P offsets: 16-byte stores where
 ** P's rows are back to back (the offsets planned once a call: pl_tile),
 ** runs of rows else. Unpacking is the inverse. A segment's last tile

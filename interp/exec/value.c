@@ -989,10 +989,12 @@ __attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) {
 }
 #undef DQ_BODY
 
-/* dq_avx2_k with AVX-512, 16 a step, whole steps only (the rest goes to
-** the AVX2 copy): the same operations lane for lane (kneron.4w4c8b_q(1,
-** 5) unpack fp32 [4,32,28,28] 10.5 -> 8.7 us, amd.hcwnc_q(4, 0.0078125,
-** -5) [1,64,56,56] 22.7 -> 20.5; min of 5). */
+/* dq_avx2_k with AVX-512, 16 a step and the last n % 16 under a mask
+** (no element past n read or written; rows of 7 dequantized where they
+** lie: li_dequant_rows): the same operations lane for lane
+** (kneron.4w4c8b_q(1, 5) unpack fp32 [4,32,28,28] 10.5 -> 8.7 us,
+** amd.hcwnc_q(4, 0.0078125, -5) [1,64,56,56] 22.7 -> 20.5; min of 5).
+** Returns n. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline int64_t
 dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
             float k, double xoff, int div, int zx, int ovl) {

@@ -672,24 +672,7 @@ quant_avx512_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
   return n;
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static int64_t
-quant_avx512(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
-             int64_t n) {
-  const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
-#define QZ(T, TR, XZ)                                                      \
-  if (r->hw == T && tr == TR && xz == XZ)                                  \
-    return quant_avx512_k(r, sc, s, d, n, T, TR, XZ);
-#define QT(T) QZ(T, 0, 0) QZ(T, 0, 1) QZ(T, 1, 0) QZ(T, 1, 1)
-  QT(LAY_DT_INT8)
-  QT(LAY_DT_UINT8)
-  QT(LAY_DT_INT16)
-  QT(LAY_DT_UINT16)
-#undef QT
-#undef QZ
-  return 0;
-}
-
-/* quant_avx512 over nr runs of len elements, run q at s + so[q] bytes,
+/* quant_avx512_k over nr runs of len elements, run q at s + so[q] bytes,
 ** their results back to back from d; 1 when it took the rule's type. */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static int
 quant_avx512_rows(const li_vrule *r, float sc, const uint8_t *s,
@@ -710,6 +693,13 @@ quant_avx512_rows(const li_vrule *r, float sc, const uint8_t *s,
 #undef QT
 #undef QZ
   return 0;
+}
+
+/* n contiguous elements: one run. Returns n, or 0 for other types. */
+static int64_t quant_avx512(const li_vrule *r, float sc, const uint8_t *s,
+                            uint8_t *d, int64_t n) {
+  const int64_t o = 0;
+  return quant_avx512_rows(r, sc, s, &o, 1, n, d) ? n : 0;
 }
 #define LI_HAVE_QUANT_AVX512 1
 #endif

@@ -1126,8 +1126,8 @@ split_rows16p(const pair *q, const uint8_t *s, const int64_t *so, int64_t k,
 }
 
 /* Its inverse without pads: rows of k <= 16 elements combined from the
-** planes at s + o[r] (16 bytes each readable) and stored under a mask at
-** d + dof[r], not through a buffer and a copy a row. */
+** planes at s + o[r] and stored at d + dof[r], both under masks (no byte
+** past k read or written), not through a buffer and a copy a row. */
 __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void
 comb_rows16(const pair *q, const uint8_t *s, const int64_t *o, int64_t k,
             uint8_t *d, const int64_t *dof, int64_t nr, int64_t ps) {
@@ -1343,12 +1343,14 @@ static void rows_grouped(const li_side *S, const li_side *D,
         quant_runs(S, D, sr, so, nr, run, k, c, dc ? dr : t)) {
       out = dc ? NULL : t; /* gathered and quantized in one pass */
       conv = 0;
-    } else if (!sc && !S->v.nplanes) { /* gathered, a copy per run of rows back to back */
+    } else if (!sc && !S->v.nplanes) { /* gathered: a copy per run of rows
+                                          ** back to back */
       for (int64_t r = 0; r < nr; r += run)
         cpy(sb + r * k * rs, sr + so[r], (size_t)(run * k * rs));
       bits = out = sb;
     }
-    if (conv && !D->v.nplanes && !dc && dequant_runs(S, D, bits, dr, dof, nr, k, c)) {
+    if (conv && !D->v.nplanes && !dc &&
+        dequant_runs(S, D, bits, dr, dof, nr, k, c)) {
       out = NULL; /* dequantized into D's rows in one pass */
       conv = 0;
     }

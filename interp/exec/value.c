@@ -979,12 +979,6 @@ __attribute__((target("avx2"))) static int64_t dq_avx2(DQ_ARGS) {
 }
 #undef DQ_BODY
 
-/* dq_avx2_k with AVX-512, 16 a step and the last n % 16 under a mask
-** (no element past n read or written; rows of 7 dequantized where they
-** lie: li_dequant_rows): the same operations lane for lane
-** (kneron.4w4c8b_q(1, 5) unpack fp32 [4,32,28,28] 10.5 -> 8.7 us,
-** amd.hcwnc_q(4, 0.0078125, -5) [1,64,56,56] 22.7 -> 20.5; min of 5).
-** Returns n. */
 /* The 16 elements at x of type t (lanes of m alone read), widened to
 ** int32. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline __m512i
@@ -1011,6 +1005,13 @@ dq_v(__m512i w, __m512 zv, __m512 kv, __m512 xf, __m512d xv, int div, int zx) {
   return _mm512_insertf32x8(_mm512_castps256_ps512(a), b, 1);
 }
 
+/* dq_avx2_k with AVX-512, 16 a step (whole steps unmasked, as
+** before the tail was added) and the last n % 16 under a mask (no
+** element past n read or written; rows of 7 dequantized where they
+** lie: li_dequant_rows): the same operations lane for lane
+** (kneron.4w4c8b_q(1, 5) unpack fp32 [4,32,28,28] 10.5 -> 8.7 us,
+** amd.hcwnc_q(4, 0.0078125, -5) [1,64,56,56] 22.7 -> 20.5; min of 5).
+** Returns n. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline int64_t
 dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
             float k, double xoff, int div, int zx, int ovl) {
@@ -1020,7 +1021,7 @@ dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
   const __m512d xv = _mm512_set1_pd(xoff);
   const size_t fs = li_dt_size(t);
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) /* whole steps: masked ones ran ~25% slower */
+  for (; i + 16 <= n; i += 16)
     _mm512_storeu_ps((float *)(void *)(d + 4 * i),
                      dq_v(dq_ld(s + fs * (size_t)i, t, 0xffff, 1), zv, kv, xf, xv, div, zx));
   if (i < n) {

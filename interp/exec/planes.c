@@ -80,6 +80,8 @@ typedef struct pl_x {
   int64_t sl;                   /* columns a segment */
   int lin;                      /* segment = q[0] alone: offsets i * q[0].ps */
   const int32_t *off;           /* else the P offset of each column */
+  int64_t per;                  /* and when off[i + 16] - off[i] is the
+                                   same for every i: that (else 0) */
 } pl_x;
 
 /* ---- Split and combine ------------------------------------------------------ */
@@ -547,7 +549,7 @@ typedef struct pl_job {
 #define PL_VO(T, vo, pb)                                                     \
   for (int j_ = 0; j_ < KK; j_++)                                            \
     vo[j_] = (T)->whole ? (pb)[(T)->r[j_].pi] + (T)->r[j_].off : 0;
-#define PL_JOB(F, NP, HS)                                                 \
+#define PL_JOB_K(F, NP, HS, KV)                                              \
   {                                                                          \
     int64_t vo[KK], vl[KK];                                                    \
     PL_VO(jj.T, vo, jj.pb)                                                   \
@@ -560,20 +562,31 @@ typedef struct pl_job {
       const int64_t *pb = jj.pb + s * jj.pbs;                                \
       if (hv)                                                                \
         for (int i = 0; i < jj.nt; i++)                                      \
-          F(pst, &vv, NP, HS, r + i * jj.tr, jj.rs, kv, KK, p + i * jj.tp,   \
+          F(pst, &vv, NP, HS, r + i * jj.tr, jj.rs, KV, KK, p + i * jj.tp,   \
             jj.T, pb, vo);                                                \
       else                                                                   \
         for (int i = 0; i < jj.nt; i++) {                                    \
           const pl_tile *T = jj.T + i * jj.tt;                               \
           int64_t vt[KK];                                                     \
           PL_VO(T, vt, pb)                                                   \
-          F(pst, &vv, NP, HS, r + i * jj.tr, jj.rs, kv, KK, p + i * jj.tp,   \
+          F(pst, &vv, NP, HS, r + i * jj.tr, jj.rs, KV, KK, p + i * jj.tp,   \
             T, pb, T->whole ? vt : NULL);                                 \
         }                                                                    \
       if (jj.TL)                                                             \
-        F(pst, &vv, NP, HS, r + jj.lr, jj.rs, kv, KK, p + jj.lp, jj.TL, pb,    \
+        F(pst, &vv, NP, HS, r + jj.lr, jj.rs, KV, KK, p + jj.lp, jj.TL, pb,    \
           wl);                                                               \
     }                                                                        \
+  }
+/* The pair's packing tiles, whole (every row C's, the usual case), with
+** their row count a constant: no test a row, and the rows stay in
+** registers (4W4C8BHL pack int16 [1,36,29,24] 3.7 -> 3.45 us). Not for
+** unpacking (1W16C8BHL unpack int16 [4,32,28,28] 12.6 -> 14.4 us), nor
+** the other splits (their code twice made planes.o 1.75 times as
+** large). */
+#define PL_JOB(F, NP, HS)                                                     \
+  {                                                                          \
+    if (kv >= KK) PL_JOB_K(F, NP, HS, KK)                                   \
+    else PL_JOB_K(F, NP, HS, kv)                                             \
   }
 /* The job's fields and the constants in locals: the stores through
 ** uint8_t pointers would make the compiler load them again. */
@@ -584,8 +597,8 @@ typedef struct pl_job {
     vx_init(x, &vv);                                                          \
     const pl_job jj = *j;                                                     \
     const int64_t pst = x->pst;                                               \
-    if (x->np == 2 && x->hs == 2) PL_JOB(tile_put, 2, 2)                   \
-    else PL_JOB(tile_put, x->np, x->hs)                                    \
+    if (x->np == 2 && x->hs == 2) PL_JOB_K(tile_put, 2, 2, kv)             \
+    else PL_JOB_K(tile_put, x->np, x->hs, kv)                              \
   }                                                                           \
   static void job_get##K(const pl_x *x, int kv, const pl_job *j) {            \
     enum { KK = K };                                                          \
@@ -593,8 +606,8 @@ typedef struct pl_job {
     vx_init(x, &vv);                                                          \
     const pl_job jj = *j;                                                     \
     const int64_t pst = x->pst;                                               \
-    if (x->np == 2 && x->hs == 2) PL_JOB(tile_get, 2, 2)                   \
-    else PL_JOB(tile_get, x->np, x->hs)                                    \
+    if (x->np == 2 && x->hs == 2) PL_JOB_K(tile_get, 2, 2, kv)             \
+    else PL_JOB_K(tile_get, x->np, x->hs, kv)                              \
   }
 PL_TILES(X)
 #undef X
@@ -618,7 +631,7 @@ PL_TILES(X)
     vy_init(x, &vv);                                                          \
     const pl_job jj = *j;                                                     \
     const int64_t pst = x->pst;                                               \
-    PL_JOB(tile_get_y, 2, 2)                                                  \
+    PL_JOB_K(tile_get_y, 2, 2, kv)                                            \
   }
 PL_TILES(X)
 #undef X
@@ -695,6 +708,30 @@ static void conv_n(const pl_x *x, const uint8_t *s, uint8_t *d, int64_t n,
     li_decode(a, s + (size_t)i * fs, t, m, NULL);
     li_encode(b, t, d + (size_t)i * ts, m, NULL);
   }
+}
+
+/* Moving tiles of 16 columns, a segment of sl * dv columns costs
+** ceil(sl * dv / 16) of them (the last overlapping the one before). From
+** dv (o.n's divisor that reaches 16 columns), the divisor of o.n up to
+** PL_GROW columns with the fewest tiles a column. 4W4C8BHL int16 at w =
+** 24 (sl = 4: w%4; o: 29 x 6 steps of w/4 over h and w/4) took 6 steps,
+** 24 columns in 2 tiles; now 87 steps, 348 columns in 22 tiles, whose
+** offsets repeat every 16 columns (pl_x.per: the grid is one tile):
+** pack [1,36,29,24] 5.7 -> 3.4 us. */
+#define PL_GROW 512
+static int64_t fold_fewer_tiles(int64_t sl, int64_t n, int64_t dv) {
+  if (sl * dv % 16 == 0) return dv;
+  int64_t best = dv, bt = (sl * dv + 15) / 16, bc = sl * dv;
+  for (int64_t d = dv + 1; d <= n && sl * d <= PL_GROW; d++) {
+    if (n % d) continue;
+    const int64_t t = (sl * d + 15) / 16;
+    if (t * bc < bt * sl * d) { /* t / (sl d) < bt / bc */
+      best = d;
+      bt = t;
+      bc = sl * d;
+    }
+  }
+  return best;
 }
 
 /* ---- Setup ------------------------------------------------------------------ */
@@ -782,6 +819,7 @@ static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
       for (dv = PL_SL / x->sl; dv > 1 && o.n % dv;) dv--;
       if (dv <= 1) break;
     }
+    if (!x->conv) dv = fold_fewer_tiles(x->sl, o.n, dv);
     if (dv < o.n) { /* o as dv steps inside o.n / dv */
       memmove(x->q + x->f + 1, x->q + x->f,
               sizeof *x->q * (size_t)(x->nq++ - x->f));
@@ -910,10 +948,13 @@ typedef struct pl_run {
   int kc, kp;           /* rows of the grid's tiles */
   int kv;               /* of the rows at hand, those C holds (pack) */
   const pl_tile *T;     /* the grid: lin, T[0] (moved by 16 * ps0); else */
-  int nt;               /* T[i] at column 16 i, T[nt - 1] the last 16; */
+  int nt;               /* T[i] at column 16 i (per: T[0] alone, moved
+                           by per), T[nt - 1] the last 16; */
   int mp;               /* short segments: T[0] over mp of them */
   int64_t pbs[16];      /* (their P bases, q[f]'s steps apart) */
   int two;              /* segments of one tile: q[f] and q[f + 1] a job */
+  int qr;               /* the rule's runs quantized where they lie (stage;
+                           0 once li_quant_rows declined it) */
   int ns;               /* a chunk's segments: C offset, P offset, channel */
   int64_t sc[PL_NP], sp[PL_NP], sh[PL_NP];
 } pl_run;
@@ -990,6 +1031,12 @@ static void seg_job(const pl_run *r, int kc, int kp, uint8_t *rows,
     j.T = r->T;
     j.tt = 0;
     j.lp = (len - 16) * p0;
+  } else if (x->per) { /* every tile the first moved: one set of offsets */
+    j.pl = pl + c / 16 * x->per;
+    j.T = r->T;
+    j.tt = 0;
+    j.tp = x->per;
+    j.lp = -(c / 16) * x->per; /* TL's offsets are the segment's */
   } else {
     j.T = r->T + c / 16;
   }
@@ -1026,7 +1073,7 @@ static void short_job(const pl_run *r, int kc, int kp, uint8_t *pl) {
 ** each, between C and B (packing: into B; unpacking: out of it): copied,
 ** or converted by a call a segment, or (short ones of one channel) staged
 ** in G and converted by one call. */
-static void stage(const pl_run *r, int into, int64_t j0, int kc, int64_t c,
+static void stage(pl_run *r, int into, int64_t j0, int kc, int64_t c,
                   int64_t len) {
   const pl_x *x = r->x;
   const int64_t ce = (int64_t)x->C->esz, hs = x->hs;
@@ -1036,12 +1083,10 @@ static void stage(const pl_run *r, int into, int64_t j0, int kc, int64_t c,
   const int one = m > 1 && len < 64 && same;
   /* such segments quantized from C or dequantized into it where they lie
   ** (li_quant_rows), no copy or call a segment between */
-  const int qr = x->conv && same && x->C->v.kind == LI_VR_ID &&
-                 x->P->v.kind == LI_VR_QUANT && x->simd >= LI_SIMD_AVX512;
   for (int k = 0; k < kc; k++) {
     uint8_t *bk = r->B + k * r->rsb;
     const int64_t o = (j0 + k) * x->b.cs + c, h = (j0 + k) * x->b.ch;
-    if (qr) {
+    if (r->qr && same) {
       int64_t off[PL_NP];
       li_vrule v;
       const li_vrule *q = rule_ch(&x->P->v, r->sh[0] + h, &v);
@@ -1049,6 +1094,7 @@ static void stage(const pl_run *r, int into, int64_t j0, int kc, int64_t c,
       if (into ? li_quant_rows(q, r->C, off, m, len, bk)
                : li_dequant_rows(q, bk, r->C, off, m, len))
         continue;
+      r->qr = 0; /* a rule it does not take: not asked again this run */
     }
     if (x->conv && !one) {
       for (int i = 0; i < m; i++) {
@@ -1146,13 +1192,17 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
   if (!pl_setup(p, b, l, n, &x)) return 0;
   int32_t off[PL_SL]; /* the segment's P offsets */
   int64_t d[PL_MAXL] = {0}, co = 0, po = 0, ch = cb;
-  if (!x.lin) {
-    for (int64_t i = 0, o = 0; i < x.sl; i++) {
-      off[i] = (int32_t)o;
-      int64_t c0 = 0, h0 = 0;
-      if (!next_step(&x, 0, d, &c0, &o, &h0)) break;
-    }
+  if (!x.lin) { /* q[0] innermost; each folded loop repeats the others */
+    int64_t len = 1;
+    off[0] = 0;
+    for (int k = 0; k < x.f; len *= x.q[k++].n)
+      for (int64_t j = 1; j < x.q[k].n; j++)
+        for (int64_t i = 0; i < len; i++)
+          off[j * len + i] = (int32_t)(off[i] + j * x.q[k].ps);
     x.off = off;
+    x.per = x.sl >= 32 ? off[16] - off[0] : 0;
+    for (int64_t i = 16; i < x.sl && x.per; i++)
+      if (off[i] - off[i - 16] != x.per) x.per = 0;
   }
   _Alignas(64) uint8_t B[PL_B], G[PL_B];
   pl_tile T[PL_NT];
@@ -1164,6 +1214,8 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
   r.G = G;
   r.T = T;
   r.nt = r.ns = 0;
+  r.qr = x.conv && x.C->v.kind == LI_VR_ID && x.P->v.kind == LI_VR_QUANT &&
+         x.simd >= LI_SIMD_AVX512;
   /* the grid's tiles, for the first 16 rows of b */
   r.kc = (int)(x.b.n < 16 ? x.b.n : 16);
   for (r.kp = 1; r.kp < r.kc;) r.kp *= 2;
@@ -1173,8 +1225,8 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
   } else if (x.lin) {
     tile_plan(&x, 0, 16, r.kc, r.kp, 0, T);
   } else {
-    for (int64_t c = 0; c + 16 <= x.sl; c += 16)
-      tile_plan(&x, c, 16, r.kc, r.kp, 0, &T[r.nt++]);
+    for (int64_t c = 0; c + 16 <= x.sl && (c == 0 || !x.per); c += 16)
+      tile_plan(&x, c, 16, r.kc, r.kp, 0, &T[r.nt++]); /* per: T[0] alone */
     tile_plan(&x, x.sl - 16, 16, r.kc, r.kp, 0, &T[r.nt++]);
   }
   /* columns a chunk (a multiple of 16): B holds 16 rows of them and a

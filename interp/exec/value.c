@@ -993,11 +993,30 @@ dq_ld(const uint8_t *x, lay_dtype t, __mmask16 m, int whole) {
   return t == LAY_DT_INT16 ? _mm512_cvtepi16_epi32(h) : _mm512_cvtepu16_epi32(h);
 }
 
-/* dq_avx2_k's float32 steps on 16 lanes. */
+/* y / k rounded once, without a division (vdivps on 16 lanes took half
+** of kneron.1w16c8bhl_q unpack's time): q0 = y * r, r = 1 / k rounded;
+** then twice q += (y - q k) r, the remainder exact in an FMA. After the
+** first step q is within an ulp of y / k, and the second gives y / k
+** rounded to nearest (Markstein's theorem: r within half an ulp of 1 /
+** k, no overflow or underflow: the caller's |k| in [2^-60, 2^60], |y| <
+** 2^18). Checked against the division for every integer y in [-70000,
+** 70000] and 3000 scales: no difference, after the first step already. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline __m512
-dq_v(__m512i w, __m512 zv, __m512 kv, __m512 xf, __m512d xv, int div, int zx) {
+div_fma(__m512 y, __m512 kv, __m512 rv) {
+  __m512 q = _mm512_mul_ps(y, rv);
+  q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q, kv, y), rv, q);
+  return _mm512_fmadd_ps(_mm512_fnmadd_ps(q, kv, y), rv, q);
+}
+
+/* dq_avx2_k's float32 steps on 16 lanes (div 2: the division by
+** div_fma). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline __m512
+dq_v(__m512i w, __m512 zv, __m512 kv, __m512 rv, __m512 xf, __m512d xv,
+     int div, int zx) {
   const __m512 y = _mm512_sub_ps(_mm512_cvtepi32_ps(w), zv);
-  __m512 v = div ? _mm512_div_ps(y, kv) : _mm512_mul_ps(y, kv);
+  __m512 v = div == 2   ? div_fma(y, kv, rv)
+             : div == 1 ? _mm512_div_ps(y, kv)
+                        : _mm512_mul_ps(y, kv);
   if (zx) return _mm512_add_ps(v, xf);
   const __m256 a = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), xv));
   const __m256 b = _mm512_cvtpd_ps(_mm512_add_pd(
@@ -1017,17 +1036,20 @@ dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
             float k, double xoff, int div, int zx, int ovl) {
   (void)ovl; /* not overlapping: dq_avx2_k's signature */
   const __m512 zv = _mm512_set1_ps(zp), kv = _mm512_set1_ps(k),
-               xf = _mm512_set1_ps((float)xoff);
+               rv = _mm512_set1_ps(1.0f / k), xf = _mm512_set1_ps((float)xoff);
   const __m512d xv = _mm512_set1_pd(xoff);
   const size_t fs = li_dt_size(t);
+  if (div && fabsf(k) >= 0x1p-60f && fabsf(k) <= 0x1p60f) div = 2;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16)
     _mm512_storeu_ps((float *)(void *)(d + 4 * i),
-                     dq_v(dq_ld(s + fs * (size_t)i, t, 0xffff, 1), zv, kv, xf, xv, div, zx));
+                     dq_v(dq_ld(s + fs * (size_t)i, t, 0xffff, 1), zv, kv, rv,
+                          xf, xv, div, zx));
   if (i < n) {
     const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
     _mm512_mask_storeu_ps((float *)(void *)(d + 4 * i), m,
-                          dq_v(dq_ld(s + fs * (size_t)i, t, m, 0), zv, kv, xf, xv, div, zx));
+                          dq_v(dq_ld(s + fs * (size_t)i, t, m, 0), zv, kv, rv,
+                               xf, xv, div, zx));
   }
   return n;
 }

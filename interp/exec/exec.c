@@ -26,7 +26,10 @@ int li_simd_level(void) {
   lv = LI_SIMD_SSE;
 #endif
 #if defined(LI_HAVE_X86_TARGET)
-  if (__builtin_cpu_supports("avx2")) lv = LI_SIMD_AVX2;
+  /* AVX2 with FMA (every x86 CPU with AVX2 but a few VIA ones has it:
+  ** value.c's division by FMA corrections) */
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    lv = LI_SIMD_AVX2;
   if (lv == LI_SIMD_AVX2 && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     lv = LI_SIMD_AVX512;

@@ -391,7 +391,7 @@ int li_pair_planes(const li_vrule *v);
 /* exec.c */
 /* Instruction sets the executor may use, chosen at plan time: the best the
 ** CPU has, lowered by the environment variable LAY_SIMD (0 = portable C
-** only, 1 = SSE2/SSSE3, 2 = AVX2, 3 = AVX-512 F, BW, DQ and VL, all of which
+** only, 1 = SSE2/SSSE3, 2 = AVX2 and FMA, 3 = AVX-512 F, BW, DQ and VL, all of which
 ** that level's kernels may use), which the tests use to run every
 ** fallback path. */
 #define LI_SIMD_NONE 0

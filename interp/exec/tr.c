@@ -88,7 +88,7 @@
 #define TR_L2B (256u << 10) /* bytes of A one far column block may read */
 #define TR_MANY 64          /* rows of A from which far blocks grow */
 #define TR_BIG (4u << 20)   /* bytes of A from which far blocks grow */
-#define TR_FAR 1024u        /* B rows this far apart take tall tiles */
+#define TR_FAR 256u         /* B rows this far apart take tall tiles */
 #define TR_SETS LI_L1_SETS /* sets of L1 (plan_int.h) */
 #define TR_WAYS LI_L1_WAYS /* lines one set of L1 holds */
 #define TR_NEAR 256u        /* 2-, 4-byte B rows this near: 4T-high tiles */
@@ -608,8 +608,12 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
   /* B's rows TR_FAR bytes apart or more: tall tiles over every column (B
   ** rows stored 32 or 64 bytes whole) rather than wide ones (16 bytes a B
   ** row): NHWC -> NCHW int8 [1,256,256,128] ~2600 -> ~1200 us, [1,56,56,64]
-  ** ~10% faster; 512 and 2048 measured alike. 1- and 2-byte elements only:
-  ** fp32's [1,56,56,64] went 35 -> 41 us so */
+  ** ~10% faster. From 256 bytes (it was 1024; the 16-byte stores of a
+  ** wide tile, each a row of B, bound the small ones): [1,29,23,37] 3.1 ->
+  ** 1.8 us, [4,28,28,32] 9.3 -> 6.9 us, [1,16,20,37] 1.17 -> 0.73 us
+  ** (min of 7, alternated); int16 ones unchanged, and 64 gained nothing
+  ** below 256. 1- and 2-byte elements only: fp32's [1,56,56,64] went 35
+  ** -> 41 us so */
   const int far = w->tall && w->esz <= 2 && w->ldb >= TR_FAR && r1 - r0 >= 2 * T;
   /* 2- and 4-byte elements whose B rows are TR_NEAR bytes apart or less
   ** (16 or 32 channels of a pixel: nChw16c, c32 packed): tall tiles 4T

@@ -9,9 +9,11 @@
 **     at a time), or none (K = 1) when that loop is also C's run;
 **   - the columns: the other loops in C's order. The innermost runs along
 **     C (stride 1); the loops that continue it in C fold into a segment
-**     (16 columns at least where they can; PL_SL with a value rule, for
-**     long conversion runs), whose P offsets are tabulated once a call;
-**     the loops outside walk the segments.
+**     (16 columns at least where they can, up to PL_GROW for the fewest
+**     tiles a column; PL_SL with a value rule, for long conversion runs),
+**     whose P offsets are tabulated once a call (where they repeat every
+**     16 columns, one tile's offsets serve all: pl_x.per); the loops
+**     outside walk the segments.
 ** A tile is K rows x 16 columns. Packing, its rows (read from C, or from
 ** an L1 buffer B into which the value rule converted them, many segments
 ** a call, quantized where they lie in C: value.c li_quant_rows) are

@@ -931,6 +931,14 @@ static int64_t dq_sse(DQ_ARGS) { DQ_BODY }
     return F(s, d, n, T, zp, k, xoff, 0, 0, ovl);                          \
   }
 
+/* The division mode of the vector kernels: 2 (the division as a product
+** and two FMA corrections: div_fma) where |k| is in [2^-60, 2^60], the
+** range in which Markstein's theorem holds for our |y| < 2^18; else
+** div as given (1: vdivps). */
+static inline int div_mode(int div, float k) {
+  return div && fabsf(k) >= 0x1p-60f && fabsf(k) <= 0x1p60f ? 2 : div;
+}
+
 /* The AVX2 copy with intrinsics (the generic vectors' lane moves between
 ** float and double compile to element by element code): 8 a step, the
 ** same operations (div 2: the division as div_fma below). */
@@ -965,7 +973,7 @@ dq_avx2_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
           float k, double xoff, int div, int zx, int ovl) {
   const __m256 zv = _mm256_set1_ps(zp), kv = _mm256_set1_ps(k),
                rv = _mm256_set1_ps(1.0f / k);
-  if (div && fabsf(k) >= 0x1p-60f && fabsf(k) <= 0x1p60f) div = 2;
+  div = div_mode(div, k);
   const __m256d xv = _mm256_set1_pd(xoff);
   const __m256 xf = _mm256_set1_ps((float)xoff);
   const size_t fs = li_dt_size(t);
@@ -1047,7 +1055,7 @@ dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
                rv = _mm512_set1_ps(1.0f / k), xf = _mm512_set1_ps((float)xoff);
   const __m512d xv = _mm512_set1_pd(xoff);
   const size_t fs = li_dt_size(t);
-  if (div && fabsf(k) >= 0x1p-60f && fabsf(k) <= 0x1p60f) div = 2;
+  div = div_mode(div, k);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16)
     _mm512_storeu_ps((float *)(void *)(d + 4 * i),

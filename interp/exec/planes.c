@@ -288,7 +288,8 @@ static inline int64_t seg_off(const pl_x *x, int64_t i) {
 
 /* The runs of the tile over nv columns from column c0 of a segment, kc
 ** rows (kp: the power of two >= kc); sl > 0: the columns are those of
-** segments of sl columns back to back (c0 0), piece c / sl. */
+** segments of sl columns back to back, column c0 + r in piece (c0 + r) /
+** sl. */
 static void tile_plan(const pl_x *x, int64_t c0, int nv, int kc, int kp,
                       int64_t sl, pl_tile *T) {
   const int nr = 16 / kp;
@@ -297,11 +298,12 @@ static void tile_plan(const pl_x *x, int64_t c0, int nv, int kc, int kp,
   for (int j = 0; j < kp && j * nr < nv; j++) {
     const int re = nv < (j + 1) * nr ? nv : (j + 1) * nr;
     for (int r = j * nr; r < re;) {
-      const int64_t c = sl ? r % sl : c0 + r, pi = sl ? r / sl : 0;
+      const int64_t c = sl ? (c0 + r) % sl : c0 + r,
+                    pi = sl ? (c0 + r) / sl : 0;
       const int64_t o = seg_off(x, c);
       int e = r + 1;
-      while (merge && e < re && (sl ? e / sl == pi : 1) &&
-             seg_off(x, sl ? e % sl : c0 + e) == o + (e - r) * kp)
+      while (merge && e < re && (sl ? (c0 + e) / sl == pi : 1) &&
+             seg_off(x, sl ? (c0 + e) % sl : c0 + e) == o + (e - r) * kp)
         e++;
       T->r[T->n].off = (int32_t)o;
       T->r[T->n].pi = (uint8_t)pi;
@@ -953,6 +955,8 @@ typedef struct pl_run {
   int nt;               /* T[i] at column 16 i (per: T[0] alone, moved
                            by per), T[nt - 1] the last 16; */
   int mp;               /* short segments: T[0] over mp of them */
+  int gs, gt;           /* or groups of gs segments, a multiple of 16
+                           columns: the grid T[0 .. gt) over a group */
   int64_t pbs[16];      /* (their P bases, q[f]'s steps apart) */
   int two;              /* segments of one tile: q[f] and q[f + 1] a job */
   int qr;               /* the rule's runs quantized where they lie (stage;
@@ -1071,6 +1075,41 @@ static void short_job(const pl_run *r, int kc, int kp, uint8_t *pl) {
   }
 }
 
+/* The chunk's segments back to back in B in groups of gs, a group
+** gt whole tiles (segments of 20 columns: 4 a group in 5 tiles, not 2
+** tiles a segment, the second over 12 columns of the first), then the
+** segments past the last group. */
+static void group_job(const pl_run *r, int kc, int kp, uint8_t *pl) {
+  const pl_x *x = r->x;
+  const int64_t hs = x->hs, L = r->gs * x->sl;
+  pl_tile Tk[PL_NT]; /* the grid for rows of another count */
+  const pl_tile *T = r->T;
+  if (kc != r->kc) {
+    for (int t = 0; t < r->gt; t++)
+      tile_plan(x, 16 * t, 16, kc, kp, x->sl, &Tk[t]);
+    T = Tk;
+  }
+  const int ng = r->ns / r->gs;
+  pl_job j = {r->B, r->rsb, pl, ng, r->gt, L * hs, 0, 16 * hs, 0, T,
+              1, NULL, 0, 0, r->sp, r->gs, NULL};
+  if (ng) run_job(r, kc, kp, &j);
+  const int64_t w = r->ns % r->gs * x->sl; /* the last segments' columns */
+  if (!w) return;
+  j.rows = r->B + ng * L * hs;
+  j.pb = r->sp + ng * r->gs;
+  j.ns = 1;
+  j.nt = (int)(w / 16); /* the grid's first tiles */
+  if (j.nt) run_job(r, kc, kp, &j);
+  if (w % 16) { /* and a tile over what is left */
+    pl_tile T1;
+    tile_plan(x, w & ~(int64_t)15, (int)(w % 16), kc, kp, x->sl, &T1);
+    j.rows += (w & ~(int64_t)15) * hs;
+    j.nt = 1;
+    j.T = &T1;
+    run_job(r, kc, kp, &j);
+  }
+}
+
 /* Rows [j0, j0 + kc) of the chunk's segments, columns [c, c + len) of
 ** each, between C and B (packing: into B; unpacking: out of it): copied,
 ** or converted by a call a segment, or (short ones of one channel) staged
@@ -1131,7 +1170,8 @@ static void run_chunk(pl_run *r) {
     for (int64_t c = 0; c < sl; c += r->cw) {
       const int64_t len = sl - c < r->cw ? sl - c : r->cw;
       if (x->pack) stage(r, 1, j0, r->kv, c, len);
-      if (sl < 16) short_job(r, kc, kp, pl);
+      if (r->gs) group_job(r, kc, kp, pl);
+      else if (sl < 16) short_job(r, kc, kp, pl);
       else seg_job(r, kc, kp, r->B, r->rsb, len * hs, pl, 0, r->sp, r->ns, c,
                    len);
       if (!x->pack) stage(r, 0, j0, kc, c, len);
@@ -1215,13 +1255,29 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
   r.B = B;
   r.G = G;
   r.T = T;
-  r.nt = r.ns = 0;
+  r.nt = r.ns = r.gs = r.gt = 0;
   r.qr = x.conv && x.C->v.kind == LI_VR_ID && x.P->v.kind == LI_VR_QUANT &&
          x.simd >= LI_SIMD_AVX512;
   /* the grid's tiles, for the first 16 rows of b */
   r.kc = (int)(x.b.n < 16 ? x.b.n : 16);
   for (r.kp = 1; r.kp < r.kc;) r.kp *= 2;
-  if (x.sl < 16) {
+  /* columns a chunk (a multiple of 16): B holds 16 rows of them and a
+  ** tile past the last, G a row of C's elements */
+  r.cw = (PL_B / (r.kc * x.hs) - 16) & ~(int64_t)15;
+  if (r.cw > PL_B / (int64_t)x.C->esz) r.cw = PL_B / (int64_t)x.C->esz & ~15;
+  r.rsb = (r.cw + 16) * x.hs;
+  /* segments a chunk: as many as B holds */
+  const int64_t per = x.sl >= r.cw ? 1 : r.cw / x.sl < PL_NP ? r.cw / x.sl
+                                                              : PL_NP;
+  int64_t g = 16; /* a group: the fewest segments of whole tiles */
+  while (x.sl % g) g /= 2;
+  g = 16 / g;
+  if (x.sl > 16 && x.conv && g > 1 && x.sl * g / 16 < PL_NT && per >= g) {
+    r.gs = (int)g;
+    r.gt = (int)(x.sl * g / 16);
+    for (int t = 0; t < r.gt; t++)
+      tile_plan(&x, 16 * t, 16, r.kc, r.kp, x.sl, &T[t]);
+  } else if (x.sl < 16) {
     r.mp = (int)(16 / x.sl);
     tile_plan(&x, 0, (int)(r.mp * x.sl), r.kc, r.kp, x.sl, T);
   } else if (x.lin) {
@@ -1231,11 +1287,6 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
       tile_plan(&x, c, 16, r.kc, r.kp, 0, &T[r.nt++]); /* per: T[0] alone */
     tile_plan(&x, x.sl - 16, 16, r.kc, r.kp, 0, &T[r.nt++]);
   }
-  /* columns a chunk (a multiple of 16): B holds 16 rows of them and a
-  ** tile past the last, G a row of C's elements */
-  r.cw = (PL_B / (r.kc * x.hs) - 16) & ~(int64_t)15;
-  if (r.cw > PL_B / (int64_t)x.C->esz) r.cw = PL_B / (int64_t)x.C->esz & ~15;
-  r.rsb = (r.cw + 16) * x.hs;
   for (int i = 0; i < PL_MAXL; i++) d[i] = 0;
   if (!x.conv && x.sl >= 16) { /* the steps outside q[f] (and q[f + 1]) */
     r.two = x.sl == 16 && x.f + 1 < x.nq;
@@ -1243,10 +1294,8 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
     while (next_step(&x, x.f + 1 + r.two, d, &co, &po, &ch));
     return 1;
   }
-  /* the segments in chunks: as many as B holds, of one channel where a
-  ** per-channel rule converts them (one call a chunk) */
-  const int64_t per = x.sl >= r.cw ? 1 : r.cw / x.sl < PL_NP ? r.cw / x.sl
-                                                              : PL_NP;
+  /* the segments in chunks of per, of one channel where a per-channel
+  ** rule converts them (one call a chunk) */
   do {
     if (r.ns == per || (x.perch && r.ns && ch != r.sh[0])) run_chunk(&r);
     r.sc[r.ns] = co;

@@ -86,6 +86,12 @@ static const char k_spec[] =
     "# from w%8 and w/8 with c%2 outside them (the tiles' last rows)\n"
     "layout rows2 (n, c, h, w) : int16 -> [n, h, byte, c%2, w%8, w/8, c/2]\n"
     "    where byte = bytes(lo = u & 0xff, hi = (u >> 8) & 0xff)\n"
+    "# 24-channel entries of 4 pixels, quantized, 3 planes: tiles of 16\n"
+    "# rows and of 8, segments of 20 columns (w = 23) in groups of 4\n"
+    "# (planes.c group_job)\n"
+    "layout c24q(scale, radix) (n, c, h, w) : fp32 -> [n, c/24, h, w/4, byte, w%4, c%24]\n"
+    "    where byte = bytes(a = u & 0x3f, b = (u >> 6) & 0x3f, c = (u >> 12) & 0xf)\n"
+    "    fixed(scale = scale, radix = radix, to = int16, arith = f32_div)\n"
     "# no planes: 4 x 4 entries of int16 quantized per channel (the buffer\n"
     "# path without planes, both ways)\n"
     "layout e4_qc(scale, radix) (n, c, h, w) : fp32 -> [n, c/4, h, w/4, w%4, c%4]\n"
@@ -226,6 +232,7 @@ static const fmt_row k_fmts[] = {
     {"t.c8row", LAY_DT_UINT16, 0, 2},
     {"t.p2c_q(0.25, 9)", LAY_DT_FP32, 0, 2},
     {"t.rows2", LAY_DT_INT16, 0, 0}, /* PLANES packs it (25 rows) */
+    {"t.c24q(0.5, 6)", LAY_DT_FP32, 0, 1},
     {"t.r8", LAY_DT_INT16, 0, 0},
     {"t.e4_qc(%s, %s)", LAY_DT_FP32, 1, 0},
     {"t.c16b4", LAY_DT_INT32, 0, 1},

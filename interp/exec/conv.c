@@ -1077,6 +1077,21 @@ comb16_m(const pair *q, __m256i k0, __m256i k1, __mmask16 km, const uint8_t *s,
                          _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1));
 }
 
+/* comb_group16 for rows of k < 16 elements, back to back in u, under
+** AVX-512 masks (no byte past a row read or written), where combine2q
+** takes 8 elements a step with SSE and the rest one by one
+** (kneron.16w1c8bhl_q unpack fp32 [4,32,28,28]: a row's last 12 pixels). */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void
+comb_groupk(const pair *q, const uint8_t *s, const int64_t *o, uint8_t *u,
+            int64_t nr, int64_t ps, int64_t k) {
+  const __m256i k0 = _mm256_set1_epi16((short)q->m0),
+                k1 = _mm256_set1_epi16((short)q->m1);
+  const __mmask16 km = (__mmask16)((1u << k) - 1u);
+  for (int64_t r = 0; r < nr; r++)
+    _mm256_mask_storeu_epi16(u + 2 * k * r, km,
+                             comb16_m(q, k0, k1, km, s + o[r], ps));
+}
+
 /* rows16_avx2 for rows of k < 16 elements, under AVX-512 masks (no lane
 ** past k read or written), where split2q and combine2q take 8 and 4
 ** elements a step and the rest one by one. */
@@ -1258,6 +1273,38 @@ static int dequant_runs(const li_side *S, const li_side *D, const uint8_t *u,
   return li_dequant_rows(rule_of(&S->v, c, &sv), u, dr, dof, nr, k);
 }
 
+/* dequant_runs from S's pair of planes at sr + so[r], combined in
+** registers (li_dequant_pairs): no pass through u. */
+static int dequant_pairs(const li_side *S, const li_side *D, const pair *q,
+                         const uint8_t *sr, const int64_t *so, uint8_t *dr,
+                         const int64_t *dof, int64_t nr, int64_t k,
+                         int64_t c) {
+  if (D->v.kind != LI_VR_ID || S->v.kind != LI_VR_QUANT || D->v.nplanes)
+    return 0;
+  li_vrule sv;
+  const int sh[2] = {q->h0, q->h1};
+  const uint32_t mk[2] = {q->m0, q->m1};
+  return li_dequant_pairs(rule_of(&S->v, c, &sv), sr, so, S->pstride, sh, mk,
+                          dr, dof, nr, k);
+}
+
+/* quant_runs into D's pair of planes at dr + dof[r], split in registers
+** with post pad bytes after each row (li_quant_pairs): no pass through u
+** or t. */
+static int quant_pairs(const li_side *S, const li_side *D, const pair *q,
+                       const uint8_t *sr, const int64_t *so, uint8_t *dr,
+                       const int64_t *dof, int64_t nr, int64_t k, int64_t c,
+                       int64_t post, const uint8_t *pad) {
+  if (S->v.kind != LI_VR_ID || D->v.kind != LI_VR_QUANT || S->v.nplanes)
+    return 0;
+  li_vrule dv;
+  const int sh[2] = {q->h0, q->h1};
+  const uint32_t mk[2] = {q->m0, q->m1};
+  const uint8_t z[2] = {0, 0};
+  return li_quant_pairs(rule_of(&D->v, c, &dv), sr, so, D->pstride, sh, mk,
+                        post ? pad : z, post, dr, dof, nr, k);
+}
+
 /* Groups of up to R rows (of one channel unless cross) through L1. */
 static void rows_grouped(const li_side *S, const li_side *D,
                          const uint8_t *src, const li_rows2 *g, uint8_t *dst,
@@ -1321,6 +1368,12 @@ static void rows_grouped(const li_side *S, const li_side *D,
       continue;
     }
 #endif
+    if (S->v.nplanes && !sc && !ids &&
+        dequant_pairs(S, D, &qs, sr, so, dr, dof, nr, k, c))
+      continue;
+    if (D->v.nplanes && !ids && !pre &&
+        quant_pairs(S, D, &qd, sr, so, dr, dof, nr, k, c, post, pad))
+      continue;
     const int64_t n = nr * k;
     const uint8_t *bits = sr; /* S's run elements, back to back */
     if (S->v.nplanes && sc) {
@@ -1330,6 +1383,8 @@ static void rows_grouped(const li_side *S, const li_side *D,
 #if defined(LI_HAVE_X86_TARGET) && defined(__SSE2__)
       if (k == 16 && S->v.simd >= LI_SIMD_AVX2)
         comb_group16(&qs, sr, so, u, nr, sps);
+      else if (k < 16 && rs == 2 && S->v.simd >= LI_SIMD_AVX512)
+        comb_groupk(&qs, sr, so, u, nr, sps, k);
       else
 #endif
         for (int64_t r = 0; r < nr; r++)

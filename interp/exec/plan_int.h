@@ -102,11 +102,29 @@ float li_quant_k(const li_vrule *r);
 ** written, for other rules and CPUs. */
 int li_quant_rows(const li_vrule *r, const uint8_t *s, const int64_t *so,
                   int64_t nr, int64_t len, uint8_t *d);
+/* The same into a pair of byte planes (Kneron's HL formats): run q's len
+** results (16-bit bits u) stored as plane 0's bytes (u >> sh[0]) & mk[0]
+** at d + dof[q] and plane 1's ps bytes on (sh in [0, 16)), each followed
+** by post pad bytes pad[0], pad[1] (len + post <= 16); split in registers.
+** 0, nothing written, where li_quant_rows declines r or the type is not
+** 16-bit. */
+int li_quant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                   int64_t ps, const int sh[2], const uint32_t mk[2],
+                   const uint8_t pad[2], int64_t post, uint8_t *d,
+                   const int64_t *dof, int64_t nr, int64_t len);
 /* Its inverse for a rule li_decode dequantizes to fp32 on AVX-512: nr
 ** runs of len elements back to back from s, run q dequantized to d +
 ** dof[q] bytes (li_decode's bytes). 0, nothing written, else. */
 int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
                     const int64_t *dof, int64_t nr, int64_t len);
+/* The same from 16-bit bits stored as a pair of byte planes (Kneron's
+** HL formats): run q's len <= 16 elements are plane 0's bytes at s +
+** so[q] and plane 1's ps bytes on, the bits (p0 & mk[0]) << sh[0] |
+** (p1 & mk[1]) << sh[1] (sh in [0, 16)); combined in registers, never
+** stored. 0, nothing written, where li_dequant_rows declines r. */
+int li_dequant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                     int64_t ps, const int sh[2], const uint32_t mk[2],
+                     uint8_t *d, const int64_t *dof, int64_t nr, int64_t len);
 /* The choices li_encode / li_decode make on every run made once (after
 ** the rule is complete; a copy with other constants clears qk_set). */
 void li_vrule_prep(li_vrule *r);

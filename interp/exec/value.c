@@ -632,25 +632,42 @@ quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
 ** and store it: the narrowing store to memory, masked or not, ran ~1.5x
 ** slower on Zen 4 (kneron.4w4c8b_q(1, 5) pack fp32 [1,64,56,56] 33 -> 19
 ** us, min of 5). Returns n. */
+/* quant_avx512_k's constants, made once a call. */
+typedef struct q512 {
+  __m512 sc, hi, lo, xo;
+  __m512i zp;
+} q512;
+
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline q512
+q512_of(const li_vrule *r, float sc) {
+  return (q512){_mm512_set1_ps(sc), _mm512_set1_ps(0x1p30f),
+                _mm512_set1_ps(-0x1p30f), _mm512_set1_ps((float)r->xoff[0]),
+                _mm512_set1_epi32((int)r->zp[0])};
+}
+
+/* 16 lanes of x quantized, before the saturating narrowing to hw. */
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline __m512i
+q_v(const q512 *k, __m512 x, const lay_dtype hw, const int trunc,
+    const int xz) {
+  __mmask16 ok = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
+  __m512 t = _mm512_mul_ps(xz ? x : _mm512_sub_ps(x, k->xo), k->sc);
+  t = _mm512_min_ps(_mm512_max_ps(t, k->lo), k->hi);
+  __m512i c = trunc ? _mm512_cvttps_epi32(t) : _mm512_cvtps_epi32(t);
+  c = _mm512_maskz_add_epi32(ok, c, k->zp);
+  if (hw == LAY_DT_UINT8 || hw == LAY_DT_UINT16)
+    c = _mm512_max_epi32(c, _mm512_setzero_si512());
+  return c;
+}
+
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline int64_t
-quant_avx512_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
-               int64_t n, const lay_dtype hw, const int trunc, const int xz) {
-  const __m512 scv = _mm512_set1_ps(sc), hi = _mm512_set1_ps(0x1p30f),
-               lo = _mm512_set1_ps(-0x1p30f),
-               xo = _mm512_set1_ps((float)r->xoff[0]);
-  const __m512i zp = _mm512_set1_epi32((int)r->zp[0]),
-                zero = _mm512_setzero_si512();
+quant_avx512_k(const q512 *k, const uint8_t *s, uint8_t *d, int64_t n,
+               const lay_dtype hw, const int trunc, const int xz) {
   for (int64_t i = 0; i < n; i += 16) {
     const int whole = n - i >= 16;
     const __mmask16 m = (__mmask16)(whole ? 0xffffu : (1u << (n - i)) - 1u);
     __m512 x = whole ? _mm512_loadu_ps(s + 4 * i)
                      : _mm512_maskz_loadu_ps(m, s + 4 * i);
-    __mmask16 ok = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
-    __m512 t = _mm512_mul_ps(xz ? x : _mm512_sub_ps(x, xo), scv);
-    t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
-    __m512i c = trunc ? _mm512_cvttps_epi32(t) : _mm512_cvtps_epi32(t);
-    c = _mm512_maskz_add_epi32(ok, c, zp);
-    if (hw == LAY_DT_UINT8 || hw == LAY_DT_UINT16) c = _mm512_max_epi32(c, zero);
+    const __m512i c = q_v(k, x, hw, trunc, xz);
     uint8_t *o = d + i * (hw == LAY_DT_INT8 || hw == LAY_DT_UINT8 ? 1 : 2);
     if (whole && hw == LAY_DT_INT8)
       _mm_storeu_si128((__m128i *)(void *)o, _mm512_cvtsepi32_epi8(c));
@@ -679,10 +696,11 @@ quant_avx512_rows(const li_vrule *r, float sc, const uint8_t *s,
                   const int64_t *so, int64_t nr, int64_t len, uint8_t *d) {
   const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
   const int64_t ob = len * (int64_t)li_dt_size(r->hw);
+  const q512 k = q512_of(r, sc);
 #define QZ(T, TR, XZ)                                                      \
   if (r->hw == T && tr == TR && xz == XZ) {                                \
     for (int64_t q = 0; q < nr; q++)                                       \
-      quant_avx512_k(r, sc, s + so[q], d + q * ob, len, T, TR, XZ);        \
+      quant_avx512_k(&k, s + so[q], d + q * ob, len, T, TR, XZ);           \
     return 1;                                                              \
   }
 #define QT(T) QZ(T, 0, 0) QZ(T, 0, 1) QZ(T, 1, 0) QZ(T, 1, 1)
@@ -700,6 +718,59 @@ static int64_t quant_avx512(const li_vrule *r, float sc, const uint8_t *s,
                             uint8_t *d, int64_t n) {
   const int64_t o = 0;
   return quant_avx512_rows(r, sc, s, &o, 1, n, d) ? n : 0;
+}
+
+/* quant_avx512_rows into a pair of byte planes (li_quant_pairs): a run's
+** 16-bit results split in registers, plane 0's bytes (u >> sh[0]) &
+** mk[0] at d + dof[q], plane 1's ps bytes on, then post pad bytes each. */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static int
+quant_avx512_pairs(const li_vrule *r, float sc, const uint8_t *s,
+                   const int64_t *so, int64_t ps, const int sh[2],
+                   const uint32_t mk[2], const uint8_t pad[2], int64_t post,
+                   uint8_t *d, const int64_t *dof, int64_t nr, int64_t len) {
+  const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
+  const q512 k = q512_of(r, sc);
+  const __m256i m0 = _mm256_set1_epi16((short)mk[0]),
+                m1 = _mm256_set1_epi16((short)mk[1]);
+  const __m128i c0 = _mm_cvtsi32_si128(sh[0]), c1 = _mm_cvtsi32_si128(sh[1]);
+  const __m128i p0 = _mm_set1_epi8((char)pad[0]), p1 = _mm_set1_epi8((char)pad[1]);
+  const __mmask16 m = (__mmask16)((1u << len) - 1u),
+                  w = (__mmask16)((1u << (len + post)) - 1u);
+  /* one 32-byte store where the planes are 16 bytes apart and a row and
+  ** its pads fill them (16W1C8BHL's entries): plane 1's bytes in the high
+  ** lane, as they are after the pack */
+  const int one = ps == 16 && len + post == 16, pads = post > 0;
+  const __m256i pp = _mm256_set_m128i(p1, p0);
+  const __mmask32 m2 = (__mmask32)m | (__mmask32)m << 16;
+#define QP(T, TR, XZ, ONE, PADS)                                           \
+  if (r->hw == T && tr == TR && xz == XZ && one == ONE && pads == PADS) {  \
+    for (int64_t q = 0; q < nr; q++) {                                     \
+      const __m512i c =                                                    \
+          q_v(&k, _mm512_maskz_loadu_ps(m, s + so[q]), T, TR, XZ);         \
+      const __m256i u = T == LAY_DT_INT16 ? _mm512_cvtsepi32_epi16(c)      \
+                                          : _mm512_cvtusepi32_epi16(c);    \
+      const __m256i a = _mm256_and_si256(_mm256_srl_epi16(u, c0), m0);     \
+      const __m256i b = _mm256_and_si256(_mm256_srl_epi16(u, c1), m1);     \
+      __m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8); \
+      uint8_t *o = d + dof[q];                                             \
+      if (PADS) v = _mm256_mask_blend_epi8(m2, pp, v);                     \
+      if (ONE) {                                                           \
+        _mm256_storeu_si256((__m256i *)(void *)o, v);                      \
+      } else {                                                             \
+        _mm_mask_storeu_epi8(o, w, _mm256_castsi256_si128(v));             \
+        _mm_mask_storeu_epi8(o + ps, w, _mm256_extracti128_si256(v, 1));   \
+      }                                                                    \
+    }                                                                      \
+    return 1;                                                              \
+  }
+#define QF(T, TR, XZ) QP(T, TR, XZ, 0, 0) QP(T, TR, XZ, 0, 1) QP(T, TR, XZ, 1, 0) QP(T, TR, XZ, 1, 1)
+#define QT(T) QF(T, 0, 0) QF(T, 0, 1) QF(T, 1, 0) QF(T, 1, 1)
+  QT(LAY_DT_INT16)
+  QT(LAY_DT_UINT16)
+#undef QT
+#undef QF
+#undef QP
+  return 0;
 }
 #define LI_HAVE_QUANT_AVX512 1
 #endif
@@ -748,6 +819,26 @@ int li_quant_rows(const li_vrule *r, const uint8_t *s, const int64_t *so,
   return sc != 0 && quant_avx512_rows(r, sc, s, so, nr, len, d);
 #else
   (void)r; (void)s; (void)so; (void)nr; (void)len; (void)d;
+  return 0;
+#endif
+}
+
+int li_quant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                   int64_t ps, const int sh[2], const uint32_t mk[2],
+                   const uint8_t pad[2], int64_t post, uint8_t *d,
+                   const int64_t *dof, int64_t nr, int64_t len) {
+#if defined(LI_HAVE_QUANT_AVX512)
+  if (r->kind != LI_VR_QUANT || r->simd < LI_SIMD_AVX512 ||
+      (r->nch > 1 && r->axis >= 0) || len < 1 || post < 0 ||
+      len + post > 16 || sh[0] < 0 || sh[0] > 15 || sh[1] < 0 ||
+      sh[1] > 15 || !(r->hw == LAY_DT_INT16 || r->hw == LAY_DT_UINT16))
+    return 0;
+  const float sc = li_quant_k(r);
+  return sc != 0 && quant_avx512_pairs(r, sc, s, so, ps, sh, mk, pad, post,
+                                       d, dof, nr, len);
+#else
+  (void)r; (void)s; (void)so; (void)ps; (void)sh; (void)mk; (void)pad;
+  (void)post; (void)d; (void)dof; (void)nr; (void)len;
   return 0;
 #endif
 }
@@ -1047,26 +1138,42 @@ dq_v(__m512i w, __m512 zv, __m512 kv, __m512 rv, __m512 xf, __m512d xv,
 ** (kneron.4w4c8b_q(1, 5) unpack fp32 [4,32,28,28] 10.5 -> 8.7 us,
 ** amd.hcwnc_q(4, 0.0078125, -5) [1,64,56,56] 22.7 -> 20.5; min of 5).
 ** Returns n. */
+typedef struct dq512 {
+  __m512 zv, kv, rv, xf;
+  __m512d xv;
+} dq512;
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline dq512
+dq512_of(float zp, float k, double xoff) {
+  return (dq512){_mm512_set1_ps(zp), _mm512_set1_ps(k),
+                 _mm512_set1_ps(1.0f / k), _mm512_set1_ps((float)xoff),
+                 _mm512_set1_pd(xoff)};
+}
+
+/* One run of n elements with the constants c (div: div_mode's). */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline void
+dq_avx512_run(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t,
+              const dq512 *c, int div, int zx) {
+  const size_t fs = li_dt_size(t);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps((float *)(void *)(d + 4 * i),
+                     dq_v(dq_ld(s + fs * (size_t)i, t, 0xffff, 1), c->zv,
+                          c->kv, c->rv, c->xf, c->xv, div, zx));
+  if (i < n) {
+    const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps((float *)(void *)(d + 4 * i), m,
+                          dq_v(dq_ld(s + fs * (size_t)i, t, m, 0), c->zv,
+                               c->kv, c->rv, c->xf, c->xv, div, zx));
+  }
+}
+
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"), always_inline)) static inline int64_t
 dq_avx512_k(const uint8_t *s, uint8_t *d, int64_t n, lay_dtype t, float zp,
             float k, double xoff, int div, int zx, int ovl) {
   (void)ovl; /* not overlapping: dq_avx2_k's signature */
-  const __m512 zv = _mm512_set1_ps(zp), kv = _mm512_set1_ps(k),
-               rv = _mm512_set1_ps(1.0f / k), xf = _mm512_set1_ps((float)xoff);
-  const __m512d xv = _mm512_set1_pd(xoff);
-  const size_t fs = li_dt_size(t);
-  div = div_mode(div, k);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    _mm512_storeu_ps((float *)(void *)(d + 4 * i),
-                     dq_v(dq_ld(s + fs * (size_t)i, t, 0xffff, 1), zv, kv, rv,
-                          xf, xv, div, zx));
-  if (i < n) {
-    const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps((float *)(void *)(d + 4 * i), m,
-                          dq_v(dq_ld(s + fs * (size_t)i, t, m, 0), zv, kv, rv,
-                               xf, xv, div, zx));
-  }
+  const dq512 c = dq512_of(zp, k, xoff);
+  dq_avx512_run(s, d, n, t, &c, div_mode(div, k), zx);
   return n;
 }
 
@@ -1077,25 +1184,67 @@ dq_avx512(DQ_ARGS) {
 }
 
 /* dq_avx512 over nr runs of len elements back to back from s, run q
-** stored at d + dof[q] bytes (li_dequant_rows); 1 when it took type t. */
+** stored at d + dof[q] bytes (li_dequant_rows), the constants made once;
+** 1 when it took type t. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int
 dq_avx512_rows(lay_dtype t, const uint8_t *s, uint8_t *d, const int64_t *dof,
                int64_t nr, int64_t len, float zp, float k, double xoff,
                int div, int zx) {
   const int64_t ib = len * (int64_t)li_dt_size(t);
+  const dq512 c = dq512_of(zp, k, xoff);
+  div = div_mode(div, k);
 #define DR(T, DIV, ZX)                                                     \
   if (t == T && div == DIV && zx == ZX) {                                  \
     for (int64_t q = 0; q < nr; q++)                                       \
-      dq_avx512_k(s + q * ib, d + dof[q], len, T, zp, k, xoff, DIV, ZX, 0); \
+      dq_avx512_run(s + q * ib, d + dof[q], len, T, &c, DIV, ZX);          \
     return 1;                                                              \
   }
-#define DT(T) DR(T, 0, 0) DR(T, 0, 1) DR(T, 1, 0) DR(T, 1, 1)
+#define DT(T) DR(T, 0, 0) DR(T, 0, 1) DR(T, 1, 0) DR(T, 1, 1) DR(T, 2, 0) DR(T, 2, 1)
   DT(LAY_DT_INT8)
   DT(LAY_DT_UINT8)
   DT(LAY_DT_INT16)
   DT(LAY_DT_UINT16)
 #undef DT
 #undef DR
+  return 0;
+}
+
+/* dq_avx512_rows from a pair of byte planes (li_dequant_pairs): a run's
+** planes' len bytes (no byte past them read) combined into 16-bit bits
+** in a register, then dq_v. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int
+dq_avx512_pairs(lay_dtype t, const uint8_t *s, const int64_t *so, int64_t ps,
+                const int sh[2], const uint32_t mk[2], uint8_t *d,
+                const int64_t *dof, int64_t nr, int64_t len, float zp,
+                float k, double xoff, int div, int zx) {
+  const dq512 c = dq512_of(zp, k, xoff);
+  const __m256i m0 = _mm256_set1_epi16((short)mk[0]),
+                m1 = _mm256_set1_epi16((short)mk[1]);
+  const __m128i c0 = _mm_cvtsi32_si128(sh[0]), c1 = _mm_cvtsi32_si128(sh[1]);
+  const __mmask16 m = (__mmask16)((1u << len) - 1u);
+  div = div_mode(div, k);
+#define DP(T, DIV, ZX)                                                     \
+  if (t == T && div == DIV && zx == ZX) {                                  \
+    for (int64_t q = 0; q < nr; q++) {                                     \
+      const uint8_t *p = s + so[q];                                        \
+      const __m256i a = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, p));  \
+      const __m256i b =                                                    \
+          _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, p + ps));           \
+      const __m256i u =                                                    \
+          _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, m0), c0),   \
+                          _mm256_sll_epi16(_mm256_and_si256(b, m1), c1));  \
+      const __m512i w = T == LAY_DT_INT16 ? _mm512_cvtepi16_epi32(u)       \
+                                          : _mm512_cvtepu16_epi32(u);      \
+      _mm512_mask_storeu_ps((float *)(void *)(d + dof[q]), m,              \
+                            dq_v(w, c.zv, c.kv, c.rv, c.xf, c.xv, DIV, ZX)); \
+    }                                                                      \
+    return 1;                                                              \
+  }
+#define DT(T) DP(T, 0, 0) DP(T, 0, 1) DP(T, 1, 0) DP(T, 1, 1) DP(T, 2, 0) DP(T, 2, 1)
+  DT(LAY_DT_INT16)
+  DT(LAY_DT_UINT16)
+#undef DT
+#undef DP
   return 0;
 }
 
@@ -1141,6 +1290,20 @@ int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
       !dq_consts(r, r->hw, &zp, &k, &div, &zx))
     return 0;
   return dq_avx512_rows(r->hw, s, d, dof, nr, len, zp, k, r->xoff[0], div, zx);
+}
+
+int li_dequant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                     int64_t ps, const int sh[2], const uint32_t mk[2],
+                     uint8_t *d, const int64_t *dof, int64_t nr, int64_t len) {
+  float zp, k;
+  int div, zx;
+  if (r->kind != LI_VR_QUANT || r->simd < LI_SIMD_AVX512 || len > 16 ||
+      len < 1 || sh[0] < 0 || sh[0] > 15 || sh[1] < 0 || sh[1] > 15 ||
+      !(r->hw == LAY_DT_INT16 || r->hw == LAY_DT_UINT16) ||
+      !dq_consts(r, r->hw, &zp, &k, &div, &zx))
+    return 0;
+  return dq_avx512_pairs(r->hw, s, so, ps, sh, mk, d, dof, nr, len, zp, k,
+                         r->xoff[0], div, zx);
 }
 
 static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
@@ -1285,6 +1448,13 @@ static int exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
 int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
                     const int64_t *dof, int64_t nr, int64_t len) {
   (void)r; (void)s; (void)d; (void)dof; (void)nr; (void)len;
+  return 0;
+}
+int li_dequant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                     int64_t ps, const int sh[2], const uint32_t mk[2],
+                     uint8_t *d, const int64_t *dof, int64_t nr, int64_t len) {
+  (void)r; (void)s; (void)so; (void)ps; (void)sh; (void)mk; (void)d;
+  (void)dof; (void)nr; (void)len;
   return 0;
 }
 

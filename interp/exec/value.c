@@ -632,42 +632,38 @@ quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
 ** and store it: the narrowing store to memory, masked or not, ran ~1.5x
 ** slower on Zen 4 (kneron.4w4c8b_q(1, 5) pack fp32 [1,64,56,56] 33 -> 19
 ** us, min of 5). Returns n. */
-/* quant_avx512_k's constants, made once a call. */
-typedef struct q512 {
-  __m512 sc, hi, lo, xo;
-  __m512i zp;
-} q512;
-
-__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline q512
-q512_of(const li_vrule *r, float sc) {
-  return (q512){_mm512_set1_ps(sc), _mm512_set1_ps(0x1p30f),
-                _mm512_set1_ps(-0x1p30f), _mm512_set1_ps((float)r->xoff[0]),
-                _mm512_set1_epi32((int)r->zp[0])};
-}
+/* The constants of quant_avx512_k and quant_avx512_pairs, locals of
+** each (as dq_v's, they go to q_v by value). */
+#define Q512_CONSTS(r, sc)                                                 \
+  const __m512 scv = _mm512_set1_ps(sc), hi = _mm512_set1_ps(0x1p30f),     \
+               lo = _mm512_set1_ps(-0x1p30f),                              \
+               xo = _mm512_set1_ps((float)(r)->xoff[0]);                   \
+  const __m512i zp = _mm512_set1_epi32((int)(r)->zp[0]);
 
 /* 16 lanes of x quantized, before the saturating narrowing to hw. */
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline __m512i
-q_v(const q512 *k, __m512 x, const lay_dtype hw, const int trunc,
-    const int xz) {
+q_v(__m512 x, __m512 scv, __m512 lo, __m512 hi, __m512 xo, __m512i zp,
+    const lay_dtype hw, const int trunc, const int xz) {
   __mmask16 ok = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
-  __m512 t = _mm512_mul_ps(xz ? x : _mm512_sub_ps(x, k->xo), k->sc);
-  t = _mm512_min_ps(_mm512_max_ps(t, k->lo), k->hi);
+  __m512 t = _mm512_mul_ps(xz ? x : _mm512_sub_ps(x, xo), scv);
+  t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
   __m512i c = trunc ? _mm512_cvttps_epi32(t) : _mm512_cvtps_epi32(t);
-  c = _mm512_maskz_add_epi32(ok, c, k->zp);
+  c = _mm512_maskz_add_epi32(ok, c, zp);
   if (hw == LAY_DT_UINT8 || hw == LAY_DT_UINT16)
     c = _mm512_max_epi32(c, _mm512_setzero_si512());
   return c;
 }
 
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline int64_t
-quant_avx512_k(const q512 *k, const uint8_t *s, uint8_t *d, int64_t n,
-               const lay_dtype hw, const int trunc, const int xz) {
+quant_avx512_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
+               int64_t n, const lay_dtype hw, const int trunc, const int xz) {
+  Q512_CONSTS(r, sc)
   for (int64_t i = 0; i < n; i += 16) {
     const int whole = n - i >= 16;
     const __mmask16 m = (__mmask16)(whole ? 0xffffu : (1u << (n - i)) - 1u);
     __m512 x = whole ? _mm512_loadu_ps(s + 4 * i)
                      : _mm512_maskz_loadu_ps(m, s + 4 * i);
-    const __m512i c = q_v(k, x, hw, trunc, xz);
+    const __m512i c = q_v(x, scv, lo, hi, xo, zp, hw, trunc, xz);
     uint8_t *o = d + i * (hw == LAY_DT_INT8 || hw == LAY_DT_UINT8 ? 1 : 2);
     if (whole && hw == LAY_DT_INT8)
       _mm_storeu_si128((__m128i *)(void *)o, _mm512_cvtsepi32_epi8(c));
@@ -696,11 +692,10 @@ quant_avx512_rows(const li_vrule *r, float sc, const uint8_t *s,
                   const int64_t *so, int64_t nr, int64_t len, uint8_t *d) {
   const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
   const int64_t ob = len * (int64_t)li_dt_size(r->hw);
-  const q512 k = q512_of(r, sc);
 #define QZ(T, TR, XZ)                                                      \
   if (r->hw == T && tr == TR && xz == XZ) {                                \
     for (int64_t q = 0; q < nr; q++)                                       \
-      quant_avx512_k(&k, s + so[q], d + q * ob, len, T, TR, XZ);           \
+      quant_avx512_k(r, sc, s + so[q], d + q * ob, len, T, TR, XZ);        \
     return 1;                                                              \
   }
 #define QT(T) QZ(T, 0, 0) QZ(T, 0, 1) QZ(T, 1, 0) QZ(T, 1, 1)
@@ -729,7 +724,7 @@ quant_avx512_pairs(const li_vrule *r, float sc, const uint8_t *s,
                    const uint32_t mk[2], const uint8_t pad[2], int64_t post,
                    uint8_t *d, const int64_t *dof, int64_t nr, int64_t len) {
   const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
-  const q512 k = q512_of(r, sc);
+  Q512_CONSTS(r, sc)
   const __m256i m0 = _mm256_set1_epi16((short)mk[0]),
                 m1 = _mm256_set1_epi16((short)mk[1]);
   const __m128i c0 = _mm_cvtsi32_si128(sh[0]), c1 = _mm_cvtsi32_si128(sh[1]);
@@ -746,7 +741,8 @@ quant_avx512_pairs(const li_vrule *r, float sc, const uint8_t *s,
   if (r->hw == T && tr == TR && xz == XZ && one == ONE && pads == PADS) {  \
     for (int64_t q = 0; q < nr; q++) {                                     \
       const __m512i c =                                                    \
-          q_v(&k, _mm512_maskz_loadu_ps(m, s + so[q]), T, TR, XZ);         \
+          q_v(_mm512_maskz_loadu_ps(m, s + so[q]), scv, lo, hi, xo, zp, T, \
+              TR, XZ);                                                     \
       const __m256i u = T == LAY_DT_INT16 ? _mm512_cvtsepi32_epi16(c)      \
                                           : _mm512_cvtusepi32_epi16(c);    \
       const __m256i a = _mm256_and_si256(_mm256_srl_epi16(u, c0), m0);     \
@@ -772,6 +768,7 @@ quant_avx512_pairs(const li_vrule *r, float sc, const uint8_t *s,
 #undef QP
   return 0;
 }
+#undef Q512_CONSTS
 #define LI_HAVE_QUANT_AVX512 1
 #endif
 

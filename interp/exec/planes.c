@@ -22,7 +22,9 @@
 ** rows of K bytes, stored at the columns' P offsets: 16-byte stores where
 ** P's rows are back to back (the offsets planned once a call: pl_tile),
 ** runs of rows else. Unpacking is the inverse. A segment's last tile
-** overlaps the one before; segments shorter than a tile share tiles. Any
+** overlaps the one before; segments shorter than a tile share tiles; in
+** B (a value rule), segments of 17 columns or more that are not a
+** multiple of 16 go in groups whose columns fill whole tiles (group_job). Any
 ** plane count, shifts and masks, split types of 1, 2, 4 or 8 bytes (the
 ** low 32 bits), any K (partial blocks padded in registers), per tensor or
 ** per channel rules. The pair (2 planes of 16-bit bits, Kneron's HL

@@ -624,14 +624,6 @@ quant_avx2(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
 }
 #define LI_HAVE_QUANT_AVX2 1
 
-/* The same with AVX-512 (LI_SIMD_AVX512), 16 elements a step and the last
-** n % 16 under a mask: NaN lanes zeroed by a masked add, the saturating
-** narrowings (vpmovsdb, vpmovusdb after a max with 0, and the 16-bit
-** ones) instead of packs and permutes, x - xoff left out where xoff is 0
-** (x - 0 is x, -0 and NaN included). Whole steps narrow into a register
-** and store it: the narrowing store to memory, masked or not, ran ~1.5x
-** slower on Zen 4 (kneron.4w4c8b_q(1, 5) pack fp32 [1,64,56,56] 33 -> 19
-** us, min of 5). Returns n. */
 /* The constants of quant_avx512_k and quant_avx512_pairs, locals of
 ** each (as dq_v's, they go to q_v by value). */
 #define Q512_CONSTS(r, sc)                                                 \
@@ -654,6 +646,14 @@ q_v(__m512 x, __m512 scv, __m512 lo, __m512 hi, __m512 xo, __m512i zp,
   return c;
 }
 
+/* The same with AVX-512 (LI_SIMD_AVX512), 16 elements a step and the last
+** n % 16 under a mask: NaN lanes zeroed by a masked add, the saturating
+** narrowings (vpmovsdb, vpmovusdb after a max with 0, and the 16-bit
+** ones) instead of packs and permutes, x - xoff left out where xoff is 0
+** (x - 0 is x, -0 and NaN included). Whole steps narrow into a register
+** and store it: the narrowing store to memory, masked or not, ran ~1.5x
+** slower on Zen 4 (kneron.4w4c8b_q(1, 5) pack fp32 [1,64,56,56] 33 -> 19
+** us, min of 5). Returns n. */
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline int64_t
 quant_avx512_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
                int64_t n, const lay_dtype hw, const int trunc, const int xz) {

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "kern.h"
+#include "pair16.h"
 
 static inline __attribute__((always_inline)) void
 combine2(const li_vrule *v, const uint8_t *s, int64_t ps,
@@ -977,9 +978,7 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
 ** 46 -> 29 us, unpack 37 -> 22 (min of 5). */
 __attribute__((target("avx2"), always_inline)) static inline __m256i
 split16_x(const pair *q, __m256i k0, __m256i k1, __m256i x) {
-  const __m256i a = _mm256_and_si256(_mm256_srl_epi16(x, q->c0), k0);
-  const __m256i b = _mm256_and_si256(_mm256_srl_epi16(x, q->c1), k1);
-  return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+  return li_pair_split(x, q->c0, q->c1, k0, k1);
 }
 
 __attribute__((target("avx2"), always_inline)) static inline __m256i
@@ -998,11 +997,11 @@ split16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
 __attribute__((target("avx2"), always_inline)) static inline void
 comb16_y(const pair *q, __m256i k0, __m256i k1, const uint8_t *s,
          int64_t ps, uint8_t *d) {
-  const __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)s));
-  const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(s + ps)));
-  _mm256_storeu_si256((__m256i *)(void *)d,
-                      _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
-                                      _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1)));
+  _mm256_storeu_si256(
+      (__m256i *)(void *)d,
+      li_pair_comb(_mm_loadu_si128((const __m128i *)(const void *)s),
+                   _mm_loadu_si128((const __m128i *)(const void *)(s + ps)),
+                   q->c0, q->c1, k0, k1));
 }
 
 /* rows1's rows of 16 elements straight from side to side. */
@@ -1071,10 +1070,8 @@ comb_group16(const pair *q, const uint8_t *s, const int64_t *o, uint8_t *u,
 __attribute__((target("avx2,avx512f,avx512bw,avx512vl"), always_inline)) static inline __m256i
 comb16_m(const pair *q, __m256i k0, __m256i k1, __mmask16 km, const uint8_t *s,
          int64_t ps) {
-  const __m256i a = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(km, s));
-  const __m256i b = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(km, s + ps));
-  return _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, k0), q->c0),
-                         _mm256_sll_epi16(_mm256_and_si256(b, k1), q->c1));
+  return li_pair_comb(_mm_maskz_loadu_epi8(km, s), _mm_maskz_loadu_epi8(km, s + ps),
+                      q->c0, q->c1, k0, k1);
 }
 
 /* comb_group16 for rows of k < 16 elements, back to back in u, under

@@ -64,8 +64,13 @@ typedef struct li_vrule {
                              value k), then the stored bytes of each value
                              k, LI_FIX_EL bytes each */
   int simd;               /* LI_SIMD_* the conversions may use */
-  int qk_set;             /* li_vrule_prep: qk is li_quant_k's answer */
+  int qk_set;             /* li_vrule_prep: qk is li_quant_k's answer,
+                             dq the vector dequantization's constants */
   float qk;               /* (0 here: computed on each run) */
+  struct {
+    int ok, div, zx;      /* ok: the vector paths take the rule */
+    float zp, k;
+  } dq;
 } li_vrule;
 
 #define LI_FIX_EL 8 /* bytes kept for one stored pad value (fix) */
@@ -126,7 +131,8 @@ int li_dequant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,
                      int64_t ps, const int sh[2], const uint32_t mk[2],
                      uint8_t *d, const int64_t *dof, int64_t nr, int64_t len);
 /* The choices li_encode / li_decode make on every run made once (after
-** the rule is complete; a copy with other constants clears qk_set). */
+** the rule is complete and its simd set; a copy with other constants
+** clears qk_set). */
 void li_vrule_prep(li_vrule *r);
 void li_decode(const li_vrule *r, const void *src, void *dst, int64_t n,
                const int32_t *ch);

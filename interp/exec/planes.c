@@ -53,6 +53,7 @@
 ** of 16-bit elements, then split from there: one extra pass over L1.
 */
 #include "kern.h"
+#include "pair16.h"
 
 #define PL_SL 1024    /* columns of a segment's offset table */
 #define PL_B 16384    /* bytes of the bits buffer B */
@@ -412,21 +413,17 @@ vy_init(const pl_x *x, pl_vy *v) {
 /* 16 elements' bits at s: plane 0's bytes in the low lane, 1's high. */
 __attribute__((target("avx2"), always_inline)) static inline __m256i
 split_y(const pl_vy *v, const uint8_t *s) {
-  const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)s);
-  const __m256i a = _mm256_and_si256(_mm256_srl_epi16(x, v->c0), v->m0);
-  const __m256i b = _mm256_and_si256(_mm256_srl_epi16(x, v->c1), v->m1);
-  return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+  return li_pair_split(_mm256_loadu_si256((const __m256i *)(const void *)s),
+                       v->c0, v->c1, v->m0, v->m1);
 }
 
 /* The inverse: the two lanes' bytes combined into 16 elements at d. */
 __attribute__((target("avx2"), always_inline)) static inline void
 combine_y(const pl_vy *v, __m256i p, uint8_t *d) {
-  const __m256i a = _mm256_cvtepu8_epi16(_mm256_castsi256_si128(p));
-  const __m256i b = _mm256_cvtepu8_epi16(_mm256_extracti128_si256(p, 1));
-  _mm256_storeu_si256(
-      (__m256i *)(void *)d,
-      _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, v->m0), v->c0),
-                      _mm256_sll_epi16(_mm256_and_si256(b, v->m1), v->c1)));
+  _mm256_storeu_si256((__m256i *)(void *)d,
+                      li_pair_comb(_mm256_castsi256_si128(p),
+                                   _mm256_extracti128_si256(p, 1), v->c0,
+                                   v->c1, v->m0, v->m1));
 }
 
 /* tr_fwd and tr_inv, both lanes at once. */

@@ -12,6 +12,7 @@
 
 #include "cast8.h"
 #include "dtypes.h"
+#include "pair16.h"
 #include "plan_int.h"
 #include "value_simd.h"
 
@@ -745,9 +746,7 @@ quant_avx512_pairs(const li_vrule *r, float sc, const uint8_t *s,
               TR, XZ);                                                     \
       const __m256i u = T == LAY_DT_INT16 ? _mm512_cvtsepi32_epi16(c)      \
                                           : _mm512_cvtusepi32_epi16(c);    \
-      const __m256i a = _mm256_and_si256(_mm256_srl_epi16(u, c0), m0);     \
-      const __m256i b = _mm256_and_si256(_mm256_srl_epi16(u, c1), m1);     \
-      __m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8); \
+      __m256i v = li_pair_split(u, c0, c1, m0, m1);                        \
       uint8_t *o = d + dof[q];                                             \
       if (PADS) v = _mm256_mask_blend_epi8(m2, pp, v);                     \
       if (ONE) {                                                           \
@@ -844,10 +843,6 @@ float li_quant_k(const li_vrule *r) {
   return r->qk_set ? r->qk : quant_k(r);
 }
 
-void li_vrule_prep(li_vrule *r) {
-  r->qk = quant_k(r);
-  r->qk_set = 1;
-}
 
 static int fast_quant(const li_vrule *r, const void *src, void *dst,
                       int64_t n) {
@@ -1224,12 +1219,9 @@ dq_avx512_pairs(lay_dtype t, const uint8_t *s, const int64_t *so, int64_t ps,
   if (t == T && div == DIV && zx == ZX) {                                  \
     for (int64_t q = 0; q < nr; q++) {                                     \
       const uint8_t *p = s + so[q];                                        \
-      const __m256i a = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, p));  \
-      const __m256i b =                                                    \
-          _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, p + ps));           \
-      const __m256i u =                                                    \
-          _mm256_or_si256(_mm256_sll_epi16(_mm256_and_si256(a, m0), c0),   \
-                          _mm256_sll_epi16(_mm256_and_si256(b, m1), c1));  \
+      const __m256i u = li_pair_comb(_mm_maskz_loadu_epi8(m, p),           \
+                                     _mm_maskz_loadu_epi8(m, p + ps), c0,  \
+                                     c1, m0, m1);                          \
       const __m512i w = T == LAY_DT_INT16 ? _mm512_cvtepi16_epi32(u)       \
                                           : _mm512_cvtepu16_epi32(u);      \
       _mm512_mask_storeu_ps((float *)(void *)(d + dof[q]), m,              \
@@ -1279,12 +1271,29 @@ static int dq_consts(const li_vrule *r, lay_dtype from, float *zp, float *pk,
   return 1;
 }
 
+/* dq_consts from r->hw, as li_vrule_prep kept them (they were 2.9% of
+** kneron.16w1c8bhl_q unpack's profile, made once a group of rows). */
+static int dq_consts_hw(const li_vrule *r, float *zp, float *pk, int *pdiv,
+                        int *zx) {
+  if (!r->qk_set || r->simd < LI_SIMD_SSE) return dq_consts(r, r->hw, zp, pk, pdiv, zx);
+  *zp = r->dq.zp;
+  *pk = r->dq.k;
+  *pdiv = r->dq.div;
+  *zx = r->dq.zx;
+  return r->dq.ok;
+}
+
+static void dq_prep(li_vrule *r) {
+  memset(&r->dq, 0, sizeof r->dq);
+  r->dq.ok = dq_consts(r, r->hw, &r->dq.zp, &r->dq.k, &r->dq.div, &r->dq.zx);
+}
+
 int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
                     const int64_t *dof, int64_t nr, int64_t len) {
   float zp, k;
   int div, zx;
   if (r->kind != LI_VR_QUANT || r->simd < LI_SIMD_AVX512 ||
-      !dq_consts(r, r->hw, &zp, &k, &div, &zx))
+      !dq_consts_hw(r, &zp, &k, &div, &zx))
     return 0;
   return dq_avx512_rows(r->hw, s, d, dof, nr, len, zp, k, r->xoff[0], div, zx);
 }
@@ -1297,7 +1306,7 @@ int li_dequant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,
   if (r->kind != LI_VR_QUANT || r->simd < LI_SIMD_AVX512 || len > 16 ||
       len < 1 || sh[0] < 0 || sh[0] > 15 || sh[1] < 0 || sh[1] > 15 ||
       !(r->hw == LAY_DT_INT16 || r->hw == LAY_DT_UINT16) ||
-      !dq_consts(r, r->hw, &zp, &k, &div, &zx))
+      !dq_consts_hw(r, &zp, &k, &div, &zx))
     return 0;
   return dq_avx512_pairs(r->hw, s, so, ps, sh, mk, d, dof, nr, len, zp, k,
                          r->xoff[0], div, zx);
@@ -1307,7 +1316,7 @@ static int fast_dequant(const li_vrule *r, lay_dtype from, const void *src,
                         void *dst, int64_t n) {
   float zp, k;
   int div, zx;
-  if (!dq_consts(r, from, &zp, &k, &div, &zx)) return 0;
+  if (from != r->hw || !dq_consts_hw(r, &zp, &k, &div, &zx)) return 0;
   const size_t fs = li_dt_size(from);
   const int ovl = (uintptr_t)src < (uintptr_t)dst + (size_t)n * 4 &&
                   (uintptr_t)dst < (uintptr_t)src + (size_t)n * fs;
@@ -1437,6 +1446,7 @@ exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
   return 1;
 }
 #else
+static void dq_prep(li_vrule *r) { memset(&r->dq, 0, sizeof r->dq); }
 static int exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
                          const void *src, void *dst, int64_t n) {
   (void)r; (void)from; (void)to; (void)src; (void)dst; (void)n;
@@ -1466,6 +1476,12 @@ static int exact_quant(const li_vrule *r, lay_dtype from, lay_dtype hw,
   return 0;
 }
 #endif
+
+void li_vrule_prep(li_vrule *r) {
+  r->qk = quant_k(r);
+  dq_prep(r);
+  r->qk_set = 1;
+}
 
 /* The tile path with value_simd.c's stages (each the scalar stage's
 ** operations lane by lane): 0 when a stage does not take the types. */

@@ -251,6 +251,13 @@ static inline __m128i pad128(size_t e, const uint8_t *pat) {
   return _mm_set1_epi64x((long long)x);
 }
 
+/* The interleave's plane of each element w of a block, NULL for pads. */
+__attribute__((always_inline)) static inline void
+planes_at(const li_ilv_args *a, const uint8_t *s, const uint8_t **pl) {
+  for (int w = 0; w < a->W; w++)
+    pl[w] = w >= a->pre && w < a->pre + a->K ? s + (w - a->pre) * a->ps : NULL;
+}
+
 __attribute__((always_inline)) static inline void
 ilv_run_sse(const int le, const int k, const li_ilv_args *a, const uint8_t *s,
             uint8_t *d) {
@@ -259,9 +266,7 @@ ilv_run_sse(const int le, const int k, const li_ilv_args *a, const uint8_t *s,
   const __m128i padv = pad128(a->esz, a->pat);
   const uint8_t *pl[16];
   for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
-    for (int w = 0; w < W; w++)
-      pl[w] = w >= a->pre && w < a->pre + a->K
-                  ? s + c2 * a->sstep2 + (w - a->pre) * a->ps : NULL;
+    planes_at(a, s + c2 * a->sstep2, pl);
     uint8_t *dc = d + c2 * a->dstep2;
     for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
       int64_t r = 0;
@@ -309,9 +314,7 @@ ilv_run_avx2(const int le, const int k, const li_ilv_args *a,
   }
   const uint8_t *pl[16];
   for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
-    for (int w = 0; w < W; w++)
-      pl[w] = w >= a->pre && w < a->pre + a->K
-                  ? s + c2 * a->sstep2 + (w - a->pre) * a->ps : NULL;
+    planes_at(a, s + c2 * a->sstep2, pl);
     uint8_t *dc = d + c2 * a->dstep2;
     for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
       if (n >= m) {
@@ -360,6 +363,175 @@ deilv_run_avx2(const int le, const int k, const li_ilv_args *a,
     }
   }
 }
+#endif
+
+#if defined(LI_HAVE_X86_TARGET)
+/* ---- AVX-512: steps of 128 bytes under masks ------------------------------ */
+/* Blocks of B = W * e <= 8 bytes back to back (le + k <= 3): a step is
+** 128 bytes of blocks, 128 / B rows, in two registers. In each 128-bit
+** lane a byte shuffle groups the lane's rows by element: W units of
+** g = 16 / W bytes, unit w the lane's rows of element w. A permute of
+** g-byte units over both registers (vpermt2q, d, w for W = 2, 4, 8)
+** gathers element w's 8 units into the low 128 / W bytes of one
+** register: the plane's rows. Interleaving is the inverse: the planes'
+** rows side by side in two registers, the permute, the shuffle. The rows
+** past n are masked off every load and store, so any n takes the same
+** steps: no step redone over the last rows, no element-by-element rows
+** (trt.dla_hwc4 unpack int8 [1,3,37,29], rows of 29 pixels: two SSE
+** steps a row before, one masked step now). */
+#define ILV512 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline
+
+/* The first nb (<= 64) bytes' mask. */
+ILV512 __mmask64 bmask(int64_t nb) {
+  return nb >= 64 ? ~(__mmask64)0 : nb <= 0 ? 0 : ((__mmask64)1 << nb) - 1;
+}
+
+/* The permute of g = 16 >> k byte units over a and b (units of b
+** numbered from 64 / g). */
+ILV512 __m512i perm_units(const int k, __m512i a, __m512i idx, __m512i b) {
+  return k == 1 ? _mm512_permutex2var_epi64(a, idx, b)
+         : k == 2 ? _mm512_permutex2var_epi32(a, idx, b)
+                  : _mm512_permutex2var_epi16(a, idx, b);
+}
+
+/* A register of the unit indices u[0..64/g), g bytes each. */
+ILV512 __m512i units(const int k, const int *u) {
+  const int g = 16 >> k;
+  uint8_t b[64];
+  for (int i = 0; i < 64 / g; i++)
+    for (int j = 0; j < g; j++) b[i * g + j] = (uint8_t)(j < 2 ? u[i] >> (8 * j) : 0);
+  return _mm512_loadu_si512(b);
+}
+
+/* The lane shuffle: deinterleaving, byte o of a lane (element o / g, row
+** o % g / e, byte o % e) from row * B + w * e + b; interleaving, byte o
+** (row o / B, element o % B / e) from w * g + row * e + b. */
+ILV512 __m512i lane_shuffle(const int le, const int k, int inv) {
+  const int W = 1 << k, e = 1 << le, g = 16 / W;
+  uint8_t m[16];
+  for (int o = 0; o < 16; o++) {
+    const int b = o % e;
+    m[o] = inv ? (uint8_t)(o % g / e * W * e + o / g * e + b)
+               : (uint8_t)(o % (W * e) / e * g + o / (W * e) * e + b);
+  }
+  return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)m));
+}
+
+ILV512 void deilv_run_512(const int le, const int k, const li_ilv_args *a,
+                          const uint8_t *s, uint8_t *d) {
+  const int W = 1 << k, e = 1 << le, B = W * e, R = 128 / B, U = 4 * W;
+  const __m512i sh = lane_shuffle(le, k, 1);
+  __m512i idx[8]; /* plane q's 8 units: lanes 0-3 of a, then of b */
+  for (int q = 0; q < a->K; q++) {
+    int u[32] = {0};
+    for (int i = 0; i < 8; i++) u[i] = i / 4 * U + i % 4 * W + a->pre + q;
+    idx[q] = units(k, u);
+  }
+  const int64_t n = a->n, nf = n - n % R, t = n % R;
+  const __mmask64 ta = bmask(t * B), tb = bmask(t * B - 64), ts = bmask(t * e),
+                  fs = bmask(R * e);
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
+    const uint8_t *sc = s + c2 * a->sstep2;
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, sc += a->sstep, dc += a->dstep) {
+#define DSTEP(R0, MA, MB, MS)                                                 \
+  {                                                                           \
+    const __m512i x = _mm512_shuffle_epi8(                                    \
+        _mm512_maskz_loadu_epi8(MA, sc + (R0) * B), sh);                      \
+    const __m512i y = _mm512_shuffle_epi8(                                    \
+        _mm512_maskz_loadu_epi8(MB, sc + (R0) * B + 64), sh);                 \
+    for (int q = 0; q < a->K; q++)                                            \
+      _mm512_mask_storeu_epi8(dc + q * a->ps + (R0) * e, MS,                  \
+                              perm_units(k, x, idx[q], y));                   \
+  }
+      for (int64_t r = 0; r < nf; r += R) DSTEP(r, ~(__mmask64)0, ~(__mmask64)0, fs)
+      if (t) DSTEP(nf, ta, tb, ts)
+#undef DSTEP
+    }
+  }
+}
+
+/* A plane's rows of a step: its 128 / W bytes, or the first bytes of ms
+** (a last step; the rest zero, in rows no store keeps). */
+ILV512 __m512i ld_plane(const int k, const uint8_t *p, __mmask64 ms, int full) {
+  if (!full) return _mm512_maskz_loadu_epi8(ms, p);
+  if (k == 1) return _mm512_loadu_si512(p);
+  if (k == 2) return _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)p));
+  return _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+
+ILV512 void ilv_run_512(const int le, const int k, const li_ilv_args *a,
+                        const uint8_t *s, uint8_t *d) {
+  const int W = 1 << k, e = 1 << le, B = W * e, R = 128 / B, U = 4 * W;
+  const __m512i sh = lane_shuffle(le, k, 0);
+  const __m512i padv = _mm512_broadcast_i32x4(pad128(a->esz, a->pat));
+  __m512i ia, ib; /* unit L * W + w of a: plane w's unit L; of b: L + 4 */
+  {
+    int u[32], v[32];
+    for (int i = 0; i < U; i++) {
+      const int w = i % W, at = w / (W / 2) * U + w % (W / 2) * 8 + i / W;
+      u[i] = at;
+      v[i] = at + 4;
+    }
+    ia = units(k, u);
+    ib = units(k, v);
+  }
+  const int64_t n = a->n, nf = n - n % R, t = n % R;
+  const __mmask64 ta = bmask(t * B), tb = bmask(t * B - 64), ts = bmask(t * e),
+                  fs = bmask(R * e);
+  const uint8_t *pl[8];
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
+    planes_at(a, s + c2 * a->sstep2, pl);
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
+#define LD(w, R0, MS, FULL) (!pl[w] ? padv : ld_plane(k, pl[w] + (R0) * e, MS, FULL))
+#define ISTEP(R0, MA, MB, MS, FULL)                                              \
+  {                                                                           \
+    __m512i T[2];                                                             \
+    for (int j = 0; j < 2; j++) {                                             \
+      const int w0 = j * W / 2;                                               \
+      if (W == 2) {                                                           \
+        T[j] = LD(w0, R0, MS, FULL);                                                \
+      } else if (W == 4) {                                                    \
+        T[j] = _mm512_inserti64x4(LD(w0, R0, MS, FULL),                             \
+                                  _mm512_castsi512_si256(LD(w0 + 1, R0, MS, FULL)), 1); \
+      } else {                                                                \
+        T[j] = LD(w0, R0, MS, FULL);                                                \
+        T[j] = _mm512_inserti32x4(T[j], _mm512_castsi512_si128(LD(w0 + 1, R0, MS, FULL)), 1); \
+        T[j] = _mm512_inserti32x4(T[j], _mm512_castsi512_si128(LD(w0 + 2, R0, MS, FULL)), 2); \
+        T[j] = _mm512_inserti32x4(T[j], _mm512_castsi512_si128(LD(w0 + 3, R0, MS, FULL)), 3); \
+      }                                                                       \
+    }                                                                         \
+    _mm512_mask_storeu_epi8(dc + (R0) * B, MA,                                \
+                            _mm512_shuffle_epi8(perm_units(k, T[0], ia, T[1]), sh)); \
+    _mm512_mask_storeu_epi8(dc + (R0) * B + 64, MB,                           \
+                            _mm512_shuffle_epi8(perm_units(k, T[0], ib, T[1]), sh)); \
+  }
+      for (int64_t r = 0; r < nf; r += R) ISTEP(r, ~(__mmask64)0, ~(__mmask64)0, fs, 1)
+      if (t) ISTEP(nf, ta, tb, ts, 0)
+#undef ISTEP
+#undef LD
+      for (int w = 0; w < W; w++)
+        if (pl[w]) pl[w] += a->sstep;
+    }
+  }
+}
+
+/* The pairs these steps take: blocks of at most 8 bytes. */
+#define LI_ILV512_PAIRS(X) X(0, 1) X(0, 2) X(0, 3) X(1, 1) X(1, 2) X(2, 1)
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static int
+ilv_512_any(int inv, int le, int k, const li_ilv_args *a, const uint8_t *s,
+            uint8_t *d) {
+#define X(LE, K)                                                    \
+  case LE * 8 + K:                                                  \
+    if (inv) deilv_run_512(LE, K, a, s, d);                         \
+    else ilv_run_512(LE, K, a, s, d);                               \
+    return 1;
+  switch (le * 8 + k) { LI_ILV512_PAIRS(X) default: return 0; }
+#undef X
+}
+#undef ILV512
 #endif
 
 /* The (element size, block width) pairs: le = log2(esz), k = log2(W),
@@ -423,6 +595,21 @@ static void run(int inv, const li_ilv_args *a0, const uint8_t *s, uint8_t *d,
   }
 #if defined(__SSE2__)
   const int le = lg2((int64_t)a->esz), k = lg2(a->W);
+#if defined(LI_HAVE_X86_TARGET)
+  /* Masked AVX-512 steps where they are fewer: rows fewer than an SSE
+  ** step (else element by element), or than an AVX2 step (else two SSE
+  ** steps) and no more than one of theirs. From one AVX2 step on, as
+  ** many steps either way, and AVX2's stores split fewer cache lines
+  ** (amd.hcwnc4 pack int8 [1,64,56,56], rows of 56: 7.5 -> 7.7 us); two
+  ** steps of 8-byte blocks (vpermt2w) lost to two SSE steps (rows of 23,
+  ** amd.hcwnc8 unpack int8 [1,37,29,23]). */
+  const int64_t n = a->n, B = (int64_t)a->W << le;
+  if (simd >= LI_SIMD_AVX512 && li_ilv_ok(a->esz, a->W) && le + k <= 3 &&
+      (n < (16 >> le) || (n < (32 >> le) && n <= 128 / B)) &&
+      (a->rs == 0 || a->rs == B) &&
+      ilv_512_any(inv, le, k, a, s, d))
+    return;
+#endif
   if (simd >= LI_SIMD_SSE && li_ilv_ok(a->esz, a->W) &&
       a->n >= (16 >> le)) {
 #if defined(LI_HAVE_X86_TARGET)

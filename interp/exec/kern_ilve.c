@@ -578,6 +578,25 @@ int li_ilv_ok(size_t esz, int W) {
          (W & (W - 1)) == 0 && b <= 16;
 }
 
+/* Masked AVX-512 steps where they are fewer: rows fewer than an SSE step
+** (else element by element), or than an AVX2 step (else two SSE steps)
+** and no more than one of theirs. From one AVX2 step on, as many steps
+** either way, and AVX2's stores split fewer cache lines (amd.hcwnc4 pack
+** int8 [1,64,56,56], rows of 56: 7.5 -> 7.7 us); two steps of 8-byte
+** blocks (vpermt2w) lost to two SSE steps (rows of 23, amd.hcwnc8 unpack
+** int8 [1,37,29,23]). */
+int li_ilv_masked(size_t esz, int W, int64_t n, int simd) {
+#if defined(LI_HAVE_X86_TARGET)
+  const int le = lg2((int64_t)esz);
+  const int64_t B = (int64_t)W << le;
+  return simd >= LI_SIMD_AVX512 && li_ilv_ok(esz, W) && B <= 8 &&
+         (n < (16 >> le) || (n < (32 >> le) && n <= 128 / B));
+#else
+  (void)esz; (void)W; (void)n; (void)simd;
+  return 0;
+#endif
+}
+
 /* Both directions: the bounds on the blocks' reads (deinterleave) are the
 ** caller's (every block read lies in the source, li_deilv's contract). */
 static void run(int inv, const li_ilv_args *a0, const uint8_t *s, uint8_t *d,
@@ -596,17 +615,8 @@ static void run(int inv, const li_ilv_args *a0, const uint8_t *s, uint8_t *d,
 #if defined(__SSE2__)
   const int le = lg2((int64_t)a->esz), k = lg2(a->W);
 #if defined(LI_HAVE_X86_TARGET)
-  /* Masked AVX-512 steps where they are fewer: rows fewer than an SSE
-  ** step (else element by element), or than an AVX2 step (else two SSE
-  ** steps) and no more than one of theirs. From one AVX2 step on, as
-  ** many steps either way, and AVX2's stores split fewer cache lines
-  ** (amd.hcwnc4 pack int8 [1,64,56,56], rows of 56: 7.5 -> 7.7 us); two
-  ** steps of 8-byte blocks (vpermt2w) lost to two SSE steps (rows of 23,
-  ** amd.hcwnc8 unpack int8 [1,37,29,23]). */
-  const int64_t n = a->n, B = (int64_t)a->W << le;
-  if (simd >= LI_SIMD_AVX512 && li_ilv_ok(a->esz, a->W) && le + k <= 3 &&
-      (n < (16 >> le) || (n < (32 >> le) && n <= 128 / B)) &&
-      (a->rs == 0 || a->rs == B) &&
+  if (li_ilv_masked(a->esz, a->W, a->n, simd) &&
+      (a->rs == 0 || a->rs == (int64_t)a->W << le) &&
       ilv_512_any(inv, le, k, a, s, d))
     return;
 #endif

@@ -473,6 +473,10 @@ int li_planes_ok(const li_plan *p, const li_box *b, const li_loop *l,
                  int n);
 int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
                   const uint8_t *src, uint8_t *dst, int64_t cb);
+/* kern_ilve.c: 1 when ILV and DEILV run n rows of blocks of W elements of
+** esz bytes, back to back, in masked AVX-512 steps at level simd (fewer
+** steps than SSE and AVX2 take: rows under one AVX2 step). */
+int li_ilv_masked(size_t esz, int W, int64_t n, int simd);
 /* planes.c: 1 when the plane pad's fill box f (loops L, n) is the rest of
 ** the rows of an earlier PLANES box, which then writes it (its bk and
 ** pat); the planner gives f the kernel DONE. */

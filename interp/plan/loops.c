@@ -546,7 +546,10 @@ static int long_transpose(const li_box *b, const li_loop *L, int n,
 ** 1.21 against 1.77x, trt.chw4_nd pack fp32 [1,64,56,56] 1.16 against
 ** 1.57x. Where the blocks lie apart (qnn.crouton2x2 pack fp32: 5.1 against
 ** 2.3x) or the rows are short (qnn.crouton4x1 pack int8 [1,56,56,128],
-** 32-byte rows: 2.56 against 1.56x), the tile. Takes ILV as take_ilv and
+** 32-byte rows: 2.56 against 1.56x), the tile; but short rows that ILV
+** takes in one masked AVX-512 step (li_ilv_masked) are ILV's:
+** qnn.conv_weight pack int8 [3,3,37,29], rows of 29 blocks, 0.95-0.99 ->
+** 0.91-0.92 us. Takes ILV as take_ilv and
 ** take_ilv_groups do, or leaves L as it was. */
 static int ilv_back_to_back(const li_plan *p, li_box *b, li_loop *L, int *n,
                             size_t esz) {
@@ -559,7 +562,10 @@ static int ilv_back_to_back(const li_plan *p, li_box *b, li_loop *L, int *n,
   if (bb.kern != LI_K_ILV) return 0;
   const int64_t W = bb.bk & 255, u = bb.bk >> 8 ? bb.bk >> 8 : 1;
   const li_loop *j = &c[m - 2];
-  if (j->ds != W * u || j->ext * u * (int64_t)esz <= 32) return 0;
+  if (j->ds != W * u) return 0;
+  if (j->ext * u * (int64_t)esz <= 32 &&
+      !li_ilv_masked(esz * (size_t)u, (int)W, j->ext, p->simd))
+    return 0;
   *b = bb;
   memcpy(L, c, sizeof *L * (size_t)m);
   *n = m;

@@ -411,7 +411,7 @@ LI_STEP step_ILV(walk *w, uint8_t *d) {
   const int64_t e = (int64_t)w->de, u = w->b->bk >> 8 ? w->b->bk >> 8 : 1;
   li_ilv_args a = {w->de * (size_t)u, w->b->bk & 255, (int)in->ext,
                    (int)w->pre, o->ext, in->ss * e, 1, 0, 0, w->dpat, 1, 0, 0,
-                   o->ds * e};
+                   o->ds * e, w->b->prow};
   const uint8_t *s = w->src + w->sb * e;
   ilv_batch(w, &a, e);
   li_ilv(&a, s, d - w->pre * e, w->p->simd);
@@ -427,7 +427,7 @@ LI_STEP step_DEILV(walk *w, uint8_t *d) {
   const int64_t e = (int64_t)w->de, W = w->b->bk & 255;
   const int64_t u = w->b->bk >> 8 ? w->b->bk >> 8 : 1, p0 = w->sb / u % W;
   li_ilv_args a = {w->de * (size_t)u, (int)W, (int)pl->ext, (int)p0, in->ext,
-                   pl->ds * e, 1, 0, 0, w->dpat, 1, 0, 0, in->ss * e};
+                   pl->ds * e, 1, 0, 0, w->dpat, 1, 0, 0, in->ss * e, 0};
   const uint8_t *s = w->src + (w->sb - p0 * u) * e;
   ilv_batch(w, &a, e);
   li_deilv(&a, s, d, w->p->simd);

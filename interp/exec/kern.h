@@ -297,6 +297,8 @@ typedef struct li_ilv_args {
   int64_t cnt2, sstep2, dstep2;
   int64_t rs; /* bytes from a row's block to the next (0: W * esz; more
               ** only for blocks of 16 bytes) */
+  int64_t np; /* li_ilv: blocks of pad elements after each step's n rows
+              ** (rows back to back: rs 0 or W * esz) */
 } li_ilv_args;
 /* Whether the SIMD kernels take blocks of W elements of esz bytes
 ** (1, 2, 4 or 8 bytes; W a power of two, W * esz <= 16). */

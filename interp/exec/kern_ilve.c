@@ -26,10 +26,20 @@
 #include "kern.h"
 
 /* ---- The portable definition --------------------------------------------- */
+/* The np blocks of the pad after a step's rows, the first at d. */
+static void pad_blocks(const li_ilv_args *a, uint8_t *d) {
+  const int64_t m = a->np * a->W, e = (int64_t)a->esz;
+  if (e == 1) {
+    if (m > 0) memset(d, a->pat[0], (size_t)m);
+    return;
+  }
+  for (int64_t i = 0; i < m; i++) memcpy(d + i * e, a->pat, (size_t)e);
+}
+
 static void ilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
   const size_t e = a->esz;
   const int64_t rb = a->rs ? a->rs : a->W * (int64_t)e;
-  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep)
+  for (int64_t c = 0; c < a->cnt; c++, s += a->sstep, d += a->dstep) {
     for (int64_t r = 0; r < a->n; r++)
       for (int w = 0; w < a->W; w++) {
         int k = w - a->pre;
@@ -37,6 +47,8 @@ static void ilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
                k >= 0 && k < a->K ? s + k * a->ps + r * (int64_t)e : a->pat,
                e);
       }
+    pad_blocks(a, d + a->n * rb);
+  }
 }
 
 static void deilv_c(const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
@@ -272,6 +284,7 @@ ilv_run_sse(const int le, const int k, const li_ilv_args *a, const uint8_t *s,
       int64_t r = 0;
       for (; r + m <= n; r += m) ilv_sse(le, k, pl, padv, r << le, dc + r * rb, rb);
       if (r < n) ilv_sse(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb, rb);
+      if (a->np) pad_blocks(a, dc + n * rb);
       for (int w = 0; w < W; w++)
         if (pl[w]) pl[w] += a->sstep;
     }
@@ -327,6 +340,7 @@ ilv_run_avx2(const int le, const int k, const li_ilv_args *a,
         ilv_sse(le, k, pl, p1, 0, dc, rb);
         if (n > h) ilv_sse(le, k, pl, p1, (n - h) << le, dc + (n - h) * rb, rb);
       }
+      if (a->np) pad_blocks(a, dc + n * rb);
       for (int w = 0; w < W; w++)
         if (pl[w]) pl[w] += a->sstep;
     }
@@ -476,9 +490,15 @@ ILV512 void ilv_run_512(const int le, const int k, const li_ilv_args *a,
     ia = units(k, u);
     ib = units(k, v);
   }
-  const int64_t n = a->n, nf = n - n % R, t = n % R;
-  const __mmask64 ta = bmask(t * B), tb = bmask(t * B - 64), ts = bmask(t * e),
-                  fs = bmask(R * e);
+  /* the step after the whole ones: its t rows of data (bytes ka, kb of
+  ** its two registers), then pad blocks, t1 rows in all (bytes ma, mb);
+  ** the np pad blocks' steps after it pad alone */
+  const int64_t n = a->n, nf = n - n % R, N = n + a->np, t = n - nf,
+                t1 = N - nf < R ? N - nf : R;
+  const __mmask64 fs = bmask(R * e), ts = bmask(t * e), ka = bmask(t * B),
+                  kb = bmask(t * B - 64), ma = bmask(t1 * B),
+                  mb = bmask(t1 * B - 64);
+  const int blend = a->np > 0;
   const uint8_t *pl[8];
   for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
     planes_at(a, s + c2 * a->sstep2, pl);
@@ -502,13 +522,22 @@ ILV512 void ilv_run_512(const int le, const int k, const li_ilv_args *a,
         T[j] = _mm512_inserti32x4(T[j], _mm512_castsi512_si128(LD(w0 + 3, R0, MS, FULL)), 3); \
       }                                                                       \
     }                                                                         \
-    _mm512_mask_storeu_epi8(dc + (R0) * B, MA,                                \
-                            _mm512_shuffle_epi8(perm_units(k, T[0], ia, T[1]), sh)); \
-    _mm512_mask_storeu_epi8(dc + (R0) * B + 64, MB,                           \
-                            _mm512_shuffle_epi8(perm_units(k, T[0], ib, T[1]), sh)); \
+    __m512i x = _mm512_shuffle_epi8(perm_units(k, T[0], ia, T[1]), sh),      \
+            y = _mm512_shuffle_epi8(perm_units(k, T[0], ib, T[1]), sh);      \
+    if (!(FULL) && blend) { /* the pad blocks after the rows */              \
+      x = _mm512_mask_mov_epi8(padv, ka, x);                                 \
+      y = _mm512_mask_mov_epi8(padv, kb, y);                                 \
+    }                                                                         \
+    _mm512_mask_storeu_epi8(dc + (R0) * B, MA, x);                            \
+    _mm512_mask_storeu_epi8(dc + (R0) * B + 64, MB, y);                       \
   }
       for (int64_t r = 0; r < nf; r += R) ISTEP(r, ~(__mmask64)0, ~(__mmask64)0, fs, 1)
-      if (t) ISTEP(nf, ta, tb, ts, 0)
+      if (t1) ISTEP(nf, ma, mb, ts, 0)
+      for (int64_t r = nf + R; r < N; r += R) { /* pad blocks alone */
+        const int64_t tr = N - r < R ? N - r : R;
+        _mm512_mask_storeu_epi8(dc + r * B, bmask(tr * B), padv);
+        _mm512_mask_storeu_epi8(dc + r * B + 64, bmask(tr * B - 64), padv);
+      }
 #undef ISTEP
 #undef LD
       for (int w = 0; w < W; w++)

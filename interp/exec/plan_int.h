@@ -237,6 +237,8 @@ typedef struct li_box {
   int64_t pre, post; /* data: pad elements written before / after every
                         innermost row (fused row padding, dst stride 1) */
   int stage;         /* data: 0, or 1 + the index of its li_stage */
+  int prow;          /* ILV: blocks of the pad written after every row of
+                        blocks (a fill box it took: the fill is DONE) */
 } li_box;
 
 /* A staged box (box.c, exec.c): a data box cut at the blocks of a side
@@ -477,6 +479,10 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
 ** esz bytes, back to back, in masked AVX-512 steps at level simd (fewer
 ** steps than SSE and AVX2 take: rows under one AVX2 step). */
 int li_ilv_masked(size_t esz, int W, int64_t n, int simd);
+/* planes.c: loops as a set of destination offsets, comparable: (extent
+** e, stride d) by d descending, loops of one step left out, a loop that
+** continues the next one inside folded into it; *m of them. */
+void li_loops_canon(const li_loop *l, int n, int64_t *e, int64_t *d, int *m);
 /* planes.c: 1 when the plane pad's fill box f (loops L, n) is the rest of
 ** the rows of an earlier PLANES box, which then writes it (its bk and
 ** pat); the planner gives f the kernel DONE. */

@@ -870,10 +870,7 @@ int li_planes_ok(const li_plan *p, const li_box *b, const li_loop *l,
          (x.b.n > 1 && (x.pack || whole));
 }
 
-/* Loops as a set of destination offsets, comparable: (extent, ds) by ds
-** descending, loops of one step left out, a loop that continues the next
-** one inside folded into it. *m: how many. */
-static void canon(const li_loop *l, int n, int64_t *e, int64_t *d, int *m) {
+void li_loops_canon(const li_loop *l, int n, int64_t *e, int64_t *d, int *m) {
   int k = 0;
   for (int i = 0; i < n; i++) {
     if (l[i].ext == 1) continue;
@@ -928,8 +925,8 @@ int li_planes_absorb(li_plan *p, li_box *f, const li_loop *L, int n) {
     M[y].ext = L[fy].ext;
     int64_t e1[PL_MAXL], d1[PL_MAXL], e2[PL_MAXL], d2[PL_MAXL];
     int m1, m2;
-    canon(M, D->nl, e1, d1, &m1);
-    canon(L, n, e2, d2, &m2);
+    li_loops_canon(M, D->nl, e1, d1, &m1);
+    li_loops_canon(L, n, e2, d2, &m2);
     int same = m1 == m2;
     for (int i = 0; same && i < m1; i++)
       same = e1[i] == e2[i] && d1[i] == d2[i];

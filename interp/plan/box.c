@@ -574,13 +574,15 @@ static void back_to(li_plan *p, mark m) {
 ** EPYC at 2 vCPUs, the sweep's odd shapes: qnn.d32's last pixels stay
 ** exact, crouton2's last channels stage); what decides is the count of
 ** steps and rows, which the exact cut multiplies at the edges. A box
-** whose stage is -1 is staged by sg. */
+** whose stage is -1 is staged by sg; a fill box another box writes
+** (DONE) costs nothing. */
 static double est_ns(const li_plan *p, int from, const li_stage *sg) {
   const double per_box = 30, per_step = 25, per_row = 2, per_byte = 0.02;
   const double per_fill_row = 3, per_group = 10;
   double t = 0;
   for (int i = from; i < p->nbox; i++) {
     const li_box *b = &p->box[i];
+    if (b->kern == LI_K_DONE) continue;
     const li_loop *L = &p->loops[b->l0];
     int kl = li_kern_loops(b->kern);
     if (kl > b->nl) kl = b->nl;

@@ -121,6 +121,7 @@ char *li_plan_describe(const li_plan *p) {
     if (x->pre || x->post)
       lg_sb_printf(&b, ", row pads %lld+%lld", (long long)x->pre,
                 (long long)x->post);
+    if (x->prow) lg_sb_printf(&b, ", %d pad blocks after each row", x->prow);
     if (x->stage) {
       const li_stage *g = &p->stage[x->stage - 1];
       lg_sb_printf(&b, ", staged %s, %d loop%s outside slabs of %lld",

@@ -7,8 +7,10 @@
 **           elements (W * esz <= 16), K planes with pre pads before them
 **           (and the rest of the block after), every row count 1..40,
 **           1 to 3 steps with gaps between them whose bytes must stay as
-**           they were, blocks back to back or 21 bytes apart,
-**           guard bytes around the output;
+**           they were, blocks back to back or 21 bytes apart, (li_ilv,
+**           back to back) 0, 3 or 70 blocks of the pad after each step's
+**           rows (70: steps of pad blocks alone), guard bytes around the
+**           output;
 **   plan    plans built from hand-made IRs (li_plan_build) against the
 **           per-element reference (ref.h) for pack and unpack: AMD's
 **           [h, c/x, w, n, c%x] (batch 1 and 2: blocks side by side) and
@@ -51,15 +53,16 @@ static uint32_t rnd32(void) {
 
 /* ---- Kernels ------------------------------------------------------------- */
 /* One call of li_ilv (inv 0) or li_deilv (inv 1): cnt steps of n rows of
-** blocks of W elements of e bytes, planes ps apart; the steps' source and
-** destination sstep, dstep apart (gaps between them). */
+** blocks of W elements of e bytes, planes ps apart, np blocks of the pad
+** after each step's rows (li_ilv); the steps' source and destination
+** sstep, dstep apart (gaps between them). */
 static void kernel_case(int inv, size_t e, int W, int K, int pre, int64_t n,
-                        int64_t cnt, int simd, int gap) {
+                        int64_t cnt, int simd, int gap, int64_t np) {
   /* blocks may lie apart (gap bytes between them, unchanged) */
   const int64_t rb = W * (int64_t)e + gap;
   const int64_t ps = n * (int64_t)e + 8 * (int64_t)e; /* a gap after a plane */
   const int64_t pbytes = (K > 0 ? K : 1) * ps;       /* one step's planes */
-  const int64_t bbytes = n * rb;                      /* one step's blocks */
+  const int64_t bbytes = (n + np) * rb;               /* one step's blocks */
   const int64_t sstep = (inv ? bbytes : pbytes) + 3 * (int64_t)e;
   const int64_t dstep = (inv ? pbytes : bbytes) + 5 * (int64_t)e;
   const size_t sb = (size_t)(cnt * sstep), db = (size_t)(cnt * dstep);
@@ -82,18 +85,21 @@ static void kernel_case(int inv, size_t e, int W, int K, int pre, int64_t n,
                  s + c * sstep + r * rb + x * (int64_t)e, e);
         }
       }
-  li_ilv_args a = {e, W, K, pre, n, ps, cnt, sstep, dstep, pat, 1, 0, 0, rb};
+  for (int64_t c = 0; c < cnt; c++) /* the pad blocks */
+    for (int64_t i = 0; i < np * W; i++)
+      memcpy(w + GUARD + c * dstep + n * rb + i * (int64_t)e, pat, e);
+  li_ilv_args a = {e, W, K, pre, n, ps, cnt, sstep, dstep, pat, 1, 0, 0, rb, np};
   if (inv) li_deilv(&a, s, d + GUARD, simd);
   else li_ilv(&a, s, d + GUARD, simd);
   int same = memcmp(d, w, db + 2 * GUARD) == 0;
-  CHECK(same, "%s esz %zu W %d K %d pre %d n %lld cnt %lld rb %lld simd %d differs",
+  CHECK(same, "%s esz %zu W %d K %d pre %d n %lld cnt %lld rb %lld np %lld simd %d differs",
         inv ? "deilv" : "ilv", e, W, K, pre, (long long)n, (long long)cnt,
-        (long long)rb, simd);
+        (long long)rb, (long long)np, simd);
   free(s); free(d); free(w);
 }
 
 static void kernels(void) {
-  const int top = li_simd_level() < LI_SIMD_AVX2 ? li_simd_level() : LI_SIMD_AVX2;
+  const int top = li_simd_level();
   for (int simd = 0; simd <= top; simd++)
     for (size_t e = 1; e <= 8; e *= 2)
       for (int W = 2; W * (int)e <= 16; W *= 2)
@@ -102,8 +108,9 @@ static void kernels(void) {
             for (int64_t n = 1; n <= 40; n++)
               for (int inv = 0; inv < 2; inv++)
                 for (int gap = 0; gap <= 21; gap += 21)
-                  kernel_case(inv, e, W, K, pre, n, 1 + (n + K) % 3, simd,
-                              gap);
+                  for (int j = 0; j < (inv || gap ? 1 : 3); j++)
+                    kernel_case(inv, e, W, K, pre, n, 1 + (n + K) % 3, simd,
+                                gap, (int64_t[]){0, 3, 70}[j]);
 }
 
 /* ---- Plans --------------------------------------------------------------- */

@@ -573,20 +573,23 @@ static int ilv_back_to_back(const li_plan *p, li_box *b, li_loop *L, int *n,
 }
 
 /* A fill box f of the destination's pad that is the blocks right after
-** every row of an earlier ILV box's blocks (a blocked width padded to
-** whole blocks: trt.dla_hwc4 pack's pixels 29-31 of each row of 32,
-** qnn.conv_weight's output channels 29-31) is written by that box, in
-** its last step of each row (li_ilv_args.np); f is then DONE.
+** every row of earlier ILV boxes' blocks (a blocked width padded to whole
+** blocks: trt.dla_hwc4 pack's pixels 29-31 of each row of 32,
+** qnn.conv_weight's output channels 29-31) is written by those boxes, in
+** their last step of each row (li_ilv_args.np); f is then DONE. The
+** boxes, in plan order, cover f's outermost loop one after the other
+** (kneron.4w4c8b: the whole channel blocks, then the last one).
 ** trt.dla_hwc4 pack int8 [1,3,37,29] 0.25-0.27 -> 0.22 us, qnn.conv_weight
 ** pack int8 [3,3,37,29] 0.92-0.96 -> 0.84-0.89 us (min of 7, alternated). */
 static int ilv_absorb(li_plan *p, const li_box *f, const li_loop *L, int n) {
   int64_t e2[LI_MAX_LOOPS], d2[LI_MAX_LOOPS], e1[LI_MAX_LOOPS],
       d1[LI_MAX_LOOPS];
-  int m2, m1;
+  int m2, m1, got[16], ng = 0;
   if (f->raw || f->pat != 0 || p->d.v.nplanes || n > LI_MAX_LOOPS) return 0;
   li_loops_canon(L, n, e2, d2, &m2);
   if (m2 < 1 || d2[m2 - 1] != 1) return 0;
-  for (int bi = p->nbox - 2; bi >= 0; bi--) {
+  int64_t covered = 0; /* of f's outermost loop (e2[0], d2[0]) */
+  for (int bi = 0; bi < p->nbox - 1 && ng < 16; bi++) {
     li_box *D = &p->box[bi];
     if (D->fill || D->kern != LI_K_ILV || D->bk >> 8 || D->stage ||
         D->nl < 2 || D->nl > LI_MAX_LOOPS)
@@ -594,7 +597,7 @@ static int ilv_absorb(li_plan *p, const li_box *f, const li_loop *L, int n) {
     const li_loop *l = p->loops + D->l0;
     const int64_t W = D->bk & 255, rows = l[D->nl - 2].ext;
     if (l[D->nl - 2].ds != W || e2[m2 - 1] % W ||
-        f->db != D->db - D->pre + rows * W)
+        D->db - D->pre + rows * W != f->db + covered * d2[0])
       continue;
     li_loop M[LI_MAX_LOOPS]; /* D's loops over its pad blocks */
     memcpy(M, l, sizeof *M * (size_t)D->nl);
@@ -602,12 +605,16 @@ static int ilv_absorb(li_plan *p, const li_box *f, const li_loop *L, int n) {
     M[D->nl - 1].ext = W;
     M[D->nl - 1].ds = 1;
     li_loops_canon(M, D->nl, e1, d1, &m1);
-    int same = m1 == m2;
-    for (int i = 0; same && i < m1; i++)
+    int same = m1 == m2 && d1[0] == d2[0] && covered + e1[0] <= e2[0];
+    for (int i = 1; same && i < m1; i++)
       same = e1[i] == e2[i] && d1[i] == d2[i];
     if (!same || (D->prow && D->prow != e2[m2 - 1] / W)) continue;
-    D->prow = (int)(e2[m2 - 1] / W);
-    return 1;
+    got[ng++] = bi;
+    covered += e1[0];
+    if (covered == e2[0]) {
+      for (int i = 0; i < ng; i++) p->box[got[i]].prow = (int)(e2[m2 - 1] / W);
+      return 1;
+    }
   }
   return 0;
 }

@@ -17,7 +17,10 @@
 ** step ending at the last row (its repeated rows get the same bytes);
 ** rows fewer than one SSE step go element by element. Blocks apart (a
 ** batch between a pixel's blocks) are stored or loaded one by one from
-** the registers (SSE2 steps).
+** the registers (SSE2 steps). Under AVX-512, blocks of up to 8 bytes
+** back to back take masked steps of 128 bytes where those are fewer
+** (short rows: li_ilv_masked). Interleaving can also write np blocks of
+** the pad after each step's rows (a fill box the planner gave it).
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -504,22 +507,23 @@ ILV512 void ilv_run_512(const int le, const int k, const li_ilv_args *a,
     planes_at(a, s + c2 * a->sstep2, pl);
     uint8_t *dc = d + c2 * a->dstep2;
     for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
-#define LD(w, R0, MS, FULL) (!pl[w] ? padv : ld_plane(k, pl[w] + (R0) * e, MS, FULL))
-#define ISTEP(R0, MA, MB, MS, FULL)                                              \
+/* plane w's rows of the step at row R0 (the pad's where it has none) */
+#define LD(w, R0, MS, FULL) \
+  (!pl[w] ? padv : ld_plane(k, pl[w] + (R0) * e, MS, FULL))
+#define LD4(w, R0, MS, FULL) _mm512_castsi512_si128(LD(w, R0, MS, FULL))
+#define ISTEP(R0, MA, MB, MS, FULL)                                           \
   {                                                                           \
-    __m512i T[2];                                                             \
+    __m512i T[2]; /* the planes' rows side by side, 128 / W bytes each */     \
     for (int j = 0; j < 2; j++) {                                             \
       const int w0 = j * W / 2;                                               \
-      if (W == 2) {                                                           \
-        T[j] = LD(w0, R0, MS, FULL);                                                \
-      } else if (W == 4) {                                                    \
-        T[j] = _mm512_inserti64x4(LD(w0, R0, MS, FULL),                             \
-                                  _mm512_castsi512_si256(LD(w0 + 1, R0, MS, FULL)), 1); \
-      } else {                                                                \
-        T[j] = LD(w0, R0, MS, FULL);                                                \
-        T[j] = _mm512_inserti32x4(T[j], _mm512_castsi512_si128(LD(w0 + 1, R0, MS, FULL)), 1); \
-        T[j] = _mm512_inserti32x4(T[j], _mm512_castsi512_si128(LD(w0 + 2, R0, MS, FULL)), 2); \
-        T[j] = _mm512_inserti32x4(T[j], _mm512_castsi512_si128(LD(w0 + 3, R0, MS, FULL)), 3); \
+      T[j] = LD(w0, R0, MS, FULL);                                            \
+      if (W == 4) {                                                           \
+        T[j] = _mm512_inserti64x4(                                            \
+            T[j], _mm512_castsi512_si256(LD(w0 + 1, R0, MS, FULL)), 1);       \
+      } else if (W == 8) {                                                    \
+        T[j] = _mm512_inserti32x4(T[j], LD4(w0 + 1, R0, MS, FULL), 1);        \
+        T[j] = _mm512_inserti32x4(T[j], LD4(w0 + 2, R0, MS, FULL), 2);        \
+        T[j] = _mm512_inserti32x4(T[j], LD4(w0 + 3, R0, MS, FULL), 3);        \
       }                                                                       \
     }                                                                         \
     __m512i x = _mm512_shuffle_epi8(perm_units(k, T[0], ia, T[1]), sh),      \
@@ -539,6 +543,7 @@ ILV512 void ilv_run_512(const int le, const int k, const li_ilv_args *a,
         _mm512_mask_storeu_epi8(dc + r * B + 64, bmask(tr * B - 64), padv);
       }
 #undef ISTEP
+#undef LD4
 #undef LD
       for (int w = 0; w < W; w++)
         if (pl[w]) pl[w] += a->sstep;

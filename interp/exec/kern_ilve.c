@@ -434,8 +434,8 @@ ILV512 __m512i lane_shuffle(const int le, const int k, int inv) {
   uint8_t m[16];
   for (int o = 0; o < 16; o++) {
     const int b = o % e;
-    m[o] = inv ? (uint8_t)(o % g / e * W * e + o / g * e + b)
-               : (uint8_t)(o % (W * e) / e * g + o / (W * e) * e + b);
+    m[o] = (uint8_t)(inv ? o % g / e * W * e + o / g * e + b
+                         : o % (W * e) / e * g + o / (W * e) * e + b);
   }
   return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)m));
 }

@@ -61,9 +61,11 @@
 #define PL_MAXL 16    /* loops of a box */
 
 /* A loop seen from the two sides: extent, C's and P's strides (elements),
-** channel stride. */
+** channel stride; a table loop (li_loop.tab, C's offsets i * cs): its P
+** offsets t[2i] relative to t[0] (ps: its first step, for li_planes_ok). */
 typedef struct pl_loop {
   int64_t n, cs, ps, ch;
+  const int64_t *t;
 } pl_loop;
 
 /* One call's setup (pl_setup). */
@@ -84,7 +86,8 @@ typedef struct pl_x {
   int nq, f;                    /* column loops (C order); f fold the segment */
   pl_loop q[PL_MAXL];
   int64_t sl;                   /* columns a segment */
-  int lin;                      /* segment = q[0] alone: offsets i * q[0].ps */
+  int lin;                      /* segment = q[0] alone: offsets i * q[0].ps
+                                   (q[0] not a table loop) */
   const int32_t *off;           /* else the P offset of each column */
   int64_t per;                  /* and when off[i + 16] - off[i] is the
                                    same for every i: that (else 0) */
@@ -398,6 +401,8 @@ typedef struct pl_vy {
   __m128i c0, c1;  /* shift counts */
   __m256i m0, m1;  /* masks in 16-bit lanes */
   __m256i pad;     /* a pad row: plane 0's byte low, 1's high */
+  int z;           /* AVX-512: the last tiles that are not whole by
+                      masked moves (job_tl_z) */
 } pl_vy;
 
 __attribute__((target("avx2"), always_inline)) static inline void
@@ -408,6 +413,34 @@ vy_init(const pl_x *x, pl_vy *v) {
   v->m1 = _mm256_set1_epi16((short)x->mk[1]);
   v->pad = _mm256_set_m128i(_mm_set1_epi8((char)x->pad[1]),
                             _mm_set1_epi8((char)x->pad[0]));
+  v->z = x->simd >= LI_SIMD_AVX512;
+}
+
+/* The runs of a tile that is not whole between its vectors t (plane 0
+** low, 1 high) and P at d, each run a masked 16-byte move of its vector's
+** lanes at the run's place less its offset in the vector (a run never
+** crosses a vector: tile_plan): no bounce through the stack, whose
+** variable-length copies took 20-25 ns a tile (the last, overlapping
+** tile of a ragged dim's table loop: li_merge_ragged). Packing, the
+** runs' bytes stored; unpacking (put 0), loaded into t, zeros elsewhere. */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"), always_inline))
+static inline void runs512(int put, uint8_t *d, int64_t pst, __m256i *t, int K,
+        const pl_tile *T, const int64_t *pb) {
+  if (!put)
+    for (int j = 0; j < K; j++) t[j] = _mm256_setzero_si256();
+  for (int i = 0; i < T->n; i++) {
+    const int b = T->r[i].b, o = b & 15;
+    const __mmask16 m = (__mmask16)(((1u << T->r[i].len) - 1) << o);
+    uint8_t *e = d + pb[T->r[i].pi] + T->r[i].off - o;
+    if (put) {
+      _mm_mask_storeu_epi8(e, m, _mm256_castsi256_si128(t[b / 16]));
+      _mm_mask_storeu_epi8(e + pst, m, _mm256_extracti128_si256(t[b / 16], 1));
+    } else {
+      t[b / 16] = _mm256_or_si256(
+          t[b / 16], _mm256_set_m128i(_mm_maskz_loadu_epi8(m, e + pst),
+                                      _mm_maskz_loadu_epi8(m, e)));
+    }
+  }
 }
 
 /* 16 elements' bits at s: plane 0's bytes in the low lane, 1's high. */
@@ -576,10 +609,17 @@ typedef struct pl_job {
           F(pst, &vv, NP, HS, r + i * jj.tr, jj.rs, KV, KK, p + i * jj.tp,   \
             T, pb, T->whole ? vt : NULL);                                 \
         }                                                                    \
-      if (jj.TL)                                                             \
+      if (wl)                                                                \
         F(pst, &vv, NP, HS, r + jj.lr, jj.rs, KV, KK, p + jj.lp, jj.TL, pb,    \
           wl);                                                               \
     }                                                                        \
+    /* the last tiles that are not whole: AVX-512, job_tl_z's masked     \
+    ** moves after the job (a call in here spilled the loop's constants: \
+    ** 4W4C8BHL pack int16 [1,64,56,56] 17.6 -> 18.6 us) */                \
+    for (int s = 0; jj.TL && !wl && !tlz && s < jj.ns; s++)                  \
+      F(pst, &vv, NP, HS, jj.rows + s * jj.ss + jj.lr, jj.rs, KV, KK,        \
+        jj.pl + (jj.sb ? jj.sb[s] : s * jj.ps) + jj.lp, jj.TL,              \
+        jj.pb + s * jj.pbs, NULL);                                           \
   }
 /* The pair's packing tiles, whole (every row C's, the usual case), with
 ** their row count a constant: no test a row, and the rows stay in
@@ -601,6 +641,7 @@ typedef struct pl_job {
     vx_init(x, &vv);                                                          \
     const pl_job jj = *j;                                                     \
     const int64_t pst = x->pst;                                               \
+    const int tlz = 0;                                                        \
     if (x->np == 2 && x->hs == 2) PL_JOB_K(tile_put, 2, 2, kv)             \
     else PL_JOB_K(tile_put, x->np, x->hs, kv)                              \
   }                                                                           \
@@ -610,6 +651,7 @@ typedef struct pl_job {
     vx_init(x, &vv);                                                          \
     const pl_job jj = *j;                                                     \
     const int64_t pst = x->pst;                                               \
+    const int tlz = 0;                                                        \
     if (x->np == 2 && x->hs == 2) PL_JOB_K(tile_get, 2, 2, kv)             \
     else PL_JOB_K(tile_get, x->np, x->hs, kv)                              \
   }
@@ -626,6 +668,7 @@ PL_TILES(X)
     vy_init(x, &vv);                                                          \
     const pl_job jj = *j;                                                     \
     const int64_t pst = x->pst;                                               \
+    const int tlz = vv.z;                                                     \
     PL_JOB(tile_put_y, 2, 2)                                                  \
   }                                                                           \
   __attribute__((target("avx2"))) static void                                 \
@@ -635,7 +678,29 @@ PL_TILES(X)
     vy_init(x, &vv);                                                          \
     const pl_job jj = *j;                                                     \
     const int64_t pst = x->pst;                                               \
+    const int tlz = vv.z;                                                     \
     PL_JOB_K(tile_get_y, 2, 2, kv)                                            \
+  }                                                                           \
+  __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void       \
+  job_tl_z##K(const pl_x *x, int kv, const pl_job *j) {                       \
+    pl_vy vv;                                                                 \
+    vy_init(x, &vv);                                                          \
+    for (int s = 0; s < j->ns; s++) {                                         \
+      uint8_t *r = j->rows + s * j->ss + j->lr;                               \
+      uint8_t *p = j->pl + (j->sb ? j->sb[s] : s * j->ps) + j->lp;            \
+      __m256i t[16];                                                          \
+      if (x->pack) {                                                          \
+        LI_UNROLL for (int k = 0; k < K; k++)                                 \
+          t[k] = k < kv ? split_y(&vv, r + k * j->rs) : vv.pad;               \
+        tr_fwd_y(t, K);                                                       \
+        runs512(1, p, x->pst, t, K, j->TL, j->pb + s * j->pbs);               \
+      } else {                                                                \
+        runs512(0, p, x->pst, t, K, j->TL, j->pb + s * j->pbs);               \
+        tr_inv_y(t, K);                                                       \
+        for (int k = 0; k < kv && k < K; k++)                                 \
+          combine_y(&vv, t[k], r + k * j->rs);                                \
+      }                                                                       \
+    }                                                                         \
   }
 PL_TILES(X)
 #undef X
@@ -744,6 +809,23 @@ static int rule_ok(const li_vrule *r) {
          r->kind == LI_VR_DEQUANT; /* rule_ch has a per-tensor view */
 }
 
+/* Table loop l as a column loop o: its C offsets i * cs, its P offsets
+** from the first none negative and within the offset table's (a ragged
+** dim's whole blocks and its last, partial one: li_merge_ragged). */
+static int tab_loop(const li_plan *p, const li_loop *l, int pack,
+                    pl_loop *o) {
+  const int64_t *t = p->tabs + l->tab - 1;
+  const int c = pack ? 0 : 1, q = 1 - c; /* C's and P's index in a pair */
+  if (l->ext < 2 || l->ext > PL_SL) return 0;
+  const int64_t cs = t[2 + c] - t[c];
+  for (int64_t i = 0; i < l->ext; i++) {
+    const int64_t po = t[2 * i + q] - t[q];
+    if (t[2 * i + c] - t[c] != i * cs || po < 0 || po > INT32_MAX) return 0;
+  }
+  *o = (pl_loop){l->ext, cs, t[2 + q] - t[q], l->cs, t + q};
+  return 1;
+}
+
 static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
                     int n, pl_x *x) {
   const int pack = p->d.v.nplanes > 0;
@@ -771,16 +853,16 @@ static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
   x->perch = (pv->axis >= 0 && pv->nch > 1) ||
              (x->C->v.axis >= 0 && x->C->v.nch > 1);
   x->simd = p->simd;
-  x->b = (pl_loop){1, 0, 0, 0};
+  x->b = (pl_loop){1, 0, 0, 0, NULL};
   int hb = 0, bi = -1;
   for (int i = 0; i < n; i++) {
-    if (l[i].tab) return 0;
     /* a row of one with pads after it is still the rows' loop */
     if (l[i].ext == 1 && !(pack && bx->post && l[i].ds == 1)) continue;
     pl_loop o = {l[i].ext, pack ? l[i].ss : l[i].ds, pack ? l[i].ds : l[i].ss,
-                 l[i].cs};
+                 l[i].cs, NULL};
+    if (l[i].tab && !tab_loop(p, &l[i], pack, &o)) return 0;
     if (o.cs < 0 || o.ps < 0) return 0;
-    if (o.ps == 1 && o.cs != 1 && !hb) {
+    if (o.ps == 1 && o.cs != 1 && !hb && !o.t) {
       x->b = o;
       hb = 1;
       bi = i;
@@ -805,8 +887,10 @@ static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
   }
   if (!x->nq || x->q[0].cs != 1) { /* no run along C: segments of one */
     memmove(x->q + 1, x->q, sizeof *x->q * (size_t)x->nq++);
-    x->q[0] = (pl_loop){1, 1, 0, 0};
+    x->q[0] = (pl_loop){1, 1, 0, 0, NULL};
   }
+  for (int i = 1; i < x->nq; i++) /* a table loop only as C's run */
+    if (x->q[i].t) return 0;
   x->sl = x->q[0].n;
   x->f = 1;
   /* a segment of 16 columns or more (a value rule: PL_SL) where the
@@ -814,7 +898,8 @@ static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
   ** cut in two where a part of it is enough), so that the offset table
   ** and the grid stay short */
   const int64_t want = x->conv ? PL_SL : 16; /* conversions: long runs */
-  while (x->f < x->nq && x->q[x->f].cs == x->sl && x->sl < want) {
+  while (x->f < x->nq && x->q[x->f].cs == x->sl && x->sl < want &&
+         !x->q[0].t) { /* a table's columns: its partial block's tiles */
     const pl_loop o = x->q[x->f];
     int64_t dv = (want + x->sl - 1) / x->sl;
     while (dv < o.n && o.n % dv) dv++;
@@ -827,15 +912,23 @@ static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
     if (dv < o.n) { /* o as dv steps inside o.n / dv */
       memmove(x->q + x->f + 1, x->q + x->f,
               sizeof *x->q * (size_t)(x->nq++ - x->f));
-      x->q[x->f] = (pl_loop){dv, o.cs, o.ps, o.ch};
-      x->q[x->f + 1] = (pl_loop){o.n / dv, o.cs * dv, o.ps * dv, o.ch * dv};
+      x->q[x->f] = (pl_loop){dv, o.cs, o.ps, o.ch, NULL};
+      x->q[x->f + 1] =
+          (pl_loop){o.n / dv, o.cs * dv, o.ps * dv, o.ch * dv, NULL};
     }
     x->sl *= dv;
     x->f++;
   }
-  x->lin = x->f == 1;
+  x->lin = x->f == 1 && !x->q[0].t;
   int64_t span = 0; /* the offset table's largest entry */
-  for (int i = 0; i < x->f; i++) span += (x->q[i].n - 1) * x->q[i].ps;
+  for (int i = 0; i < x->f; i++)
+    if (x->q[i].t) {
+      for (int64_t j = 0; j < x->q[i].n; j++)
+        if (x->q[i].t[2 * j] - x->q[i].t[0] > span)
+          span = x->q[i].t[2 * j] - x->q[i].t[0];
+    } else {
+      span += (x->q[i].n - 1) * x->q[i].ps;
+    }
   if (!x->lin && span > INT32_MAX) return 0;
   for (int i = 0; i < x->f; i++) /* one channel a segment row */
     if (x->perch && x->q[i].ch) return 0;
@@ -915,10 +1008,12 @@ int li_planes_absorb(li_plan *p, li_box *f, const li_loop *L, int n) {
       continue;
     const li_loop *l = p->loops + D->l0;
     li_loop M[PL_MAXL];
-    int y = -1;
-    for (int i = 0; i < D->nl; i++)
+    int y = -1, tab = 0;
+    for (int i = 0; i < D->nl; i++) {
       if (l[i].ds == 1 && l[i].ss != 1 && l[i].ext > 1) y = i;
-    if (y <= 0 || l[y].ext + L[fy].ext > 16 ||
+      tab |= l[i].tab != 0; /* li_loops_canon reads strides alone */
+    }
+    if (y <= 0 || tab || l[y].ext + L[fy].ext > 16 ||
         f->db != D->db + l[y].ext || D->nl > PL_MAXL)
       continue;
     memcpy(M, l, sizeof *M * (size_t)D->nl);
@@ -973,11 +1068,15 @@ static void run_job(const pl_run *r, int kc, int kp, const pl_job *j) {
   const int kv = r->kv < kc ? r->kv : kc;
 #if defined(LI_HAVE_X86_TARGET)
   if (x->simd >= LI_SIMD_AVX2 && x->np == 2 && x->hs == 2) {
+    /* the last tiles that are not whole: job_tl_z (PL_JOB_K) */
+    const int z = x->simd >= LI_SIMD_AVX512 && j->TL &&
+                  !(j->TL->whole && !j->pbs);
     switch (kp) {
 #define X(K)                                     \
   case K:                                        \
     if (x->pack) job_put_y##K(x, kv, j);         \
     else job_get_y##K(x, kv, j);                 \
+    if (z) job_tl_z##K(x, kv, j);                \
     return;
       PL_TILES(X)
 #undef X
@@ -1232,9 +1331,12 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
   int32_t off[PL_SL]; /* the segment's P offsets */
   int64_t d[PL_MAXL] = {0}, co = 0, po = 0, ch = cb;
   if (!x.lin) { /* q[0] innermost; each folded loop repeats the others */
-    int64_t len = 1;
+    const pl_loop *t = x.q[0].t ? &x.q[0] : NULL; /* a table loop's own */
+    int64_t len = t ? t->n : 1;
     off[0] = 0;
-    for (int k = 0; k < x.f; len *= x.q[k++].n)
+    for (int64_t i = 0; t && i < t->n; i++)
+      off[i] = (int32_t)(t->t[2 * i] - t->t[0]);
+    for (int k = t ? 1 : 0; k < x.f; len *= x.q[k++].n)
       for (int64_t j = 1; j < x.q[k].n; j++)
         for (int64_t i = 0; i < len; i++)
           off[j * len + i] = (int32_t)(off[i] + j * x.q[k].ps);
@@ -1274,7 +1376,8 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
   ** unpacks slower where groups save a sixth of its tiles or more (36, 40
   ** columns: 4-5%; even at 52), faster where they save less (44: 4%) */
   const int64_t st = (x.sl + 15) / 16 * 16; /* the segment path's tile columns */
-  const int gain = !x.per || (!x.pack && 6 * (st - x.sl) >= st);
+  const int gain = (!x.per || (!x.pack && 6 * (st - x.sl) >= st)) &&
+                   !x.q[0].t; /* a table's tiles stay on its blocks */
   if (x.sl > 16 && x.conv && g > 1 && x.sl * g / 16 < PL_NT && per >= g && gain) {
     r.gs = (int)g;
     r.gt = (int)(x.sl * g / 16);

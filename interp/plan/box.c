@@ -1177,6 +1177,7 @@ static lay_status build_boxes(li_plan *p, const int *dmap, li_plog *lg,
     st = spill_boxes(&bd, R, W, rank, chdim, &rowdim, K, &offD);
   else if (!st)
     st = data_boxes(&bd, R, rank, chdim, rowdim, K, offD);
+  if (!st && p->slow) li_merge_ragged(p, 0);
   bd.rowi = -1;
   bd.pre = bd.post = 0;
   if (!st) st = pad_boxes(&bd, D, dmap, R, rank, rowdim, K, V, O, F);

@@ -793,3 +793,98 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     b->kern = LI_K_COPY;
   }
 }
+
+/* ---- Ragged dims through the byte-plane tiles -------------------------------
+** A dim whose blocks end in a partial one (w = 23 in blocks of 4) is cut
+** into the whole blocks (box A: loops u, the blocks, and v, inside one)
+** and the last block (box B, right after A: v's first V' < V steps, or
+** none of v when V' is 1, its bases A's moved by U steps of u). Where
+** both run the PLANES tiles, one table loop over the dim's U * V + V'
+** coordinates takes u and v in A (li_loop.tab; planes.c reads it as a
+** segment of columns with P offsets of its own) and B goes: B's V'
+** columns were segments of their own, through B in the chunked path,
+** and A's a segment each. Only where the table's columns take no more
+** tiles than A's (19 columns in 2 tiles against 16 in 1: kneron.4w4c8bhl
+** pack int16 [1,16,17,17] 1.7 -> 2.9 us). kneron.4w4c8bhl int16, min of
+** 7: pack [1,64,56,59] 75 -> 38 us, unpack 75 -> 50 us; pack
+** [1,37,29,23] 11.5 -> 10.6 us. */
+static int merge_pair(li_plan *p, li_box *A, const li_box *B) {
+  if (A->kern != LI_K_PLANES || B->kern != LI_K_PLANES || A->fill ||
+      B->fill || A->bk || B->bk || A->stage || B->stage || A->pre != B->pre ||
+      A->post != B->post || A->nl > LI_MAX_LOOPS ||
+      (A->nl != B->nl + 1 && A->nl != B->nl + 2))
+    return 0;
+  const li_loop *a = p->loops + A->l0, *b = p->loops + B->l0;
+  for (int i = 0; i < A->nl; i++)
+    if (a[i].tab) return 0;
+  for (int iu = 0; iu < A->nl; iu++)
+    for (int iv = 0; iv < A->nl; iv++) {
+      const li_loop *u = &a[iu], *v = &a[iv];
+      if (iu == iv || u->cs != v->ext * v->cs ||
+          B->sb != A->sb + u->ext * u->ss || B->db != A->db + u->ext * u->ds ||
+          B->cb != A->cb + u->ext * u->cs)
+        continue;
+      int j = 0, ok = 1; /* B's loops: A's but u, v's V' steps */
+      int64_t vb = 1;
+      for (int i = 0; i < A->nl && ok; i++) {
+        if (i == iu) continue;
+        const li_loop *x = j < B->nl ? &b[j] : NULL;
+        const int same = x && !x->tab && x->ss == a[i].ss &&
+                         x->ds == a[i].ds && x->cs == a[i].cs;
+        if (i == iv) {
+          if (same && x->ext < v->ext) vb = b[j++].ext;
+        } else {
+          ok = same && x->ext == a[i].ext;
+          j++;
+        }
+      }
+      if (!ok || j != B->nl || (vb == 1) != (A->nl == B->nl + 2)) continue;
+      const int64_t E = u->ext * v->ext + vb, need = p->ntabs + 2 * E;
+      if ((E + 15) / 16 > (E - vb + 15) / 16) return 0; /* a tile more */
+      if ((size_t)need * sizeof *p->tabs > LI_MAX_TABLE_BYTES) return 0;
+      int64_t *t = realloc(p->tabs, (size_t)need * sizeof *t);
+      if (!t) return 0; /* the two boxes stay */
+      p->tabs = t;
+      for (int64_t i = 0; i < E; i++) {
+        const int64_t k = i / v->ext, r = i % v->ext;
+        t[p->ntabs + 2 * i] = k * u->ss + r * v->ss;
+        t[p->ntabs + 2 * i + 1] = k * u->ds + r * v->ds;
+      }
+      li_loop M[LI_MAX_LOOPS]; /* A's loops, u gone, v the table */
+      int m = 0;
+      for (int i = 0; i < A->nl; i++)
+        if (i == iv)
+          M[m++] = (li_loop){E, 0, 0, v->cs, p->ntabs + 1};
+        else if (i != iu)
+          M[m++] = a[i];
+      li_box C = *A;
+      C.nl = m;
+      if (!li_planes_ok(p, &C, M, m)) return 0; /* the entries unused */
+      p->ntabs += 2 * E;
+      memcpy(p->loops + A->l0, M, sizeof *M * (size_t)m);
+      A->nl = m;
+      return 1;
+    }
+  return 0;
+}
+
+void li_merge_ragged(li_plan *p, int from) {
+  int m = from, merged = 0;
+  for (int i = from; i < p->nbox; i++) {
+    if (m > from && merge_pair(p, &p->box[m - 1], &p->box[i])) {
+      merged = 1;
+      continue;
+    }
+    p->box[m++] = p->box[i];
+  }
+  p->nbox = m;
+  if (!merged || m == from) return;
+  int l = p->box[from].l0; /* the loops back to back again */
+  for (int i = from; i < m; i++) {
+    li_box *b = &p->box[i];
+    memmove(p->loops + l, p->loops + b->l0, sizeof *p->loops * (size_t)b->nl);
+    b->l0 = l;
+    l += b->nl;
+  }
+  p->nloops = l;
+}

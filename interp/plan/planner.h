@@ -93,6 +93,12 @@ int li_coalesce(li_loop *L, int n, int rows);
 ** smaller) and adds the table to p->trg. */
 void li_choose_kernel(li_plan *p, li_box *b, li_loop *L);
 
+/* loops.c: boxes [from, p->nbox) (emitted in order, their loops back to
+** back) where a PLANES box B is the last, partial block of a dim whose
+** whole blocks the box before it walks: the two as one, the dim a table
+** loop (li_loop.tab). */
+void li_merge_ragged(li_plan *p, int from);
+
 /* mtile.c: give b the macro tile (kernel MTILE, exec/mtile.c) when its
 ** loops L[0 .. *n) make one: the tile's digits leave the loops, the rest
 ** are its own loops and the box's (*n and b->nl become theirs, the tile

@@ -648,8 +648,8 @@ LI_STEP step_SPLIT2(walk *w, uint8_t *d) {
 
 /* The whole box (the kernel takes every loop): planes.c. */
 LI_STEP step_PLANES(walk *w, uint8_t *d) {
-  li_planes_run(w->p, w->b, w->L, w->nl, w->src + w->sb * (int64_t)w->se, d,
-                w->cb);
+  li_planes_run(w->p, w->b, w->L, w->nl, w->src + w->sb * (int64_t)w->se,
+                w->send, d, w->cb);
   w->pre = w->post = 0; /* the row pads: pad rows of its tiles */
 }
 

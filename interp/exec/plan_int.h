@@ -474,7 +474,8 @@ int li_conv_loops(const li_side *S, const li_side *D, const uint8_t *src,
 int li_planes_ok(const li_plan *p, const li_box *b, const li_loop *l,
                  int n);
 int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
-                  const uint8_t *src, uint8_t *dst, int64_t cb);
+                  const uint8_t *src, const uint8_t *send, uint8_t *dst,
+                  int64_t cb);
 /* kern_ilve.c: 1 when ILV and DEILV run n rows of blocks of W elements of
 ** esz bytes, back to back, in masked AVX-512 steps at level simd (fewer
 ** steps than SSE and AVX2 take: rows under one AVX2 step). */

@@ -609,17 +609,12 @@ typedef struct pl_job {
           F(pst, &vv, NP, HS, r + i * jj.tr, jj.rs, KV, KK, p + i * jj.tp,   \
             T, pb, T->whole ? vt : NULL);                                 \
         }                                                                    \
-      if (wl)                                                                \
+      /* AVX-512: the last tiles that are not whole by job_tl_z after    \
+      ** the job (a call in here would spill the loop's constants) */    \
+      if (jj.TL && (wl || !tlz))                                             \
         F(pst, &vv, NP, HS, r + jj.lr, jj.rs, KV, KK, p + jj.lp, jj.TL, pb,    \
           wl);                                                               \
     }                                                                        \
-    /* the last tiles that are not whole: AVX-512, job_tl_z's masked     \
-    ** moves after the job (a call in here spilled the loop's constants: \
-    ** 4W4C8BHL pack int16 [1,64,56,56] 17.6 -> 18.6 us) */                \
-    for (int s = 0; jj.TL && !wl && !tlz && s < jj.ns; s++)                  \
-      F(pst, &vv, NP, HS, jj.rows + s * jj.ss + jj.lr, jj.rs, KV, KK,        \
-        jj.pl + (jj.sb ? jj.sb[s] : s * jj.ps) + jj.lp, jj.TL,              \
-        jj.pb + s * jj.pbs, NULL);                                           \
   }
 /* The pair's packing tiles, whole (every row C's, the usual case), with
 ** their row count a constant: no test a row, and the rows stay in
@@ -682,23 +677,33 @@ PL_TILES(X)
     PL_JOB_K(tile_get_y, 2, 2, kv)                                            \
   }                                                                           \
   __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void       \
-  job_tl_z##K(const pl_x *x, int kv, const pl_job *j) {                       \
+  job_tl_z##K(const pl_x *x, int kv, const pl_job *j, const pl_tile *T,       \
+              int nv) {                                                       \
     pl_vy vv;                                                                 \
     vy_init(x, &vv);                                                          \
+    const __mmask16 m = (__mmask16)((1u << nv) - 1);                          \
+    const int64_t lr = j->lr + (16 - nv) * 2;                                 \
     for (int s = 0; s < j->ns; s++) {                                         \
-      uint8_t *r = j->rows + s * j->ss + j->lr;                               \
+      uint8_t *r = j->rows + s * j->ss + lr;                                  \
       uint8_t *p = j->pl + (j->sb ? j->sb[s] : s * j->ps) + j->lp;            \
       __m256i t[16];                                                          \
       if (x->pack) {                                                          \
         LI_UNROLL for (int k = 0; k < K; k++)                                 \
-          t[k] = k < kv ? split_y(&vv, r + k * j->rs) : vv.pad;               \
+          t[k] = k < kv ? li_pair_split(                                      \
+                              _mm256_maskz_loadu_epi16(m, r + k * j->rs),     \
+                              vv.c0, vv.c1, vv.m0, vv.m1)                     \
+                        : vv.pad;                                             \
         tr_fwd_y(t, K);                                                       \
-        runs512(1, p, x->pst, t, K, j->TL, j->pb + s * j->pbs);               \
+        runs512(1, p, x->pst, t, K, T, j->pb + s * j->pbs);                   \
       } else {                                                                \
-        runs512(0, p, x->pst, t, K, j->TL, j->pb + s * j->pbs);               \
+        runs512(0, p, x->pst, t, K, T, j->pb + s * j->pbs);                   \
         tr_inv_y(t, K);                                                       \
         for (int k = 0; k < kv && k < K; k++)                                 \
-          combine_y(&vv, t[k], r + k * j->rs);                                \
+          _mm256_mask_storeu_epi16(                                           \
+              r + k * j->rs, m,                                               \
+              li_pair_comb(_mm256_castsi256_si128(t[k]),                      \
+                           _mm256_extracti128_si256(t[k], 1), vv.c0, vv.c1,   \
+                           vv.m0, vv.m1));                                    \
       }                                                                       \
     }                                                                         \
   }
@@ -715,7 +720,7 @@ static void tile_c(const pl_x *x, uint8_t *rows, int64_t rs, int kc, int kv,
     const int b = T->r[u].b, nrow = (T->r[u].len - kc) / kp + 1;
     uint8_t *e0 = pl + pb[T->r[u].pi] + T->r[u].off;
     for (int w = 0; w < nrow; w++)
-      for (int k = 0; k < kc; k++) {
+      for (int k = 0; k < kc && (x->pack || k < kv); k++) {
         uint8_t *e = e0 + w * kp + k, *bits = rows + k * rs + (b / kp + w) * hs;
         if (x->pack && k >= kv) { /* a pad row */
           for (int q = 0; q < x->np; q++) e[q * x->pst] = x->pad[q];
@@ -935,6 +940,32 @@ static int pl_setup(const li_plan *p, const li_box *bx, const li_loop *l,
   return 1;
 }
 
+/* Unpacking, rows of P that are not a power of two (kneron.4w4c8bhl's 3
+** channels of 4) whose entries hold the pad rows up to one, P's columns
+** that far apart (q[0].ps): the tiles read the pad rows too, never
+** stored (kv: the bv rows), and are whole, where the box's farthest
+** entry's pad ends inside P (s, P's end at send). Unpack int16
+** [1,3,224,224] 427 -> 32 us, kneron.4w4c8bhl_q(0.75, 12) unpack fp32
+** [1,3,224,224] 420 -> 45 us (min of 7; conv.c's rows before). */
+static int64_t pow2_up(int64_t n) {
+  int64_t k = 1;
+  while (k < n) k *= 2;
+  return k;
+}
+
+static int pad_rows_read(const pl_x *x, const uint8_t *s,
+                         const uint8_t *send) {
+  const int64_t k = pow2_up(x->b.n);
+  if (x->pack || x->b.n < 2 || x->b.n >= 16 || k == x->b.n || !x->nq ||
+      x->q[0].ps != k || x->q[0].t)
+    return 0;
+  if (!s || !send) return 1; /* li_planes_ok: whether it may */
+  int64_t far = x->b.n - 1 + (x->np - 1) * x->pst; /* the farthest byte
+                                                   ** of P a tile reads */
+  for (int i = 0; i < x->nq; i++) far += (x->q[i].n - 1) * x->q[i].ps;
+  return far + (k - x->b.n) < send - s;
+}
+
 /* Every split but one shape of the pair (2 planes of 16-bit bits):
 ** without a rows' loop (K = 1, the planes contiguous along C's run:
 ** 16W1C8BHL) a tile is a plain split of a row, and conv.c's row paths ran
@@ -957,8 +988,8 @@ int li_planes_ok(const li_plan *p, const li_box *b, const li_loop *l,
   ** copy a tile: there conv.c's paths won (x.c8, 8-channel entries of
   ** 8 + 8 bytes, unpack int16 [2,40,28,28]: 6.6x memcpy, 13x here;
   ** 1W16C8BHL's last 5 channels) */
-  const int whole = x.b.n == 16 || ((x.b.n & (x.b.n - 1)) == 0 &&
-                                    x.nq && x.q[0].ps == x.b.n);
+  const int whole = x.b.n == 16 || pad_rows_read(&x, NULL, NULL) ||
+                    ((x.b.n & (x.b.n - 1)) == 0 && x.nq && x.q[0].ps == x.b.n);
   return !(x.np == 2 && x.hs == 2 && x.sh[0] < 16 && x.sh[1] < 16) ||
          (x.b.n > 1 && (x.pack || whole));
 }
@@ -1047,6 +1078,11 @@ typedef struct pl_run {
   int nt;               /* T[i] at column 16 i (per: T[0] alone, moved
                            by per), T[nt - 1] the last 16; */
   int mp;               /* short segments: T[0] over mp of them */
+  pl_tile TZ;           /* AVX-512, the pair: the segment's columns past
+                           its last 16-column tile, tz of them (rows
+                           loaded and stored masked: job_tl_z), where the
+                           overlapping last tile, T[nt - 1], is not whole */
+  int tz;
   int gs, gt;           /* or groups of gs segments, a multiple of 16
                            columns: the grid T[0 .. gt) over a group */
   int64_t pbs[16];      /* (their P bases, q[f]'s steps apart) */
@@ -1068,7 +1104,9 @@ static void run_job(const pl_run *r, int kc, int kp, const pl_job *j) {
   const int kv = r->kv < kc ? r->kv : kc;
 #if defined(LI_HAVE_X86_TARGET)
   if (x->simd >= LI_SIMD_AVX2 && x->np == 2 && x->hs == 2) {
-    /* the last tiles that are not whole: job_tl_z (PL_JOB_K) */
+    /* the last tiles that are not whole: job_tl_z (PL_JOB_K) after the
+    ** job (after every 8 segments' other tiles, for their lines in L1,
+    ** ran 4-8% slower) */
     const int z = x->simd >= LI_SIMD_AVX512 && j->TL &&
                   !(j->TL->whole && !j->pbs);
     switch (kp) {
@@ -1076,7 +1114,8 @@ static void run_job(const pl_run *r, int kc, int kp, const pl_job *j) {
   case K:                                        \
     if (x->pack) job_put_y##K(x, kv, j);         \
     else job_get_y##K(x, kv, j);                 \
-    if (z) job_tl_z##K(x, kv, j);                \
+    if (z && r->tz) job_tl_z##K(x, kv, j, &r->TZ, r->tz); \
+    else if (z) job_tl_z##K(x, kv, j, j->TL, 16); \
     return;
       PL_TILES(X)
 #undef X
@@ -1270,7 +1309,7 @@ static void run_chunk(pl_run *r) {
       else if (sl < 16) short_job(r, kc, kp, pl);
       else seg_job(r, kc, kp, r->B, r->rsb, len * hs, pl, 0, r->sp, r->ns, c,
                    len);
-      if (!x->pack) stage(r, 0, j0, kc, c, len);
+      if (!x->pack) stage(r, 0, j0, r->kv, c, len); /* not pad rows read */
     }
   }
   r->ns = 0;
@@ -1325,9 +1364,11 @@ static int next_step(const pl_x *x, int from, int64_t *d, int64_t *co,
 }
 
 int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
-                  const uint8_t *src, uint8_t *dst, int64_t cb) {
+                  const uint8_t *src, const uint8_t *send, uint8_t *dst,
+                  int64_t cb) {
   pl_x x;
   if (!pl_setup(p, b, l, n, &x)) return 0;
+  if (pad_rows_read(&x, src, send)) x.b.n = pow2_up(x.b.n);
   int32_t off[PL_SL]; /* the segment's P offsets */
   int64_t d[PL_MAXL] = {0}, co = 0, po = 0, ch = cb;
   if (!x.lin) { /* q[0] innermost; each folded loop repeats the others */
@@ -1354,7 +1395,7 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
   r.B = B;
   r.G = G;
   r.T = T;
-  r.nt = r.ns = r.gs = r.gt = 0;
+  r.nt = r.ns = r.gs = r.gt = r.tz = 0;
   r.qr = x.conv && x.C->v.kind == LI_VR_ID && x.P->v.kind == LI_VR_QUANT &&
          x.simd >= LI_SIMD_AVX512;
   /* the grid's tiles, for the first 16 rows of b */
@@ -1392,6 +1433,11 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
     for (int64_t c = 0; c + 16 <= x.sl && (c == 0 || !x.per); c += 16)
       tile_plan(&x, c, 16, r.kc, r.kp, 0, &T[r.nt++]); /* per: T[0] alone */
     tile_plan(&x, x.sl - 16, 16, r.kc, r.kp, 0, &T[r.nt++]);
+    if (x.simd >= LI_SIMD_AVX512 && x.np == 2 && x.hs == 2 && x.sl % 16 &&
+        !T[r.nt - 1].whole) {
+      r.tz = (int)(x.sl % 16);
+      tile_plan(&x, x.sl - r.tz, r.tz, r.kc, r.kp, 0, &r.TZ);
+    }
   }
   for (int i = 0; i < PL_MAXL; i++) d[i] = 0;
   if (!x.conv && x.sl >= 16) { /* the steps outside q[f] (and q[f + 1]) */

@@ -1142,6 +1142,36 @@ static void run_job(const pl_run *r, int kc, int kp, const pl_job *j) {
 
 static const int64_t pl_zero[16];
 
+/* Segments shorter than a tile on C itself (no value rule): AVX-512 and
+** the pair, whose masked tiles (job_tl_z) read and write only their
+** columns; else through B (run_chunk), whose copies a segment and row
+** cost more than the tile (kneron.4w4c8bhl int16, min of 7: pack
+** [1,512,14,14] 59.5 -> 35.2 us, unpack 65.7 -> 37.0; pack [1,512,7,7],
+** its w one block and a partial one, li_merge_ragged, 25.6 -> 15.0). */
+static int zshort(const pl_x *x) {
+  return x->simd >= LI_SIMD_AVX512 && x->np == 2 && x->hs == 2 &&
+         x->sl > 1 && x->sl < 16;
+}
+
+/* The masked tile T of nv columns over job j's segments (zshort). */
+static void run_tl_z(const pl_run *r, int kc, int kp, const pl_job *j,
+                     const pl_tile *T, int nv) {
+  const pl_x *x = r->x;
+  const int kv = r->kv < kc ? r->kv : kc;
+#if defined(LI_HAVE_X86_TARGET)
+  switch (kp) {
+#define X(K)                                     \
+  case K:                                        \
+    job_tl_z##K(x, kv, j, T, nv);                \
+    return;
+    PL_TILES(X)
+#undef X
+  default: break;
+  }
+#endif
+  (void)x; (void)kv; (void)j; (void)T; (void)nv;
+}
+
 /* Columns [c, c + len) of ns segments (c a multiple of 16; len too, or c
 ** + len the segment's end), their rows at column c of the first (ss bytes
 ** apart), P at pl + sb[s] (sb NULL: s * ps) for segment s. */
@@ -1152,6 +1182,13 @@ static void seg_job(const pl_run *r, int kc, int kp, uint8_t *rows,
   const int64_t hs = x->hs;
   pl_job j = {rows, rs, pl, ns, 0, ss, ps, 16 * hs, 0, NULL, 1, NULL, 0, 0,
               pl_zero, 0, sb};
+  if (len < 16 && rows != r->B) { /* zshort: a masked tile on C */
+    pl_tile T1;
+    tile_plan(x, c, (int)len, kc, kp, 0, &T1);
+    j.lr = -(16 - len) * hs; /* job_tl_z's rows: from column 0 */
+    run_tl_z(r, kc, kp, &j, &T1, (int)len);
+    return;
+  }
   if (len < 16 || kc != r->kc) { /* tiles planned here */
     pl_tile T1;
     for (int64_t t = 0; t < len; t += 16) {
@@ -1440,7 +1477,8 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
     }
   }
   for (int i = 0; i < PL_MAXL; i++) d[i] = 0;
-  if (!x.conv && x.sl >= 16) { /* the steps outside q[f] (and q[f + 1]) */
+  if (!x.conv && (x.sl >= 16 || zshort(&x))) { /* the steps outside q[f]
+                                                 (and q[f + 1]) */
     r.two = x.sl == 16 && x.f + 1 < x.nq;
     do run_direct(&r, co, po);
     while (next_step(&x, x.f + 1 + r.two, d, &co, &po, &ch));

@@ -798,7 +798,8 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
 ** A dim whose blocks end in a partial one (w = 23 in blocks of 4) is cut
 ** into the whole blocks (box A: loops u, the blocks, and v, inside one)
 ** and the last block (box B, right after A: v's first V' < V steps, or
-** none of v when V' is 1, its bases A's moved by U steps of u). Where
+** none of v when V' is 1, its bases A's moved by U steps of u; with one
+** block, U = 1, A has no u: B's bases less A's are its strides). Where
 ** both run the PLANES tiles, one table loop over the dim's U * V + V'
 ** coordinates takes u and v in A (li_loop.tab; planes.c reads it as a
 ** segment of columns with P offsets of its own) and B goes: B's V'
@@ -811,15 +812,18 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
 static int merge_pair(li_plan *p, li_box *A, const li_box *B) {
   if (A->kern != LI_K_PLANES || B->kern != LI_K_PLANES || A->fill ||
       B->fill || A->bk || B->bk || A->stage || B->stage || A->pre != B->pre ||
-      A->post != B->post || A->nl > LI_MAX_LOOPS ||
-      (A->nl != B->nl + 1 && A->nl != B->nl + 2))
+      A->post != B->post || A->nl > LI_MAX_LOOPS || A->nl < B->nl ||
+      A->nl > B->nl + 2)
     return 0;
   const li_loop *a = p->loops + A->l0, *b = p->loops + B->l0;
   for (int i = 0; i < A->nl; i++)
     if (a[i].tab) return 0;
-  for (int iu = 0; iu < A->nl; iu++)
+  /* u absent (one block: A's loop of one step dropped): its strides
+  ** B's bases less A's, iu = -1 */
+  const li_loop one = {1, B->sb - A->sb, B->db - A->db, B->cb - A->cb, 0};
+  for (int iu = -1; iu < A->nl; iu++)
     for (int iv = 0; iv < A->nl; iv++) {
-      const li_loop *u = &a[iu], *v = &a[iv];
+      const li_loop *u = iu < 0 ? &one : &a[iu], *v = &a[iv];
       if (iu == iv || u->cs != v->ext * v->cs ||
           B->sb != A->sb + u->ext * u->ss || B->db != A->db + u->ext * u->ds ||
           B->cb != A->cb + u->ext * u->cs)
@@ -838,7 +842,8 @@ static int merge_pair(li_plan *p, li_box *A, const li_box *B) {
           j++;
         }
       }
-      if (!ok || j != B->nl || (vb == 1) != (A->nl == B->nl + 2)) continue;
+      if (!ok || j != B->nl || B->nl != A->nl - (iu >= 0) - (vb == 1))
+        continue;
       const int64_t E = u->ext * v->ext + vb, need = p->ntabs + 2 * E;
       if ((E + 15) / 16 > (E - vb + 15) / 16) return 0; /* a tile more */
       if ((size_t)need * sizeof *p->tabs > LI_MAX_TABLE_BYTES) return 0;

@@ -1467,69 +1467,138 @@ static int conv_direct_planes(const li_side *S, const li_side *D,
   return 1;
 }
 
-/* n bytes d = s & the pattern M (32 bytes, its period dividing 16). */
+/* nr rows of n bytes, d = s & the pattern M (32 bytes, its period
+** dividing 16); row q at d + q * dr, s + q * sr. A function a level, the
+** rows' loop inside it: a call a row of 38 bytes (kneron.8w1c16b's 19
+** pixels) cost more than the row. */
 #if defined(LI_HAVE_X86_TARGET)
-__attribute__((target("avx2"))) static void and_bytes_avx2(
-    uint8_t *d, const uint8_t *s, const uint8_t *M, int64_t n) {
+__attribute__((target("avx2"))) static void and_rows_avx2(
+    uint8_t *d, int64_t dr, const uint8_t *s, int64_t sr, int64_t nr,
+    const uint8_t *M, int64_t n) {
   const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)M);
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32)
-    _mm256_storeu_si256(
-        (__m256i *)(void *)(d + i),
-        _mm256_and_si256(
-            _mm256_loadu_si256((const __m256i *)(const void *)(s + i)), m));
-  for (; i < n; i++) d[i] = s[i] & M[i & 31];
+  for (int64_t q = 0; q < nr; q++, d += dr, s += sr) {
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+      _mm256_storeu_si256(
+          (__m256i *)(void *)(d + i),
+          _mm256_and_si256(
+              _mm256_loadu_si256((const __m256i *)(const void *)(s + i)), m));
+    for (; i < n; i++) d[i] = s[i] & M[i & 31];
+  }
+}
+
+/* The same with a row's last step under a byte mask: no byte-by-byte
+** tail. 32-byte steps: 64-byte ones took 4% more on long rows
+** (kneron.8w1c16b unpack int16 [1,64,56,56]). */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static void
+and_rows_512(uint8_t *d, int64_t dr, const uint8_t *s, int64_t sr, int64_t nr,
+             const uint8_t *M, int64_t n) {
+  const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)M);
+  const int64_t nf = n & ~(int64_t)31;
+  const __mmask32 k = n > nf ? (__mmask32)(~0u >> (32 - (n - nf))) : 0;
+  for (int64_t q = 0; q < nr; q++, d += dr, s += sr) {
+    for (int64_t i = 0; i < nf; i += 32)
+      _mm256_storeu_si256(
+          (__m256i *)(void *)(d + i),
+          _mm256_and_si256(
+              _mm256_loadu_si256((const __m256i *)(const void *)(s + i)), m));
+    if (k)
+      _mm256_mask_storeu_epi8(
+          d + nf, k, _mm256_and_si256(_mm256_maskz_loadu_epi8(k, s + nf), m));
+  }
 }
 #endif
 
-static void and_bytes(uint8_t *d, const uint8_t *s, const uint8_t *M,
-                      int64_t n, int simd) {
+static void and_rows(uint8_t *d, int64_t dr, const uint8_t *s, int64_t sr,
+                     int64_t nr, const uint8_t *M, int64_t n, int simd) {
 #if defined(LI_HAVE_X86_TARGET)
+  if (simd >= LI_SIMD_AVX512) {
+    and_rows_512(d, dr, s, sr, nr, M, n);
+    return;
+  }
   if (simd >= LI_SIMD_AVX2) {
-    and_bytes_avx2(d, s, M, n);
+    and_rows_avx2(d, dr, s, sr, nr, M, n);
     return;
   }
 #endif
-  int64_t i = 0;
+  for (int64_t q = 0; q < nr; q++, d += dr, s += sr) {
+    int64_t i = 0;
 #if defined(__SSE2__)
-  if (simd >= LI_SIMD_SSE) {
-    const __m128i m = _mm_loadu_si128((const __m128i *)(const void *)M);
-    for (; i + 16 <= n; i += 16)
-      _mm_storeu_si128(
-          (__m128i *)(void *)(d + i),
-          _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i)),
-                        m));
-  }
+    if (simd >= LI_SIMD_SSE) {
+      const __m128i m = _mm_loadu_si128((const __m128i *)(const void *)M);
+      for (; i + 16 <= n; i += 16)
+        _mm_storeu_si128(
+            (__m128i *)(void *)(d + i),
+            _mm_and_si128(
+                _mm_loadu_si128((const __m128i *)(const void *)(s + i)), m));
+    }
 #endif
-  for (; i < n; i++) d[i] = s[i] & M[i & 31];
+    for (; i < n; i++) d[i] = s[i] & M[i & 31];
+  }
 }
 
 /* Byte planes that are the element's own bytes (plane q its bits from 8q,
 ** the planes of an element back to back: pstride 1, the element np bytes
-** on both sides), no value rule: each row the source's bytes ANDed with
-** the masks, both ways (kneron.8w1c16b's lo & 0xfe, hi: its rows went
-** element by element through the tiles, 1 ns an element; unpack int16
-** [1,3,224,224] 152 -> 7.4 us, memcpy 7.4; [1,64,56,56] 202 -> 10.6 us). */
+** on both sides): each row the source's bytes ANDed with the masks, both
+** ways (kneron.8w1c16b's lo & 0xfe, hi: its rows went element by element
+** through the tiles, 1 ns an element; unpack int16 [1,3,224,224] 152 ->
+** 7.4 us, memcpy 7.4; [1,64,56,56] 202 -> 10.6 us). A value rule on the
+** planes' side (the pair's 16-bit bits quantized from or dequantized to
+** the CPU side, one channel a row) runs over the rows of a group back to
+** back in an L1 buffer, then the AND (kneron.8w1c16b_q(0.75, 12) pack
+** fp32 [2,5,17,19] 7.0 -> 0.85 us, unpack 4.3 -> 0.65; [1,3,224,224] pack
+** 181 -> 21 us). */
 static int conv_masked(const li_side *S, const li_side *D, const uint8_t *src,
                        const li_rows2 *g, int64_t ssi, uint8_t *dst,
-                       int64_t dsi, int64_t k, int64_t pre, int64_t post) {
+                       int64_t dsi, int64_t k, int64_t cb, int64_t csi,
+                       int64_t pre, int64_t post) {
   const li_side *P = D->v.nplanes ? D : S, *C = D->v.nplanes ? S : D;
-  const int np = P->v.nplanes;
+  const int np = P->v.nplanes, pack = P == D;
+  const int ids = P->v.kind == LI_VR_ID,
+            perch = P->v.axis >= 0 && P->v.nch > 1;
   if (pre || post || (S->v.nplanes && D->v.nplanes) || np < 1 || np > 16 ||
-      16 % np || P->esz != 1 || P->pstride != 1 || S->v.kind != LI_VR_ID ||
-      D->v.kind != LI_VR_ID || C->esz != (size_t)np ||
-      li_dt_size(P->v.cpu) != (size_t)np || (P == D ? dsi : ssi) != np ||
-      (P == D ? ssi : dsi) != 1)
+      16 % np || P->esz != 1 || P->pstride != 1 || C->v.kind != LI_VR_ID ||
+      (pack ? dsi : ssi) != np || (pack ? ssi : dsi) != 1 ||
+      (perch && csi != 0))
+    return 0;
+  if (ids ? C->esz != (size_t)np || li_dt_size(P->v.cpu) != (size_t)np
+          : np != 2 || !li_pair_planes(&P->v))
     return 0;
   uint8_t M[32];
   for (int q = 0; q < np; q++)
     if (P->v.shift[q] != 8 * q) return 0;
-  for (int i = 0; i < 32; i++) M[i] = (uint8_t)(P->v.mask[i % np] & 0xffu);
+  for (int i = 0; i < 32; i++) M[i] = (uint8_t)(P->v.mask[i & (np - 1)] & 0xffu); /* np | 16 */
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  if (ids) {
+    for (int64_t j = 0; j < g->n2; j++)
+      and_rows(dst + j * g->dso2 * de, g->dso * de, src + j * g->sso2 * se,
+               g->sso * se, g->m, M, k * np, S->v.simd);
+    return 1;
+  }
+  /* groups of rows of one step of the outer loop, back to back on the
+  ** CPU side (one channel unless the rule is per tensor), at most RB
+  ** elements; a row longer than that in pieces */
+  _Alignas(64) uint8_t u[2 * RB];
+  const int64_t cs = pack ? g->sso : g->dso, ce = (int64_t)C->esz;
+  const int64_t R = cs == k && k <= RB && !(perch && g->cso) ? RB / k : 1;
   for (int64_t j = 0; j < g->n2; j++)
-    for (int64_t r = 0; r < g->m; r++)
-      and_bytes(dst + (j * g->dso2 + r * g->dso) * de,
-                src + (j * g->sso2 + r * g->sso) * se, M, k * np, S->v.simd);
+    for (int64_t r = 0; r < g->m; r += R) {
+      const int64_t nr = g->m - r < R ? g->m - r : R;
+      const uint8_t *s = src + (j * g->sso2 + r * g->sso) * se;
+      uint8_t *d = dst + (j * g->dso2 + r * g->dso) * de;
+      const int64_t c = cb + j * g->cso2 + r * g->cso;
+      for (int64_t i = 0; i < (nr > 1 ? 1 : k); i += RB) {
+        const int64_t n = nr > 1 ? nr * k : (k - i < RB ? k - i : RB);
+        const int64_t rn = (nr > 1 ? k : n) * 2; /* a row's bytes */
+        if (pack) {
+          conv_run(S, D, s + i * ce, u, n, c);
+          and_rows(d + i * 2, g->dso * de, u, rn, nr, M, rn, S->v.simd);
+        } else {
+          and_rows(u, rn, s + i * 2, g->sso * se, nr, M, rn, S->v.simd);
+          conv_run(S, D, u, d + i * ce, n, c);
+        }
+      }
+    }
   return 1;
 }
 
@@ -1541,7 +1610,7 @@ void li_conv_rows(const li_side *S, const li_side *D, const uint8_t *src,
                   const li_rows2 *g, int64_t ssi, uint8_t *dst, int64_t dsi,
                   int64_t k, int64_t cb, int64_t csi, int64_t pre,
                   int64_t post, const uint8_t *pad) {
-  if (conv_masked(S, D, src, g, ssi, dst, dsi, k, pre, post) ||
+  if (conv_masked(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post) ||
       conv_tr(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post) ||
       conv_direct(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post, pad) ||
       conv_direct_planes(S, D, src, g, ssi, dst, dsi, k, cb, csi, pre, post,

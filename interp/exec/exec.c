@@ -780,14 +780,27 @@ walk_next(walk *w, uint8_t *d) {
 ** (kneron.16w1c8bhl's 8 pad pixels of a row's last block: 3584 rows, 74
 ** -> 44 us for the pack of [1,64,56,56] int16, when the walk took a step
 ** a row; crouton2x2's 108 pad channels of each 128-byte block, 96 runs
-** in 3 x 2 x 16 loops). */
+** in 3 x 2 x 16 loops). Planes side by side (pstride 1, an element's
+** planes its bytes, back to back) whose pad bytes are all one byte are
+** one plane of runs np times as long (kneron.8w1c16b's pad pixels). */
+static int adjacent_fill(const li_plan *p, const li_box *b) {
+  const li_loop *in = &p->loops[b->l0 + b->nl - 1];
+  const int np = p->d.v.nplanes;
+  const uint8_t *pat = p->pats[b->pat];
+  if (b->kern != LI_K_FILL || np < 2 || p->d.pstride != 1 || in->ds != np)
+    return 0;
+  for (int k = 1; k < np; k++)
+    if (pat[k] != pat[0]) return 0;
+  return 1;
+}
+
 static int runs_fill(const li_plan *p, const li_box *b) {
   const li_loop *in = &p->loops[b->l0 + b->nl - 1];
   for (int i = 0; i < b->nl; i++)
     if (p->loops[b->l0 + i].tab) return 0;
   return b->kern == LI_K_MEMSET ||
          (b->kern == LI_K_FILL && p->d.v.nplanes && !b->raw &&
-          p->d.esz == 1 && in->ds == 1);
+          p->d.esz == 1 && (in->ds == 1 || adjacent_fill(p, b)));
 }
 
 /* n runs of `run` elements of esz bytes, ds elements apart, from d, set
@@ -817,9 +830,11 @@ static void memset_runs(const li_plan *p, const li_box *b, uint8_t *dst,
   const li_loop *L = &p->loops[b->l0];
   const int64_t de = (int64_t)p->d.esz;
   const int nl = b->nl, no = nl > 2 ? nl - 2 : 0; /* loops outside a row */
-  const int np = b->kern == LI_K_FILL ? p->d.v.nplanes : 1;
+  /* planes side by side: one of them, w bytes an element */
+  const int adj = adjacent_fill(p, b), w = adj ? p->d.v.nplanes : 1;
+  const int np = b->kern == LI_K_FILL && !adj ? p->d.v.nplanes : 1;
   /* a row: n runs of `run` elements, ds elements apart */
-  const int64_t run = nl == 1 ? 1 : L[nl - 1].ext;
+  const int64_t run = (nl == 1 ? 1 : L[nl - 1].ext) * w;
   const int64_t ds = nl == 1 ? L[0].ds : L[nl - 2].ds;
   const int64_t n = no ? L[nl - 2].ext : to - from;
   int64_t idx[LI_MAX_LOOPS]; /* [0, no) set below: no zeroing of it all */
@@ -827,7 +842,7 @@ static void memset_runs(const li_plan *p, const li_box *b, uint8_t *dst,
     const uint8_t *pat = p->pats[b->pat] + k;
     uint8_t *d = dst + k * p->d.pstride + (b->db + from * L[0].ds) * de;
     if (nl == 1) { /* one run */
-      memset(d, pat[0], (size_t)((to - from) * de));
+      memset(d, pat[0], (size_t)((to - from) * de * w));
       continue;
     }
     for (int j = 0; j < no; j++) idx[j] = j ? 0 : from;

@@ -425,6 +425,19 @@ static int ilv_width(size_t esz, int64_t W) {
          (W & (W - 1)) == 0 && W * (int64_t)esz <= 16;
 }
 
+/* Rows of n units of g bytes, under 16 bytes, that ILV and DEILV take:
+** blocks back to back (btb), in masked AVX-512 steps; units of 2 bytes and
+** more (amd.hcwnc4 pack int16 [1,16,7,7], rows of 14 bytes: 0.66 us by
+** BLOCK, 0.20 so), or blocks of 16 single bytes (VBMI: amd.hcwnc16 unpack
+** int8 [1,512,7,7] 19.5 -> 3.4 us); smaller blocks of single bytes have
+** kernels of their own (ILV2: amd.hcwnc8 pack int8 [1,16,7,7] 0.06 us,
+** 0.18 so). */
+static int short_rows(int64_t g, int64_t W, int64_t n, int btb, int simd) {
+  if (!btb) return 0;
+  if (li_ilv_vbmi((size_t)g, (int)W, n, simd)) return 1;
+  return g >= 2 && li_ilv_masked((size_t)g, (int)W, n, simd);
+}
+
 /* LI_K_ILV: the innermost loop picks K planes (ds u) for blocks of W =
 ** pre + K + post units, a loop j along the source (ss u, at least 16
 ** bytes) the rows, their blocks back to back (ds W * u) or further apart
@@ -432,7 +445,8 @@ static int ilv_width(size_t esz, int64_t W) {
 ** A unit is u elements contiguous on both sides (u > 1: the box's
 ** innermost loop, taken out of it by take_ilv_groups; sweep px4's 4-pixel
 ** rows). Moves j next to the innermost loop. */
-static int take_ilv(li_box *b, li_loop *L, int n, size_t esz, int64_t u) {
+static int take_ilv(li_box *b, li_loop *L, int n, size_t esz, int64_t u,
+                    int simd) {
   const li_loop *in = &L[n - 1];
   const int64_t W = b->pre + in->ext + b->post, g = u * (int64_t)esz;
   if (n < 2 || in->ds != u || in->tab || !ilv_width((size_t)g, W)) return 0;
@@ -442,7 +456,9 @@ static int take_ilv(li_box *b, li_loop *L, int n, size_t esz, int64_t u) {
       j = i;
       break;
     }
-  if (j < 0 || L[j].ext * g < 16 || L[j].ds < W * u) return 0;
+  if (j < 0 || L[j].ds < W * u) return 0;
+  if (L[j].ext * g < 16 && !short_rows(g, W, L[j].ext, L[j].ds == W * u, simd))
+    return 0;
   /* blocks of 2 or 4 bytes apart go out one store each: where the rows
   ** are a power of two up to 16 bytes (HCWNC4 with 2 or 4 images) the
   ** gather tile, whole 16-byte rows, is faster (measured 1.5-2.8x) */
@@ -472,8 +488,9 @@ static int take_deilv(const li_plan *p, li_box *b, li_loop *L, int n,
   int64_t W = 16 / g; /* the largest power of two dividing ss / u */
   while (W > 1 && in->ss % (W * u)) W /= 2;
   if (n < 2 || b->pre || b->post || in->ds != u || in->tab ||
-      !ilv_width((size_t)g, W) || in->ext * g < 16 ||
-      p->sbytes % (size_t)(W * g) || b->sb % u)
+      !ilv_width((size_t)g, W) || p->sbytes % (size_t)(W * g) || b->sb % u)
+    return 0;
+  if (in->ext * g < 16 && !short_rows(g, W, in->ext, in->ss == W * u, p->simd))
     return 0;
   int j = -1;
   for (int i = n - 2; i >= 0; i--)
@@ -507,7 +524,8 @@ static int take_ilv_groups(const li_plan *p, li_box *b, li_loop *L, int *n,
   if (m < 3 || in->ss != 1 || in->ds != 1 || in->tab || b->pre || b->post ||
       (g != 2 && g != 4 && g != 8) || u > 255)
     return 0;
-  if (!take_ilv(b, L, m - 1, esz, u) && !take_deilv(p, b, L, m - 1, esz, u))
+  if (!take_ilv(b, L, m - 1, esz, u, p->simd) &&
+      !take_deilv(p, b, L, m - 1, esz, u))
     return 0;
   *n = m - 1;
   return 1;
@@ -557,7 +575,8 @@ static int ilv_back_to_back(const li_plan *p, li_box *b, li_loop *L, int *n,
   li_box bb = *b;
   int m = *n;
   memcpy(c, L, sizeof *L * (size_t)m);
-  if (!take_ilv(&bb, c, m, esz, 1) && !take_ilv_groups(p, &bb, c, &m, esz))
+  if (!take_ilv(&bb, c, m, esz, 1, p->simd) &&
+      !take_ilv_groups(p, &bb, c, &m, esz))
     return 0;
   if (bb.kern != LI_K_ILV) return 0;
   const int64_t W = bb.bk & 255, u = bb.bk >> 8 ? bb.bk >> 8 : 1;
@@ -703,7 +722,7 @@ void li_choose_kernel(li_plan *p, li_box *b, li_loop *L) {
     /* tr.c's blocked walk over long rows and columns */
   } else if (sp != 2 && !p->no_mtile && li_take_mtile(p, b, L, &n)) {
     /* the tile's digits taken out of the loops (plan/mtile.c) */
-  } else if (sp && take_ilv(b, L, n, esz, 1)) {
+  } else if (sp && take_ilv(b, L, n, esz, 1, p->simd)) {
     /* the rows' loop moved next to the planes */
   } else if (sp && n >= 2 && esz == 1 && in->ss == 1 && in->ds == 1 &&
              (pre || post) && L[n - 2].ss == in->ext &&

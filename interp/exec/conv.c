@@ -1567,7 +1567,8 @@ static int conv_masked(const li_side *S, const li_side *D, const uint8_t *src,
   uint8_t M[32];
   for (int q = 0; q < np; q++)
     if (P->v.shift[q] != 8 * q) return 0;
-  for (int i = 0; i < 32; i++) M[i] = (uint8_t)(P->v.mask[i & (np - 1)] & 0xffu); /* np | 16 */
+  for (int i = 0; i < 32; i++) /* np divides 16 */
+    M[i] = (uint8_t)(P->v.mask[i & (np - 1)] & 0xffu);
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
   if (ids) {
     for (int64_t j = 0; j < g->n2; j++)

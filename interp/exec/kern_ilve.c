@@ -19,8 +19,10 @@
 ** batch between a pixel's blocks) are stored or loaded one by one from
 ** the registers (SSE2 steps). Under AVX-512, blocks of up to 8 bytes
 ** back to back take masked steps of 128 bytes where those are fewer
-** (short rows: li_ilv_masked). Interleaving can also write np blocks of
-** the pad after each step's rows (a fill box the planner gave it).
+** (short rows: li_ilv_masked); blocks of 16 bytes over rows fewer than
+** an SSE step take masked steps of AVX-512 VBMI byte permutes
+** (li_ilv_vbmi). Interleaving can also write np blocks of the pad after
+** each step's rows (a fill box the planner gave it).
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -571,17 +573,16 @@ ilv_512_any(int inv, int le, int k, const li_ilv_args *a, const uint8_t *s,
   switch (le * 8 + k) { LI_ILV512_PAIRS(X) default: return 0; }
 #undef X
 }
+
 /* Blocks of 16 bytes (W * e = 16) over rows fewer than an SSE step
-** (HCWNC16 int8, HCWNC8 int16 on 7x7 planes: element by element before,
-** 0.8 ns an element): steps of R = 8 rows, 128 bytes, under masks, by
-** AVX-512 VBMI's byte permute over two registers. The step's planes lie
-** plane after plane in P[0], P[1] (plane w's R * e bytes at w * R * e),
-** each plane's rows put in place by a masked load (the register's bytes
-** around them kept: the pad's, for pad planes); one permute a register
-** of blocks. Deinterleaving is the inverse: two permutes into the planes'
-** order, a masked store a plane. The loads and stores address a plane's
-** bytes from up to 56 bytes before them (the mask off those bytes): the
-** pointer arithmetic is done on integers. */
+** (HCWNC16 int8, HCWNC8 int16 on 7x7 planes: element by element or
+** BLOCK before, 0.8 ns an element): steps of R = 8 rows, 128 bytes, under
+** masks, by AVX-512 VBMI's byte permute over two registers. A step's
+** planes lie plane after plane in P[0], P[1] (plane w's R * e bytes at
+** w * R * e): interleaving loads each plane's rows (planes16) and makes
+** each register of blocks by one permute; deinterleaving permutes the
+** blocks into the planes' order, in an L1 buffer, and stores each plane's
+** rows from there under a mask. */
 #define VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 
 static int have_vbmi(void) {
@@ -636,15 +637,19 @@ ilv16_vbmi_(const int le, const int inv, const li_ilv_args *a,
   /* out byte o <- P byte, or (inv) P byte o <- in byte: constants in
   ** each copy (divisions by variables here were most of a call) */
   uint8_t ix[128];
-  for (int o = 0; o < 128; o++)
-    ix[o] = (uint8_t)(inv ? (o & (PB - 1)) >> le << 4 | (o >> (le + 3)) << le | (o & (e - 1))
-                          : ((o & 15) >> le) * PB + (o >> 4 << le) + (o & (e - 1)));
+  for (int o = 0; o < 128; o++) { /* (block or plane, row, byte) */
+    const int b = o & (e - 1);
+    ix[o] = (uint8_t)(inv ? ((o & (PB - 1)) >> le << 4) + (o / PB << le) + b
+                          : ((o & 15) >> le) * PB + (o >> 4 << le) + b);
+  }
   const __m512i i0 = _mm512_loadu_si512(ix), i1 = _mm512_loadu_si512(ix + 64);
   const __m512i padv = _mm512_broadcast_i32x4(pad128(a->esz, a->pat));
   const int64_t n = a->n, ps = a->ps;
   const int K = a->K, pre = a->pre; /* locals: the stores may alias a */
   const uint8_t *pl[16];
-  _Alignas(64) uint8_t buf[128]; /* the planes of a step, deinterleaved */
+  /* the planes of a step, deinterleaved (16 bytes more: a plane of 8
+  ** bytes is read as 16) */
+  _Alignas(64) uint8_t buf[128 + 16];
   for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
     planes_at(a, s + c2 * a->sstep2, W, pl);
     const uint8_t *sc = s + c2 * a->sstep2;
@@ -656,7 +661,8 @@ ilv16_vbmi_(const int le, const int inv, const li_ilv_args *a,
                         mb = bmask(t * 16 - 64);
         if (!inv) {
           __m512i P[2];
-          for (int j = 0; j < 2; j++) P[j] = planes16(le, pl + j * H, r0, mr, padv);
+          for (int j = 0; j < 2; j++)
+            P[j] = planes16(le, pl + j * H, r0, mr, padv);
           _mm512_mask_storeu_epi8(dc + r0 * 16, ma,
                                   _mm512_permutex2var_epi8(P[0], i0, P[1]));
           _mm512_mask_storeu_epi8(dc + r0 * 16 + 64, mb,
@@ -670,11 +676,13 @@ ilv16_vbmi_(const int le, const int inv, const li_ilv_args *a,
           const uint8_t *b = buf + pre * PB;
           for (int q = 0; q < K; q++, dq += ps, b += PB) {
             if (PB <= 16)
-              _mm_mask_storeu_epi8(dq, (__mmask16)mr,
-                                   _mm_loadu_si128((const __m128i *)(const void *)b));
+              _mm_mask_storeu_epi8(
+                  dq, (__mmask16)mr,
+                  _mm_loadu_si128((const __m128i *)(const void *)b));
             else if (PB == 32)
-              _mm256_mask_storeu_epi8(dq, (__mmask32)mr,
-                                      _mm256_loadu_si256((const __m256i *)(const void *)b));
+              _mm256_mask_storeu_epi8(
+                  dq, (__mmask32)mr,
+                  _mm256_loadu_si256((const __m256i *)(const void *)b));
             else
               _mm512_mask_storeu_epi8(dq, mr, _mm512_loadu_si512(b));
           }
@@ -709,7 +717,6 @@ int li_ilv_vbmi(size_t esz, int W, int64_t n, int simd) {
   return 0;
 }
 #endif
-
 
 /* The (element size, block width) pairs: le = log2(esz), k = log2(W),
 ** le + k <= 4. */

@@ -30,6 +30,12 @@
 
 #include "kern.h"
 
+static int lg2(int64_t x) {
+  int l = 0;
+  while (x > 1) { x >>= 1; l++; }
+  return l;
+}
+
 /* ---- The portable definition --------------------------------------------- */
 /* The np blocks of the pad after every step's rows (blocks back to back),
 ** written after the steps: a call in the SSE and AVX2 drivers' loops,
@@ -574,15 +580,15 @@ ilv_512_any(int inv, int le, int k, const li_ilv_args *a, const uint8_t *s,
 #undef X
 }
 
-/* Blocks of 16 bytes (W * e = 16) over rows fewer than an SSE step
-** (HCWNC16 int8, HCWNC8 int16 on 7x7 planes: element by element or
-** BLOCK before, 0.8 ns an element): steps of R = 8 rows, 128 bytes, under
-** masks, by AVX-512 VBMI's byte permute over two registers. A step's
-** planes lie plane after plane in P[0], P[1] (plane w's R * e bytes at
-** w * R * e): interleaving loads each plane's rows (planes16) and makes
-** each register of blocks by one permute; deinterleaving permutes the
-** blocks into the planes' order, in an L1 buffer, and stores each plane's
-** rows from there under a mask. */
+/* Blocks of B = 16 or 32 bytes (W * e = B) over rows under 16 bytes
+** (HCWNC16 int8 and int16, HCWNC8 int16 on 7x7 planes: element by element
+** or BLOCK before, 0.5 to 0.8 ns an element): steps of R = 128 / B rows,
+** 128 bytes, under masks, by AVX-512 VBMI's byte permute over two
+** registers. A step's planes lie plane after plane in P[0], P[1] (plane
+** w's R * e bytes at w * R * e): interleaving loads each plane's rows
+** (planes16) and makes each register of blocks by one permute;
+** deinterleaving permutes the blocks into the planes' order, in an L1
+** buffer, and stores each plane's rows from there under a mask. */
 #define VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 
 static int have_vbmi(void) {
@@ -592,35 +598,37 @@ static int have_vbmi(void) {
 }
 
 int li_ilv_vbmi(size_t esz, int W, int64_t n, int simd) {
-  return simd >= LI_SIMD_AVX512 && li_ilv_ok(esz, W) &&
-         (int64_t)esz * W == 16 && n < (int64_t)(16 / esz) && have_vbmi();
+  const int64_t B = (int64_t)esz * W;
+  return simd >= LI_SIMD_AVX512 &&
+         (esz == 1 || esz == 2 || esz == 4 || esz == 8) && W >= 2 &&
+         W <= 16 && !(W & (W - 1)) && (B == 16 || B == 32) &&
+         n * (int64_t)esz < 16 && have_vbmi();
 }
 
-/* H = 8 >> le planes' rows r0.. (mr: t * e bytes of each, zeros after;
-** the pad's for a pad plane) side by side in a register, 8 << le bytes
-** each: 16-byte loads and in-register moves (masked 64-byte loads
-** reaching back to each plane's place were slower than the element
+/* 64 >> lp planes' rows, from byte o of each (mr: t * e bytes of each,
+** zeros after; the pad's for a pad plane), side by side in a register,
+** 2^lp bytes each: 16-byte loads and in-register moves (masked 64-byte
+** loads reaching back to each plane's place were slower than the element
 ** loop they replace). */
 VBMI __attribute__((always_inline)) static inline __m512i
-planes16(const int le, const uint8_t *const *pl, int64_t r0, __mmask64 mr,
+planes16(const int lp, const uint8_t *const *pl, int64_t o, __mmask64 mr,
          __m512i padv) {
-  const int64_t o = r0 << le;
 #define LX(w) (pl[w] ? _mm_maskz_loadu_epi8((__mmask16)mr, pl[w] + o) \
                      : _mm512_castsi512_si128(padv))
 #define LY(w) (pl[w] ? _mm256_maskz_loadu_epi8((__mmask32)mr, pl[w] + o) \
                      : _mm512_castsi512_si256(padv))
   __m512i z;
-  if (le == 0) {
+  if (lp == 3) {
     z = _mm512_castsi128_si512(_mm_unpacklo_epi64(LX(0), LX(1)));
     z = _mm512_inserti32x4(z, _mm_unpacklo_epi64(LX(2), LX(3)), 1);
     z = _mm512_inserti32x4(z, _mm_unpacklo_epi64(LX(4), LX(5)), 2);
     z = _mm512_inserti32x4(z, _mm_unpacklo_epi64(LX(6), LX(7)), 3);
-  } else if (le == 1) {
+  } else if (lp == 4) {
     z = _mm512_castsi128_si512(LX(0));
     z = _mm512_inserti32x4(z, LX(1), 1);
     z = _mm512_inserti32x4(z, LX(2), 2);
     z = _mm512_inserti32x4(z, LX(3), 3);
-  } else if (le == 2) {
+  } else if (lp == 5) {
     z = _mm512_inserti64x4(_mm512_castsi256_si512(LY(0)), LY(1), 1);
   } else {
     z = pl[0] ? _mm512_maskz_loadu_epi8(mr, pl[0] + o) : padv;
@@ -631,16 +639,17 @@ planes16(const int le, const uint8_t *const *pl, int64_t r0, __mmask64 mr,
 }
 
 VBMI __attribute__((always_inline)) static inline void
-ilv16_vbmi_(const int le, const int inv, const li_ilv_args *a,
+ilv16_vbmi_(const int le, const int lb, const int inv, const li_ilv_args *a,
             const uint8_t *s, uint8_t *d) {
-  const int e = 1 << le, W = 16 >> le, H = W / 2, R = 8, PB = R * e;
+  const int e = 1 << le, B = 1 << lb, W = B >> le, H = W / 2, R = 128 / B,
+            PB = R * e, lp = 7 - lb + le;
   /* out byte o <- P byte, or (inv) P byte o <- in byte: constants in
   ** each copy (divisions by variables here were most of a call) */
   uint8_t ix[128];
   for (int o = 0; o < 128; o++) { /* (block or plane, row, byte) */
     const int b = o & (e - 1);
-    ix[o] = (uint8_t)(inv ? ((o & (PB - 1)) >> le << 4) + (o / PB << le) + b
-                          : ((o & 15) >> le) * PB + (o >> 4 << le) + b);
+    ix[o] = (uint8_t)(inv ? ((o & (PB - 1)) >> le << lb) + (o >> lp << le) + b
+                          : ((o & (B - 1)) >> le << lp) + (o >> lb << le) + b);
   }
   const __m512i i0 = _mm512_loadu_si512(ix), i1 = _mm512_loadu_si512(ix + 64);
   const __m512i padv = _mm512_broadcast_i32x4(pad128(a->esz, a->pat));
@@ -657,19 +666,19 @@ ilv16_vbmi_(const int le, const int inv, const li_ilv_args *a,
     for (int64_t c = 0; c < a->cnt; c++, sc += a->sstep, dc += a->dstep) {
       for (int64_t r0 = 0; r0 < n; r0 += R) {
         const int64_t t = n - r0 < R ? n - r0 : R;
-        const __mmask64 mr = bmask(t * e), ma = bmask(t * 16),
-                        mb = bmask(t * 16 - 64);
+        const __mmask64 mr = bmask(t * e), ma = bmask(t * B),
+                        mb = bmask(t * B - 64);
         if (!inv) {
           __m512i P[2];
           for (int j = 0; j < 2; j++)
-            P[j] = planes16(le, pl + j * H, r0, mr, padv);
-          _mm512_mask_storeu_epi8(dc + r0 * 16, ma,
+            P[j] = planes16(lp, pl + j * H, r0 * e, mr, padv);
+          _mm512_mask_storeu_epi8(dc + r0 * B, ma,
                                   _mm512_permutex2var_epi8(P[0], i0, P[1]));
-          _mm512_mask_storeu_epi8(dc + r0 * 16 + 64, mb,
+          _mm512_mask_storeu_epi8(dc + r0 * B + 64, mb,
                                   _mm512_permutex2var_epi8(P[0], i1, P[1]));
         } else { /* the planes through buf: stores of their own width */
-          const __m512i x = _mm512_maskz_loadu_epi8(ma, sc + r0 * 16),
-                        y = _mm512_maskz_loadu_epi8(mb, sc + r0 * 16 + 64);
+          const __m512i x = _mm512_maskz_loadu_epi8(ma, sc + r0 * B),
+                        y = _mm512_maskz_loadu_epi8(mb, sc + r0 * B + 64);
           _mm512_store_si512(buf, _mm512_permutex2var_epi8(x, i0, y));
           _mm512_store_si512(buf + 64, _mm512_permutex2var_epi8(x, i1, y));
           uint8_t *dq = dc + r0 * e;
@@ -695,19 +704,21 @@ ilv16_vbmi_(const int le, const int inv, const li_ilv_args *a,
   }
 }
 
+/* The copies: blocks of 16 bytes (lb 4) of 1-, 2-, 4- and 8-byte
+** elements, of 32 bytes (lb 5) of 2-, 4- and 8-byte ones. */
+#define LI_VBMI_PAIRS(X) \
+  X(0, 4) X(1, 4) X(2, 4) X(3, 4) X(1, 5) X(2, 5) X(3, 5)
+
 VBMI static void ilv16_vbmi(int inv, const li_ilv_args *a, const uint8_t *s,
                             uint8_t *d) {
-  const int le = a->esz == 1 ? 0 : a->esz == 2 ? 1 : a->esz == 4 ? 2 : 3;
-  switch (le * 2 + inv) {
-  case 0: ilv16_vbmi_(0, 0, a, s, d); return;
-  case 1: ilv16_vbmi_(0, 1, a, s, d); return;
-  case 2: ilv16_vbmi_(1, 0, a, s, d); return;
-  case 3: ilv16_vbmi_(1, 1, a, s, d); return;
-  case 4: ilv16_vbmi_(2, 0, a, s, d); return;
-  case 5: ilv16_vbmi_(2, 1, a, s, d); return;
-  case 6: ilv16_vbmi_(3, 0, a, s, d); return;
-  default: ilv16_vbmi_(3, 1, a, s, d); return;
-  }
+  const int le = lg2((int64_t)a->esz), lb = lg2((int64_t)a->esz * a->W);
+#define X(LE, LB)                                                   \
+  case LE * 8 + LB:                                                 \
+    if (inv) ilv16_vbmi_(LE, LB, 1, a, s, d);                       \
+    else ilv16_vbmi_(LE, LB, 0, a, s, d);                           \
+    return;
+  switch (le * 8 + lb) { LI_VBMI_PAIRS(X) default: return; }
+#undef X
 }
 #undef VBMI
 #undef ILV512
@@ -749,12 +760,6 @@ ilv_avx2_any(int inv, int le, int k, const li_ilv_args *a, const uint8_t *s,
 #undef X
 }
 #endif
-
-static int lg2(int64_t x) {
-  int l = 0;
-  while (x > 1) { x >>= 1; l++; }
-  return l;
-}
 
 int li_ilv_ok(size_t esz, int W) {
   int64_t b = (int64_t)esz * W;

@@ -480,8 +480,9 @@ int li_planes_run(const li_plan *p, const li_box *b, const li_loop *l, int n,
 ** esz bytes, back to back, in masked AVX-512 steps at level simd (fewer
 ** steps than SSE and AVX2 take: rows under one AVX2 step). */
 int li_ilv_masked(size_t esz, int W, int64_t n, int simd);
-/* The same for blocks of 16 bytes over rows fewer than an SSE step, by
-** AVX-512 VBMI's byte permutes (x86 with VBMI only). */
+/* The same for blocks of 16 or 32 bytes over rows under 16 bytes, by
+** AVX-512 VBMI's byte permutes (x86 with VBMI only; ILV and DEILV take
+** blocks of 32 bytes there alone). */
 int li_ilv_vbmi(size_t esz, int W, int64_t n, int simd);
 /* planes.c: loops as a set of destination offsets, comparable: (extent
 ** e, stride d) by d descending, loops of one step left out, a loop that

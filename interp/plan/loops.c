@@ -428,10 +428,10 @@ static int ilv_width(size_t esz, int64_t W) {
 /* Rows of n units of g bytes, under 16 bytes, that ILV and DEILV take:
 ** blocks back to back (btb), in masked AVX-512 steps; units of 2 bytes and
 ** more (amd.hcwnc4 pack int16 [1,16,7,7], rows of 14 bytes: 0.66 us by
-** BLOCK, 0.20 so), or blocks of 16 single bytes (VBMI: amd.hcwnc16 unpack
-** int8 [1,512,7,7] 19.5 -> 3.4 us); smaller blocks of single bytes have
-** kernels of their own (ILV2: amd.hcwnc8 pack int8 [1,16,7,7] 0.06 us,
-** 0.18 so). */
+** BLOCK, 0.20 so), or blocks of 16 or 32 bytes (VBMI: amd.hcwnc16 unpack
+** int8 [1,512,7,7] 19.5 -> 3.4 us, int16 17.2 -> 6.9); smaller blocks of single
+** bytes have kernels of their own (ILV2: amd.hcwnc8 pack int8 [1,16,7,7]
+** 0.06 us, 0.18 so). Blocks of 32 bytes only so. */
 static int short_rows(int64_t g, int64_t W, int64_t n, int btb, int simd) {
   if (!btb) return 0;
   if (li_ilv_vbmi((size_t)g, (int)W, n, simd)) return 1;
@@ -449,7 +449,9 @@ static int take_ilv(li_box *b, li_loop *L, int n, size_t esz, int64_t u,
                     int simd) {
   const li_loop *in = &L[n - 1];
   const int64_t W = b->pre + in->ext + b->post, g = u * (int64_t)esz;
-  if (n < 2 || in->ds != u || in->tab || !ilv_width((size_t)g, W)) return 0;
+  const int wide = W * g == 32; /* short rows alone (short_rows) */
+  if (n < 2 || in->ds != u || in->tab || (!ilv_width((size_t)g, W) && !wide))
+    return 0;
   int j = -1;
   for (int i = n - 2; i >= 0; i--)
     if (L[i].ss == u && !L[i].tab) {
@@ -457,7 +459,8 @@ static int take_ilv(li_box *b, li_loop *L, int n, size_t esz, int64_t u,
       break;
     }
   if (j < 0 || L[j].ds < W * u) return 0;
-  if (L[j].ext * g < 16 && !short_rows(g, W, L[j].ext, L[j].ds == W * u, simd))
+  if ((L[j].ext * g < 16 || wide) &&
+      !short_rows(g, W, L[j].ext, L[j].ds == W * u, simd))
     return 0;
   /* blocks of 2 or 4 bytes apart go out one store each: where the rows
   ** are a power of two up to 16 bytes (HCWNC4 with 2 or 4 images) the
@@ -487,8 +490,13 @@ static int take_deilv(const li_plan *p, li_box *b, li_loop *L, int n,
   const int64_t g = u * (int64_t)esz;
   int64_t W = 16 / g; /* the largest power of two dividing ss / u */
   while (W > 1 && in->ss % (W * u)) W /= 2;
+  /* blocks of 32 bytes back to back over short rows (short_rows) */
+  const int wide = g <= 8 && in->ss == 32 / g * u && in->ext * g < 16 &&
+                   li_ilv_vbmi((size_t)g, (int)(32 / g), in->ext, p->simd);
+  if (wide) W = 32 / g;
   if (n < 2 || b->pre || b->post || in->ds != u || in->tab ||
-      !ilv_width((size_t)g, W) || p->sbytes % (size_t)(W * g) || b->sb % u)
+      (!ilv_width((size_t)g, W) && !wide) || p->sbytes % (size_t)(W * g) ||
+      b->sb % u)
     return 0;
   if (in->ext * g < 16 && !short_rows(g, W, in->ext, in->ss == W * u, p->simd))
     return 0;

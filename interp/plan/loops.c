@@ -426,12 +426,12 @@ static int ilv_width(size_t esz, int64_t W) {
 }
 
 /* Rows of n units of g bytes, under 16 bytes, that ILV and DEILV take:
-** blocks back to back (btb), in masked AVX-512 steps; units of 2 bytes and
-** more (amd.hcwnc4 pack int16 [1,16,7,7], rows of 14 bytes: 0.66 us by
-** BLOCK, 0.20 so), or blocks of 16 or 32 bytes (VBMI: amd.hcwnc16 unpack
-** int8 [1,512,7,7] 19.5 -> 3.4 us, int16 17.2 -> 6.9); smaller blocks of single
-** bytes have kernels of their own (ILV2: amd.hcwnc8 pack int8 [1,16,7,7]
-** 0.06 us, 0.18 so). Blocks of 32 bytes only so. */
+** blocks back to back (btb), in masked AVX-512 steps; units of 2 bytes
+** and more (amd.hcwnc4 pack int16 [1,16,7,7], rows of 14 bytes: 0.66 us
+** by BLOCK, 0.20 so), or blocks of 16 or 32 bytes (VBMI: amd.hcwnc16
+** unpack int8 [1,512,7,7] 19.5 -> 3.4 us, int16 17.2 -> 6.9); smaller
+** blocks of single bytes have kernels of their own (ILV2: amd.hcwnc8 pack
+** int8 [1,16,7,7] 0.06 us, 0.18 so). Blocks of 32 bytes only so. */
 static int short_rows(int64_t g, int64_t W, int64_t n, int btb, int simd) {
   if (!btb) return 0;
   if (li_ilv_vbmi((size_t)g, (int)W, n, simd)) return 1;

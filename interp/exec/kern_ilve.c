@@ -19,8 +19,8 @@
 ** batch between a pixel's blocks) are stored or loaded one by one from
 ** the registers (SSE2 steps). Under AVX-512, blocks of up to 8 bytes
 ** back to back take masked steps of 128 bytes where those are fewer
-** (short rows: li_ilv_masked); blocks of 16 bytes over rows fewer than
-** an SSE step take masked steps of AVX-512 VBMI byte permutes
+** (short rows: li_ilv_masked); blocks of 16 or 32 bytes over rows under
+** 16 bytes take masked steps of AVX-512 VBMI byte permutes
 ** (li_ilv_vbmi). Interleaving can also write np blocks of the pad after
 ** each step's rows (a fill box the planner gave it).
 */

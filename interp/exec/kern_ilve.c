@@ -591,7 +591,7 @@ ilv_512_any(int inv, int le, int k, const li_ilv_args *a, const uint8_t *s,
 ** buffer, and stores each plane's rows from there under a mask. */
 #define VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 
-static int have_vbmi(void) {
+int li_have_vbmi(void) {
   static int v = -1; /* a benign race: every thread computes the same */
   if (v < 0) v = __builtin_cpu_supports("avx512vbmi") ? 1 : 0;
   return v;
@@ -602,7 +602,7 @@ int li_ilv_vbmi(size_t esz, int W, int64_t n, int simd) {
   return simd >= LI_SIMD_AVX512 &&
          (esz == 1 || esz == 2 || esz == 4 || esz == 8) && W >= 2 &&
          W <= 16 && !(W & (W - 1)) && (B == 16 || B == 32) &&
-         n * (int64_t)esz < 16 && have_vbmi();
+         n * (int64_t)esz < 16 && li_have_vbmi();
 }
 
 /* 64 >> lp planes' rows, from byte o of each (mr: t * e bytes of each,
@@ -723,6 +723,8 @@ VBMI static void ilv16_vbmi(int inv, const li_ilv_args *a, const uint8_t *s,
 #undef VBMI
 #undef ILV512
 #else
+int li_have_vbmi(void) { return 0; }
+
 int li_ilv_vbmi(size_t esz, int W, int64_t n, int simd) {
   (void)esz; (void)W; (void)n; (void)simd;
   return 0;

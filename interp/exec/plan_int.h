@@ -484,6 +484,8 @@ int li_ilv_masked(size_t esz, int W, int64_t n, int simd);
 ** AVX-512 VBMI's byte permutes (x86 with VBMI only; ILV and DEILV take
 ** blocks of 32 bytes there alone). */
 int li_ilv_vbmi(size_t esz, int W, int64_t n, int simd);
+/* Whether the CPU has AVX-512 VBMI (x86; 0 elsewhere), asked once. */
+int li_have_vbmi(void);
 /* planes.c: loops as a set of destination offsets, comparable: (extent
 ** e, stride d) by d descending, loops of one step left out, a loop that
 ** continues the next one inside folded into it; *m of them. */

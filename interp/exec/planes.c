@@ -35,6 +35,8 @@
 ** fill box of the plane pad that is the rest of a box's rows (the
 ** channels past C of a partial entry) is written by the tiles as pad
 ** rows (li_planes_absorb): the partial entry and its pad in one store.
+** With AVX-512 VBMI, the pair's whole tiles of 4 and 16 rows are made by
+** byte permutes over two registers instead (tile_put_z, tile_get_z).
 ** The planner gives it every split but the pair without a rows' loop
 ** (li_planes_ok), which conv.c's row paths run faster.
 **
@@ -711,6 +713,259 @@ PL_TILES(X)
 #undef X
 #endif
 
+#if defined(LI_HAVE_X86_TARGET)
+/* The pair's whole tiles of K = 4 and 16 rows under AVX-512 VBMI: the
+** same vectors t[j] as tile_put_y's (plane 0's bytes of vector j low,
+** plane 1's high), two to a 512-bit register (t[2p] low, t[2p + 1]
+** high), made by byte permutes over two registers (vpermt2b) where the
+** AVX2 tiles take log2 K rounds of in-lane byte unpacks plus a pack and
+** a lane move a row: all on one port (1W16C8BHL pack int16 [1,64,56,56]:
+** 96 shuffles a 16 x 16 tile, now 8 + 24).
+**
+** Packing, a register holds two rows (K = 16: rows i and i + 8; K = 4:
+** rows i and i + 2), and one multishift (vpmultishiftqb) takes each
+** element's two plane bytes, (u >> sh) & mk, from its qword: in each
+** qword, byte pl + 2 * w is plane pl's byte of element w. A byte of the
+** tile is named by its row k, plane pl and column c; after the
+** multishift its register's bits are k's low bits (k0 k1 k2 for K = 16,
+** k0 for K = 4) and its byte's bits, low first, pl c0 c1 c2 c3 and k's
+** high bit. The output registers' bits are the column's (c >> 1 for K =
+** 16, c >> 3 for K = 4) and its bytes' k0 k1 k2 k3 pl c0 (K = 16: t[j]
+** is column j) or k0 k1 c0 c1 pl c2 (K = 4: t[j] is columns 4j..4j+3).
+** Each permute round trades one register bit for one byte bit: a pair
+** of registers that differ in that register bit gives two registers
+** that differ in the byte bit's old value (PL_SWAP: the same round
+** undoes itself). K = 16 trades k0 for c1, k1 for c2, then k2 for c3
+** with the bytes put in the output's order (PL_I16C); K = 4 is one
+** round, its two sources the whole tile. Unpacking runs the rounds
+** backwards (PL_I16U, then the two swaps; PL_I4U), and each word, plane
+** 0's byte low and 1's high, is combined as li_pair_comb. The multishift
+** reads an element's neighbour where a plane's bits would pass bit 15:
+** such pairs (mk << sh > 0xffff) keep the AVX2 tiles (pl_vbmi_ok). */
+#define PL_VBMI                                                              \
+  __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
+#define PB(q, i) (((q) >> (i)) & 1)
+/* the 64 bytes of a permute's indices, F(q) for q = 0..63 */
+#define PL_Q8(F, a) F(a) F(a + 1) F(a + 2) F(a + 3) F(a + 4) F(a + 5) F(a + 6) F(a + 7)
+#define PL_Q64(F) PL_Q8(F, 0) PL_Q8(F, 8) PL_Q8(F, 16) PL_Q8(F, 24) \
+  PL_Q8(F, 32) PL_Q8(F, 40) PL_Q8(F, 48) PL_Q8(F, 56)
+/* register bit <-> byte bit b, the output's register bit v */
+#define PL_SWAP(q, b, v) (((q) & ~(1 << (b))) | ((v) << (b)) | (PB(q, b) << 6))
+#define PL_I16C(q, v) (PB(q, 4) | PB(q, 5) << 1 | PB(q, 0) << 2 | PB(q, 1) << 3 | \
+                       (v) << 4 | PB(q, 3) << 5 | PB(q, 2) << 6)
+#define PL_I16U(q, w) (PB(q, 2) | PB(q, 3) << 1 | (w) << 2 | PB(q, 5) << 3 | \
+                       PB(q, 0) << 4 | PB(q, 1) << 5 | PB(q, 4) << 6)
+#define PL_I4C(q, p) (PB(q, 4) | PB(q, 2) << 1 | PB(q, 3) << 2 | PB(q, 5) << 3 | \
+                      (p) << 4 | PB(q, 1) << 5 | PB(q, 0) << 6)
+#define PL_I4U(q, w) ((w) | PB(q, 5) << 1 | PB(q, 1) << 2 | PB(q, 2) << 3 | \
+                      PB(q, 0) << 4 | PB(q, 3) << 5 | PB(q, 4) << 6)
+#define F_A0(q) PL_SWAP(q, 2, 0),
+#define F_A1(q) PL_SWAP(q, 2, 1),
+#define F_B0(q) PL_SWAP(q, 3, 0),
+#define F_B1(q) PL_SWAP(q, 3, 1),
+#define F_C0(q) PL_I16C(q, 0),
+#define F_C1(q) PL_I16C(q, 1),
+#define F_U0(q) PL_I16U(q, 0),
+#define F_U1(q) PL_I16U(q, 1),
+#define F_P0(q) PL_I4C(q, 0),
+#define F_P1(q) PL_I4C(q, 1),
+#define F_W0(q) PL_I4U(q, 0),
+#define F_W1(q) PL_I4U(q, 1),
+/* [K = 16: A, B, C (pack), U (unpack's first); K = 4: P (pack), W] x 2 */
+static const uint8_t pl_perm[6][2][64] = {
+    {{PL_Q64(F_A0)}, {PL_Q64(F_A1)}}, {{PL_Q64(F_B0)}, {PL_Q64(F_B1)}},
+    {{PL_Q64(F_C0)}, {PL_Q64(F_C1)}}, {{PL_Q64(F_U0)}, {PL_Q64(F_U1)}},
+    {{PL_Q64(F_P0)}, {PL_Q64(F_P1)}}, {{PL_Q64(F_W0)}, {PL_Q64(F_W1)}}};
+#undef F_A0
+#undef F_A1
+#undef F_B0
+#undef F_B1
+#undef F_C0
+#undef F_C1
+#undef F_U0
+#undef F_U1
+#undef F_P0
+#undef F_P1
+#undef F_W0
+#undef F_W1
+#undef PL_I4U
+#undef PL_I4C
+#undef PL_I16U
+#undef PL_I16C
+#undef PL_SWAP
+#undef PL_Q64
+#undef PL_Q8
+#undef PB
+
+/* Whether the pair's tiles of kp rows take the VBMI steps. */
+static int pl_vbmi_ok(const pl_x *x, int kp) {
+  return x->simd >= LI_SIMD_AVX512 && (kp == 4 || kp == 16) &&
+         ((x->mk[0] << x->sh[0]) | (x->mk[1] << x->sh[1])) <= 0xffffu &&
+         li_have_vbmi();
+}
+
+typedef struct pl_vz {
+  pl_vy y;          /* the AVX2 tiles' (tiles that are not whole) */
+  __m512i ms, mb;   /* the multishift's control and the planes' masks */
+  __m512i m0, m1;   /* combining: the masks in 16-bit lanes */
+  __m512i ix[3][2]; /* the rounds' indices (K = 4: ix[0] alone) */
+} pl_vz;
+
+PL_VBMI static inline __attribute__((always_inline)) void
+vz_init(const pl_x *x, pl_vz *v, int K) {
+  vy_init(x, &v->y);
+  uint64_t ms = 0; /* byte pl + 2w of a qword: bits from 16w + sh[pl] */
+  for (int b = 0; b < 8; b++)
+    ms |= (uint64_t)(16 * (b >> 1) + x->sh[b & 1]) << (8 * b);
+  v->ms = _mm512_set1_epi64((long long)ms);
+  v->mb = _mm512_set1_epi16((short)(x->mk[0] | x->mk[1] << 8));
+  v->m0 = _mm512_set1_epi16((short)x->mk[0]);
+  v->m1 = _mm512_set1_epi16((short)x->mk[1]);
+  static const int sel[2][2][3] = {{{4, 0, 0}, {5, 0, 0}},   /* K 4 */
+                                   {{0, 1, 2}, {3, 1, 0}}};  /* K 16 */
+  const int *s = sel[K == 16][!x->pack];
+  for (int r = 0; r < (K == 16 ? 3 : 1); r++)
+    for (int h = 0; h < 2; h++)
+      v->ix[r][h] = _mm512_loadu_si512(pl_perm[s[r]][h]);
+}
+
+/* Registers a and b (the pair differing in the round's register bit)
+** into the round's two outputs. */
+#define PL_ROUND(v, r, a, b, o0, o1)                                   \
+  do {                                                                  \
+    const __m512i a_ = (a), b_ = (b);                                   \
+    o0 = _mm512_permutex2var_epi8(a_, (v)->ix[r][0], b_);              \
+    o1 = _mm512_permutex2var_epi8(a_, (v)->ix[r][1], b_);              \
+  } while (0)
+
+/* t[2p] and t[2p + 1] (o's halves) at their places in P (tile_put_y's
+** st_pair): 16- and 32-byte pieces as masked stores of o at the piece's
+** place less its offset in o (no lane moves). */
+PL_VBMI static inline __attribute__((always_inline)) void
+st_pair2(uint8_t *d, const int64_t *vo, int64_t pst, __m512i o) {
+  if (pst == 16 && vo[1] == vo[0] + 32) {
+    _mm512_storeu_si512(d + vo[0], o);
+  } else if (pst == 16) {
+    _mm256_storeu_si256((__m256i *)(void *)(d + vo[0]), _mm512_castsi512_si256(o));
+    _mm512_mask_storeu_epi8(d + vo[1] - 32, 0xffffffff00000000ull, o);
+  } else {
+    for (int l = 0; l < 4; l++)
+      _mm512_mask_storeu_epi8(d + vo[l >> 1] + (l & 1) * pst - 16 * l,
+                              0xffffull << (16 * l), o);
+  }
+}
+
+PL_VBMI static inline __attribute__((always_inline)) __m512i
+ld_pair2(const uint8_t *s, const int64_t *vo, int64_t pst) {
+  if (pst == 16 && vo[1] == vo[0] + 32) return _mm512_loadu_si512(s + vo[0]);
+  if (pst == 16)
+    return _mm512_inserti64x4(
+        _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)(s + vo[0]))),
+        _mm256_loadu_si256((const __m256i *)(const void *)(s + vo[1])), 1);
+  __m512i o = _mm512_setzero_si512();
+  for (int l = 0; l < 4; l++)
+    o = _mm512_mask_loadu_epi8(o, 0xffffull << (16 * l),
+                               s + vo[l >> 1] + (l & 1) * pst - 16 * l);
+  return o;
+}
+
+/* Rows k and k + h (h = K / 2) in one register, split by the multishift
+** (packing) or stored from it. */
+PL_VBMI static inline __attribute__((always_inline)) __m512i
+split_z(const pl_vz *v, const uint8_t *rows, int64_t rs, int k, int h) {
+  const __m512i x = _mm512_inserti64x4(
+      _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)(rows + k * rs))),
+      _mm256_loadu_si256((const __m256i *)(const void *)(rows + (k + h) * rs)), 1);
+  return _mm512_and_si512(_mm512_multishift_epi64_epi8(v->ms, x), v->mb);
+}
+
+PL_VBMI static inline __attribute__((always_inline)) void
+comb_z(const pl_vz *v, __m512i w, uint8_t *rows, int64_t rs, int k, int h) {
+  const __m512i u = _mm512_or_si512(
+      _mm512_sll_epi16(_mm512_and_si512(w, v->m0), v->y.c0),
+      _mm512_sll_epi16(_mm512_and_si512(_mm512_srli_epi16(w, 8), v->m1), v->y.c1));
+  _mm256_storeu_si256((__m256i *)(void *)(rows + k * rs), _mm512_castsi512_si256(u));
+  _mm256_storeu_si256((__m256i *)(void *)(rows + (k + h) * rs),
+                      _mm512_extracti64x4_epi64(u, 1));
+}
+
+/* tile_put_y and tile_get_y by these steps where the tile is whole and
+** every row C's (else by theirs). */
+PL_VBMI static inline __attribute__((always_inline)) void
+tile_put_z(int64_t pst, const pl_vz *v, int np, int hs, const uint8_t *rows,
+           int64_t rs, int kv, int K, uint8_t *d, const pl_tile *T,
+           const int64_t *pb, const int64_t *vo) {
+  if (!vo || kv < K) {
+    tile_put_y(pst, &v->y, np, hs, rows, rs, kv, K, d, T, pb, vo);
+    return;
+  }
+  if (K == 4) {
+    const __m512i a = split_z(v, rows, rs, 0, 2), b = split_z(v, rows, rs, 1, 2);
+    __m512i o0, o1;
+    PL_ROUND(v, 0, a, b, o0, o1);
+    st_pair2(d, vo, pst, o0);
+    st_pair2(d, vo + 2, pst, o1);
+    return;
+  }
+  __m512i x[8], y[8];
+  LI_UNROLL for (int i = 0; i < 8; i++) x[i] = split_z(v, rows, rs, i, 8);
+  LI_UNROLL for (int i = 0; i < 8; i += 2) PL_ROUND(v, 0, x[i], x[i + 1], y[i], y[i + 1]);
+  LI_UNROLL for (int i = 0; i < 8; i += 4) {
+    PL_ROUND(v, 1, y[i], y[i + 2], x[i], x[i + 2]);
+    PL_ROUND(v, 1, y[i + 1], y[i + 3], x[i + 1], x[i + 3]);
+  }
+  LI_UNROLL for (int i = 0; i < 4; i++) PL_ROUND(v, 2, x[i], x[i + 4], y[i], y[i + 4]);
+  LI_UNROLL for (int p = 0; p < 8; p++) st_pair2(d, vo + 2 * p, pst, y[p]);
+}
+
+PL_VBMI static inline __attribute__((always_inline)) void
+tile_get_z(int64_t pst, const pl_vz *v, int np, int hs, uint8_t *rows,
+           int64_t rs, int kv, int K, const uint8_t *s, const pl_tile *T,
+           const int64_t *pb, const int64_t *vo) {
+  if (!vo || kv < K) {
+    tile_get_y(pst, &v->y, np, hs, rows, rs, kv, K, s, T, pb, vo);
+    return;
+  }
+  if (K == 4) {
+    __m512i a, b;
+    PL_ROUND(v, 0, ld_pair2(s, vo, pst), ld_pair2(s, vo + 2, pst), a, b);
+    comb_z(v, a, rows, rs, 0, 2);
+    comb_z(v, b, rows, rs, 1, 2);
+    return;
+  }
+  __m512i x[8], y[8];
+  LI_UNROLL for (int p = 0; p < 8; p++) x[p] = ld_pair2(s, vo + 2 * p, pst);
+  LI_UNROLL for (int i = 0; i < 4; i++) PL_ROUND(v, 0, x[i], x[i + 4], y[i], y[i + 4]);
+  LI_UNROLL for (int i = 0; i < 8; i += 4) {
+    PL_ROUND(v, 1, y[i], y[i + 2], x[i], x[i + 2]);
+    PL_ROUND(v, 1, y[i + 1], y[i + 3], x[i + 1], x[i + 3]);
+  }
+  LI_UNROLL for (int i = 0; i < 8; i += 2) PL_ROUND(v, 2, x[i], x[i + 1], y[i], y[i + 1]);
+  LI_UNROLL for (int i = 0; i < 8; i++) comb_z(v, y[i], rows, rs, i, 8);
+}
+#undef PL_ROUND
+
+/* The job (PL_JOB_K's loops) of the tiles of K rows, BODY. */
+#define PL_JOB_Z(NAME, K, BODY)                                               \
+  PL_VBMI static void NAME(const pl_x *x, int kv, const pl_job *j) {          \
+    enum { KK = K };                                                          \
+    pl_vz vv;                                                                 \
+    vz_init(x, &vv, K);                                                       \
+    const pl_job jj = *j;                                                     \
+    const int64_t pst = x->pst;                                               \
+    const int tlz = vv.y.z;                                                   \
+    BODY                                                                      \
+  }
+#define X(K)                                                                  \
+  PL_JOB_Z(job_put_z##K, K, PL_JOB(tile_put_z, 2, 2))                         \
+  PL_JOB_Z(job_get_z##K, K, PL_JOB_K(tile_get_z, 2, 2, kv))
+X(4)
+X(16)
+#undef X
+#undef PL_JOB_Z
+#undef PL_VBMI
+#endif
+
 /* The same element by element (LAY_SIMD=0, or no SSE2): a tile's runs
 ** row by row. */
 static void tile_c(const pl_x *x, uint8_t *rows, int64_t rs, int kc, int kv,
@@ -1109,6 +1364,15 @@ static void run_job(const pl_run *r, int kc, int kp, const pl_job *j) {
     ** ran 4-8% slower) */
     const int z = x->simd >= LI_SIMD_AVX512 && j->TL &&
                   !(j->TL->whole && !j->pbs);
+    if (pl_vbmi_ok(x, kp)) { /* the VBMI steps (tile_put_z) */
+      if (kp == 4 && x->pack) job_put_z4(x, kv, j);
+      else if (kp == 4) job_get_z4(x, kv, j);
+      else if (x->pack) job_put_z16(x, kv, j);
+      else job_get_z16(x, kv, j);
+      if (z && r->tz) (kp == 4 ? job_tl_z4 : job_tl_z16)(x, kv, j, &r->TZ, r->tz);
+      else if (z) (kp == 4 ? job_tl_z4 : job_tl_z16)(x, kv, j, j->TL, 16);
+      return;
+    }
     switch (kp) {
 #define X(K)                                     \
   case K:                                        \

@@ -807,6 +807,7 @@ static int pl_vbmi_ok(const pl_x *x, int kp) {
 typedef struct pl_vz {
   pl_vy y;          /* the AVX2 tiles' (tiles that are not whole) */
   __m512i ms, mb;   /* the multishift's control and the planes' masks */
+  __m512i pv;       /* a pad row's split: plane 0's byte, 1's, ... */
   __m512i m0, m1;   /* combining: the masks in 16-bit lanes */
   __m512i ix[3][2]; /* the rounds' indices (K = 4: ix[0] alone) */
 } pl_vz;
@@ -819,6 +820,7 @@ vz_init(const pl_x *x, pl_vz *v, int K) {
     ms |= (uint64_t)(16 * (b >> 1) + x->sh[b & 1]) << (8 * b);
   v->ms = _mm512_set1_epi64((long long)ms);
   v->mb = _mm512_set1_epi16((short)(x->mk[0] | x->mk[1] << 8));
+  v->pv = _mm512_set1_epi16((short)(x->pad[0] | x->pad[1] << 8));
   v->m0 = _mm512_set1_epi16((short)x->mk[0]);
   v->m1 = _mm512_set1_epi16((short)x->mk[1]);
   static const int sel[2][2][3] = {{{4, 0, 0}, {5, 0, 0}},   /* K 4 */
@@ -870,37 +872,45 @@ ld_pair2(const uint8_t *s, const int64_t *vo, int64_t pst) {
 }
 
 /* Rows k and k + h (h = K / 2) in one register, split by the multishift
-** (packing) or stored from it. */
+** (packing) or stored from it; rows from kv on are pad rows (the pad's
+** bytes packing, not stored unpacking). */
 PL_VBMI static inline __attribute__((always_inline)) __m512i
-split_z(const pl_vz *v, const uint8_t *rows, int64_t rs, int k, int h) {
-  const __m512i x = _mm512_inserti64x4(
-      _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)(rows + k * rs))),
-      _mm256_loadu_si256((const __m256i *)(const void *)(rows + (k + h) * rs)), 1);
-  return _mm512_and_si512(_mm512_multishift_epi64_epi8(v->ms, x), v->mb);
+split_z(const pl_vz *v, const uint8_t *rows, int64_t rs, int k, int h, int kv) {
+  if (k >= kv) return v->pv;
+  __m512i x = _mm512_castsi256_si512(
+      _mm256_loadu_si256((const __m256i *)(const void *)(rows + k * rs)));
+  if (k + h < kv)
+    x = _mm512_inserti64x4(
+        x, _mm256_loadu_si256((const __m256i *)(const void *)(rows + (k + h) * rs)), 1);
+  x = _mm512_and_si512(_mm512_multishift_epi64_epi8(v->ms, x), v->mb);
+  return k + h < kv ? x : _mm512_mask_mov_epi64(x, 0xf0, v->pv);
 }
 
 PL_VBMI static inline __attribute__((always_inline)) void
-comb_z(const pl_vz *v, __m512i w, uint8_t *rows, int64_t rs, int k, int h) {
+comb_z(const pl_vz *v, __m512i w, uint8_t *rows, int64_t rs, int k, int h,
+       int kv) {
   const __m512i u = _mm512_or_si512(
       _mm512_sll_epi16(_mm512_and_si512(w, v->m0), v->y.c0),
       _mm512_sll_epi16(_mm512_and_si512(_mm512_srli_epi16(w, 8), v->m1), v->y.c1));
-  _mm256_storeu_si256((__m256i *)(void *)(rows + k * rs), _mm512_castsi512_si256(u));
-  _mm256_storeu_si256((__m256i *)(void *)(rows + (k + h) * rs),
-                      _mm512_extracti64x4_epi64(u, 1));
+  if (k < kv)
+    _mm256_storeu_si256((__m256i *)(void *)(rows + k * rs), _mm512_castsi512_si256(u));
+  if (k + h < kv)
+    _mm256_storeu_si256((__m256i *)(void *)(rows + (k + h) * rs),
+                        _mm512_extracti64x4_epi64(u, 1));
 }
 
-/* tile_put_y and tile_get_y by these steps where the tile is whole and
-** every row C's (else by theirs). */
+/* tile_put_y and tile_get_y by these steps where the tile is whole (else
+** by theirs). */
 PL_VBMI static inline __attribute__((always_inline)) void
 tile_put_z(int64_t pst, const pl_vz *v, int np, int hs, const uint8_t *rows,
            int64_t rs, int kv, int K, uint8_t *d, const pl_tile *T,
            const int64_t *pb, const int64_t *vo) {
-  if (!vo || kv < K) {
+  if (!vo) {
     tile_put_y(pst, &v->y, np, hs, rows, rs, kv, K, d, T, pb, vo);
     return;
   }
   if (K == 4) {
-    const __m512i a = split_z(v, rows, rs, 0, 2), b = split_z(v, rows, rs, 1, 2);
+    const __m512i a = split_z(v, rows, rs, 0, 2, kv), b = split_z(v, rows, rs, 1, 2, kv);
     __m512i o0, o1;
     PL_ROUND(v, 0, a, b, o0, o1);
     st_pair2(d, vo, pst, o0);
@@ -908,7 +918,7 @@ tile_put_z(int64_t pst, const pl_vz *v, int np, int hs, const uint8_t *rows,
     return;
   }
   __m512i x[8], y[8];
-  LI_UNROLL for (int i = 0; i < 8; i++) x[i] = split_z(v, rows, rs, i, 8);
+  LI_UNROLL for (int i = 0; i < 8; i++) x[i] = split_z(v, rows, rs, i, 8, kv);
   LI_UNROLL for (int i = 0; i < 8; i += 2) PL_ROUND(v, 0, x[i], x[i + 1], y[i], y[i + 1]);
   LI_UNROLL for (int i = 0; i < 8; i += 4) {
     PL_ROUND(v, 1, y[i], y[i + 2], x[i], x[i + 2]);
@@ -922,15 +932,15 @@ PL_VBMI static inline __attribute__((always_inline)) void
 tile_get_z(int64_t pst, const pl_vz *v, int np, int hs, uint8_t *rows,
            int64_t rs, int kv, int K, const uint8_t *s, const pl_tile *T,
            const int64_t *pb, const int64_t *vo) {
-  if (!vo || kv < K) {
+  if (!vo) {
     tile_get_y(pst, &v->y, np, hs, rows, rs, kv, K, s, T, pb, vo);
     return;
   }
   if (K == 4) {
     __m512i a, b;
     PL_ROUND(v, 0, ld_pair2(s, vo, pst), ld_pair2(s, vo + 2, pst), a, b);
-    comb_z(v, a, rows, rs, 0, 2);
-    comb_z(v, b, rows, rs, 1, 2);
+    comb_z(v, a, rows, rs, 0, 2, kv);
+    comb_z(v, b, rows, rs, 1, 2, kv);
     return;
   }
   __m512i x[8], y[8];
@@ -941,7 +951,7 @@ tile_get_z(int64_t pst, const pl_vz *v, int np, int hs, uint8_t *rows,
     PL_ROUND(v, 1, y[i + 1], y[i + 3], x[i + 1], x[i + 3]);
   }
   LI_UNROLL for (int i = 0; i < 8; i += 2) PL_ROUND(v, 2, x[i], x[i + 1], y[i], y[i + 1]);
-  LI_UNROLL for (int i = 0; i < 8; i++) comb_z(v, y[i], rows, rs, i, 8);
+  LI_UNROLL for (int i = 0; i < 8; i++) comb_z(v, y[i], rows, rs, i, 8, kv);
 }
 #undef PL_ROUND
 

@@ -1050,7 +1050,8 @@ rows16_vbmi(const pair *q, int split, const uint8_t *src, const li_rows2 *g,
   const __m512i msv = _mm512_set1_epi64((long long)ms),
                 mb = _mm512_set1_epi16((short)(q->m0 | q->m1 << 8)),
                 m0 = _mm512_set1_epi16((short)q->m0),
-                m1 = _mm512_set1_epi16((short)q->m1), p = _mm512_loadu_si512(ix);
+                m1 = _mm512_set1_epi16((short)(q->h1 == 8 ? q->m1 << 8 : q->m1)),
+                p = _mm512_loadu_si512(ix);
   for (int64_t j = 0; j < g->n2; j++) {
     const uint8_t *sr = src + j * g->sso2 * se;
     uint8_t *dr = dst + j * g->dso2 * de;
@@ -1062,9 +1063,12 @@ rows16_vbmi(const pair *q, int split, const uint8_t *src, const li_rows2 *g,
             p, _mm512_and_si512(_mm512_multishift_epi64_epi8(msv, x), mb)));
       } else {
         const __m512i w = _mm512_permutexvar_epi8(p, x);
-        _mm512_storeu_si512(dr, _mm512_or_si512(
-            _mm512_sll_epi16(_mm512_and_si512(w, m0), q->c0),
-            _mm512_sll_epi16(_mm512_and_si512(_mm512_srli_epi16(w, 8), m1), q->c1)));
+        const __m512i a = _mm512_sll_epi16(_mm512_and_si512(w, m0), q->c0);
+        _mm512_storeu_si512(
+            dr, q->h1 == 8 /* plane 1 the high byte: a | w & m1 << 8 */
+                    ? _mm512_ternarylogic_epi32(a, w, m1, 0xf8)
+                    : _mm512_or_si512(a, _mm512_sll_epi16(_mm512_and_si512(
+                                             _mm512_srli_epi16(w, 8), m1), q->c1)));
       }
     }
     if (r < g->m) { /* the odd row */

@@ -808,7 +808,9 @@ typedef struct pl_vz {
   pl_vy y;          /* the AVX2 tiles' (tiles that are not whole) */
   __m512i ms, mb;   /* the multishift's control and the planes' masks */
   __m512i pv;       /* a pad row's split: plane 0's byte, 1's, ... */
-  __m512i m0, m1;   /* combining: the masks in 16-bit lanes */
+  __m512i m0, m1;   /* combining: the masks in 16-bit lanes (m1 << 8
+                       where plane 1 is the high byte: hi8) */
+  int hi8;
   __m512i ix[3][2]; /* the rounds' indices (K = 4: ix[0] alone) */
 } pl_vz;
 
@@ -822,7 +824,8 @@ vz_init(const pl_x *x, pl_vz *v, int K) {
   v->mb = _mm512_set1_epi16((short)(x->mk[0] | x->mk[1] << 8));
   v->pv = _mm512_set1_epi16((short)(x->pad[0] | x->pad[1] << 8));
   v->m0 = _mm512_set1_epi16((short)x->mk[0]);
-  v->m1 = _mm512_set1_epi16((short)x->mk[1]);
+  v->hi8 = x->sh[1] == 8;
+  v->m1 = _mm512_set1_epi16((short)(v->hi8 ? x->mk[1] << 8 : x->mk[1]));
   static const int sel[2][2][3] = {{{4, 0, 0}, {5, 0, 0}},   /* K 4 */
                                    {{0, 1, 2}, {3, 1, 0}}};  /* K 16 */
   const int *s = sel[K == 16][!x->pack];
@@ -889,9 +892,11 @@ split_z(const pl_vz *v, const uint8_t *rows, int64_t rs, int k, int h, int kv) {
 PL_VBMI static inline __attribute__((always_inline)) void
 comb_z(const pl_vz *v, __m512i w, uint8_t *rows, int64_t rs, int k, int h,
        int kv) {
-  const __m512i u = _mm512_or_si512(
-      _mm512_sll_epi16(_mm512_and_si512(w, v->m0), v->y.c0),
-      _mm512_sll_epi16(_mm512_and_si512(_mm512_srli_epi16(w, 8), v->m1), v->y.c1));
+  const __m512i a = _mm512_sll_epi16(_mm512_and_si512(w, v->m0), v->y.c0);
+  const __m512i u =
+      v->hi8 ? _mm512_ternarylogic_epi32(a, w, v->m1, 0xf8) /* a | w & m1 */
+             : _mm512_or_si512(a, _mm512_sll_epi16(_mm512_and_si512(
+                                      _mm512_srli_epi16(w, 8), v->m1), v->y.c1));
   if (k < kv)
     _mm256_storeu_si256((__m256i *)(void *)(rows + k * rs), _mm512_castsi512_si256(u));
   if (k + h < kv)

@@ -1026,8 +1026,9 @@ rows16_avx2(const pair *q, int split, const uint8_t *src, const li_rows2 *g,
 ** in the planes' order; combining, the permute's inverse and
 ** li_pair_comb's shifts on 32 elements. A row's 32 bytes a register
 ** took two shuffles a row and two stores (kneron.16w1c8bhl int16
-** [1,64,56,56] pack 24.1 -> 20.2 us, unpack 22.5 -> 19.5). rows16_vbmi_ok: where the multishift
-** reads no bit of a neighbour (mk << h <= 0xffff). */
+** [1,64,56,56] pack 24.1 -> 20.2 us, unpack 22.5 -> 19.5).
+** rows16_vbmi_ok: where the multishift reads no bit of a neighbour (mk
+** << h <= 0xffff). */
 static int rows16_vbmi_ok(const pair *q, const li_rows2 *g, int64_t se,
                           int64_t de, int64_t ps, int simd) {
   return simd >= LI_SIMD_AVX512 && ps == 16 && g->m >= 2 &&
@@ -1050,7 +1051,8 @@ rows16_vbmi(const pair *q, int split, const uint8_t *src, const li_rows2 *g,
   const __m512i msv = _mm512_set1_epi64((long long)ms),
                 mb = _mm512_set1_epi16((short)(q->m0 | q->m1 << 8)),
                 m0 = _mm512_set1_epi16((short)q->m0),
-                m1 = _mm512_set1_epi16((short)(q->h1 == 8 ? q->m1 << 8 : q->m1)),
+                m1 = _mm512_set1_epi16(
+                    (short)(q->h1 == 8 ? q->m1 << 8 : q->m1)),
                 p = _mm512_loadu_si512(ix);
   for (int64_t j = 0; j < g->n2; j++) {
     const uint8_t *sr = src + j * g->sso2 * se;
@@ -1064,11 +1066,11 @@ rows16_vbmi(const pair *q, int split, const uint8_t *src, const li_rows2 *g,
       } else {
         const __m512i w = _mm512_permutexvar_epi8(p, x);
         const __m512i a = _mm512_sll_epi16(_mm512_and_si512(w, m0), q->c0);
+        const __m512i hb = _mm512_and_si512(_mm512_srli_epi16(w, 8), m1);
         _mm512_storeu_si512(
             dr, q->h1 == 8 /* plane 1 the high byte: a | w & m1 << 8 */
                     ? _mm512_ternarylogic_epi32(a, w, m1, 0xf8)
-                    : _mm512_or_si512(a, _mm512_sll_epi16(_mm512_and_si512(
-                                             _mm512_srli_epi16(w, 8), m1), q->c1)));
+                    : _mm512_or_si512(a, _mm512_sll_epi16(hb, q->c1)));
       }
     }
     if (r < g->m) { /* the odd row */

@@ -742,21 +742,27 @@ PL_TILES(X)
 ** 0's byte low and 1's high, is combined as li_pair_comb. The multishift
 ** reads an element's neighbour where a plane's bits would pass bit 15:
 ** such pairs (mk << sh > 0xffff) keep the AVX2 tiles (pl_vbmi_ok). */
+/* unaligned 16- and 32-byte loads and stores */
+#define PL_L16(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define PL_L32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define PL_S16(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
+#define PL_S32(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
 #define PL_VBMI                                                              \
   __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
 #define PB(q, i) (((q) >> (i)) & 1)
 /* the 64 bytes of a permute's indices, F(q) for q = 0..63 */
-#define PL_Q8(F, a) F(a) F(a + 1) F(a + 2) F(a + 3) F(a + 4) F(a + 5) F(a + 6) F(a + 7)
+#define PL_Q8(F, a) \
+  F(a) F(a + 1) F(a + 2) F(a + 3) F(a + 4) F(a + 5) F(a + 6) F(a + 7)
 #define PL_Q64(F) PL_Q8(F, 0) PL_Q8(F, 8) PL_Q8(F, 16) PL_Q8(F, 24) \
   PL_Q8(F, 32) PL_Q8(F, 40) PL_Q8(F, 48) PL_Q8(F, 56)
 /* register bit <-> byte bit b, the output's register bit v */
 #define PL_SWAP(q, b, v) (((q) & ~(1 << (b))) | ((v) << (b)) | (PB(q, b) << 6))
-#define PL_I16C(q, v) (PB(q, 4) | PB(q, 5) << 1 | PB(q, 0) << 2 | PB(q, 1) << 3 | \
-                       (v) << 4 | PB(q, 3) << 5 | PB(q, 2) << 6)
+#define PL_I16C(q, v) (PB(q, 4) | PB(q, 5) << 1 | PB(q, 0) << 2 | \
+                       PB(q, 1) << 3 | (v) << 4 | PB(q, 3) << 5 | PB(q, 2) << 6)
 #define PL_I16U(q, w) (PB(q, 2) | PB(q, 3) << 1 | (w) << 2 | PB(q, 5) << 3 | \
                        PB(q, 0) << 4 | PB(q, 1) << 5 | PB(q, 4) << 6)
-#define PL_I4C(q, p) (PB(q, 4) | PB(q, 2) << 1 | PB(q, 3) << 2 | PB(q, 5) << 3 | \
-                      (p) << 4 | PB(q, 1) << 5 | PB(q, 0) << 6)
+#define PL_I4C(q, p) (PB(q, 4) | PB(q, 2) << 1 | PB(q, 3) << 2 | \
+                      PB(q, 5) << 3 | (p) << 4 | PB(q, 1) << 5 | PB(q, 0) << 6)
 #define PL_I4U(q, w) ((w) | PB(q, 5) << 1 | PB(q, 1) << 2 | PB(q, 2) << 3 | \
                       PB(q, 0) << 4 | PB(q, 3) << 5 | PB(q, 4) << 6)
 #define F_A0(q) PL_SWAP(q, 2, 0),
@@ -853,13 +859,13 @@ st_pair2(uint8_t *d, const int64_t *vo, int64_t pst, __m512i o) {
   if (pst == 16 && vo[1] == vo[0] + 32) {
     _mm512_storeu_si512(d + vo[0], o);
   } else if (pst == 16) {
-    _mm256_storeu_si256((__m256i *)(void *)(d + vo[0]), _mm512_castsi512_si256(o));
-    _mm256_storeu_si256((__m256i *)(void *)(d + vo[1]), _mm512_extracti64x4_epi64(o, 1));
+    PL_S32((d + vo[0]), _mm512_castsi512_si256(o));
+    PL_S32((d + vo[1]), _mm512_extracti64x4_epi64(o, 1));
   } else {
-    _mm_storeu_si128((__m128i *)(void *)(d + vo[0]), _mm512_castsi512_si128(o));
-    _mm_storeu_si128((__m128i *)(void *)(d + vo[0] + pst), _mm512_extracti32x4_epi32(o, 1));
-    _mm_storeu_si128((__m128i *)(void *)(d + vo[1]), _mm512_extracti32x4_epi32(o, 2));
-    _mm_storeu_si128((__m128i *)(void *)(d + vo[1] + pst), _mm512_extracti32x4_epi32(o, 3));
+    PL_S16((d + vo[0]), _mm512_castsi512_si128(o));
+    PL_S16((d + vo[0] + pst), _mm512_extracti32x4_epi32(o, 1));
+    PL_S16((d + vo[1]), _mm512_extracti32x4_epi32(o, 2));
+    PL_S16((d + vo[1] + pst), _mm512_extracti32x4_epi32(o, 3));
   }
 }
 
@@ -868,12 +874,12 @@ ld_pair2(const uint8_t *s, const int64_t *vo, int64_t pst) {
   if (pst == 16 && vo[1] == vo[0] + 32) return _mm512_loadu_si512(s + vo[0]);
   if (pst == 16)
     return _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)(s + vo[0]))),
-        _mm256_loadu_si256((const __m256i *)(const void *)(s + vo[1])), 1);
-  __m512i o = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)(s + vo[0])));
-  o = _mm512_inserti32x4(o, _mm_loadu_si128((const __m128i *)(const void *)(s + vo[0] + pst)), 1);
-  o = _mm512_inserti32x4(o, _mm_loadu_si128((const __m128i *)(const void *)(s + vo[1])), 2);
-  return _mm512_inserti32x4(o, _mm_loadu_si128((const __m128i *)(const void *)(s + vo[1] + pst)), 3);
+        _mm512_castsi256_si512(PL_L32((s + vo[0]))),
+        PL_L32((s + vo[1])), 1);
+  __m512i o = _mm512_castsi128_si512(PL_L16((s + vo[0])));
+  o = _mm512_inserti32x4(o, PL_L16((s + vo[0] + pst)), 1);
+  o = _mm512_inserti32x4(o, PL_L16((s + vo[1])), 2);
+  return _mm512_inserti32x4(o, PL_L16((s + vo[1] + pst)), 3);
 }
 
 /* Rows k and k + h (h = K / 2) in one register, split by the multishift
@@ -883,10 +889,10 @@ PL_VBMI static inline __attribute__((always_inline)) __m512i
 split_z(const pl_vz *v, const uint8_t *rows, int64_t rs, int k, int h, int kv) {
   if (k >= kv) return v->pv;
   __m512i x = _mm512_castsi256_si512(
-      _mm256_loadu_si256((const __m256i *)(const void *)(rows + k * rs)));
+      PL_L32((rows + k * rs)));
   if (k + h < kv)
     x = _mm512_inserti64x4(
-        x, _mm256_loadu_si256((const __m256i *)(const void *)(rows + (k + h) * rs)), 1);
+        x, PL_L32((rows + (k + h) * rs)), 1);
   x = _mm512_and_si512(_mm512_multishift_epi64_epi8(v->ms, x), v->mb);
   return k + h < kv ? x : _mm512_mask_mov_epi64(x, 0xf0, v->pv);
 }
@@ -895,14 +901,14 @@ PL_VBMI static inline __attribute__((always_inline)) void
 comb_z(const pl_vz *v, __m512i w, uint8_t *rows, int64_t rs, int k, int h,
        int kv) {
   const __m512i a = _mm512_sll_epi16(_mm512_and_si512(w, v->m0), v->y.c0);
+  const __m512i hb = _mm512_and_si512(_mm512_srli_epi16(w, 8), v->m1);
   const __m512i u =
       v->hi8 ? _mm512_ternarylogic_epi32(a, w, v->m1, 0xf8) /* a | w & m1 */
-             : _mm512_or_si512(a, _mm512_sll_epi16(_mm512_and_si512(
-                                      _mm512_srli_epi16(w, 8), v->m1), v->y.c1));
+             : _mm512_or_si512(a, _mm512_sll_epi16(hb, v->y.c1));
   if (k < kv)
-    _mm256_storeu_si256((__m256i *)(void *)(rows + k * rs), _mm512_castsi512_si256(u));
+    PL_S32((rows + k * rs), _mm512_castsi512_si256(u));
   if (k + h < kv)
-    _mm256_storeu_si256((__m256i *)(void *)(rows + (k + h) * rs),
+    PL_S32((rows + (k + h) * rs),
                         _mm512_extracti64x4_epi64(u, 1));
 }
 
@@ -917,7 +923,8 @@ tile_put_z(int64_t pst, const pl_vz *v, int np, int hs, const uint8_t *rows,
     return;
   }
   if (K == 4) {
-    const __m512i a = split_z(v, rows, rs, 0, 2, kv), b = split_z(v, rows, rs, 1, 2, kv);
+    const __m512i a = split_z(v, rows, rs, 0, 2, kv),
+                  b = split_z(v, rows, rs, 1, 2, kv);
     __m512i o0, o1;
     PL_ROUND(v, 0, a, b, o0, o1);
     st_pair2(d, vo, pst, o0);
@@ -926,12 +933,14 @@ tile_put_z(int64_t pst, const pl_vz *v, int np, int hs, const uint8_t *rows,
   }
   __m512i x[8], y[8];
   LI_UNROLL for (int i = 0; i < 8; i++) x[i] = split_z(v, rows, rs, i, 8, kv);
-  LI_UNROLL for (int i = 0; i < 8; i += 2) PL_ROUND(v, 0, x[i], x[i + 1], y[i], y[i + 1]);
+  LI_UNROLL for (int i = 0; i < 8; i += 2)
+    PL_ROUND(v, 0, x[i], x[i + 1], y[i], y[i + 1]);
   LI_UNROLL for (int i = 0; i < 8; i += 4) {
     PL_ROUND(v, 1, y[i], y[i + 2], x[i], x[i + 2]);
     PL_ROUND(v, 1, y[i + 1], y[i + 3], x[i + 1], x[i + 3]);
   }
-  LI_UNROLL for (int i = 0; i < 4; i++) PL_ROUND(v, 2, x[i], x[i + 4], y[i], y[i + 4]);
+  LI_UNROLL for (int i = 0; i < 4; i++)
+    PL_ROUND(v, 2, x[i], x[i + 4], y[i], y[i + 4]);
   LI_UNROLL for (int p = 0; p < 8; p++) st_pair2(d, vo + 2 * p, pst, y[p]);
 }
 
@@ -952,12 +961,14 @@ tile_get_z(int64_t pst, const pl_vz *v, int np, int hs, uint8_t *rows,
   }
   __m512i x[8], y[8];
   LI_UNROLL for (int p = 0; p < 8; p++) x[p] = ld_pair2(s, vo + 2 * p, pst);
-  LI_UNROLL for (int i = 0; i < 4; i++) PL_ROUND(v, 0, x[i], x[i + 4], y[i], y[i + 4]);
+  LI_UNROLL for (int i = 0; i < 4; i++)
+    PL_ROUND(v, 0, x[i], x[i + 4], y[i], y[i + 4]);
   LI_UNROLL for (int i = 0; i < 8; i += 4) {
     PL_ROUND(v, 1, y[i], y[i + 2], x[i], x[i + 2]);
     PL_ROUND(v, 1, y[i + 1], y[i + 3], x[i + 1], x[i + 3]);
   }
-  LI_UNROLL for (int i = 0; i < 8; i += 2) PL_ROUND(v, 2, x[i], x[i + 1], y[i], y[i + 1]);
+  LI_UNROLL for (int i = 0; i < 8; i += 2)
+    PL_ROUND(v, 2, x[i], x[i + 1], y[i], y[i + 1]);
   LI_UNROLL for (int i = 0; i < 8; i++) comb_z(v, y[i], rows, rs, i, 8, kv);
 }
 #undef PL_ROUND
@@ -980,6 +991,10 @@ X(4)
 X(16)
 #undef X
 #undef PL_JOB_Z
+#undef PL_S32
+#undef PL_S16
+#undef PL_L32
+#undef PL_L16
 #undef PL_VBMI
 #endif
 
@@ -1386,8 +1401,10 @@ static void run_job(const pl_run *r, int kc, int kp, const pl_job *j) {
       else if (kp == 4) job_get_z4(x, kv, j);
       else if (x->pack) job_put_z16(x, kv, j);
       else job_get_z16(x, kv, j);
-      if (z && r->tz) (kp == 4 ? job_tl_z4 : job_tl_z16)(x, kv, j, &r->TZ, r->tz);
-      else if (z) (kp == 4 ? job_tl_z4 : job_tl_z16)(x, kv, j, j->TL, 16);
+      void (*tl)(const pl_x *, int, const pl_job *, const pl_tile *, int) =
+          kp == 4 ? job_tl_z4 : job_tl_z16;
+      if (z && r->tz) tl(x, kv, j, &r->TZ, r->tz);
+      else if (z) tl(x, kv, j, j->TL, 16);
       return;
     }
     switch (kp) {

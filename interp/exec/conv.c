@@ -1041,18 +1041,15 @@ rows16_vbmi(const pair *q, int split, const uint8_t *src, const li_rows2 *g,
             int64_t se, int64_t de, uint8_t *dst) {
   const __m256i k0 = _mm256_set1_epi16((short)q->m0),
                 k1 = _mm256_set1_epi16((short)q->m1);
-  uint64_t ms = 0; /* byte pl + 2w of a qword: bits from 16w + h[pl] */
-  for (int b = 0; b < 8; b++)
-    ms |= (uint64_t)(16 * (b >> 1) + (b & 1 ? q->h1 : q->h0)) << (8 * b);
+  const int hi8 = q->h1 == 8; /* plane 1 the high byte (li_pair_comb512) */
   uint8_t ix[64]; /* byte 32 r + 16 pl + e of the planes <-> 32 r + 2 e + pl */
   for (int o = 0; o < 64; o++)
     ix[o] = (uint8_t)(split ? (o & 32) | (o & 15) << 1 | (o >> 4 & 1)
                             : (o & 32) | (o & 1) << 4 | (o & 31) >> 1);
-  const __m512i msv = _mm512_set1_epi64((long long)ms),
+  const __m512i msv = _mm512_set1_epi64((long long)li_pair_ctl(q->h0, q->h1)),
                 mb = _mm512_set1_epi16((short)(q->m0 | q->m1 << 8)),
                 m0 = _mm512_set1_epi16((short)q->m0),
-                m1 = _mm512_set1_epi16(
-                    (short)(q->h1 == 8 ? q->m1 << 8 : q->m1)),
+                m1 = _mm512_set1_epi16((short)(hi8 ? q->m1 << 8 : q->m1)),
                 p = _mm512_loadu_si512(ix);
   for (int64_t j = 0; j < g->n2; j++) {
     const uint8_t *sr = src + j * g->sso2 * se;
@@ -1061,16 +1058,11 @@ rows16_vbmi(const pair *q, int split, const uint8_t *src, const li_rows2 *g,
     for (; r + 2 <= g->m; r += 2, sr += 64, dr += 64) {
       const __m512i x = _mm512_loadu_si512(sr);
       if (split) {
-        _mm512_storeu_si512(dr, _mm512_permutexvar_epi8(
-            p, _mm512_and_si512(_mm512_multishift_epi64_epi8(msv, x), mb)));
-      } else {
-        const __m512i w = _mm512_permutexvar_epi8(p, x);
-        const __m512i a = _mm512_sll_epi16(_mm512_and_si512(w, m0), q->c0);
-        const __m512i hb = _mm512_and_si512(_mm512_srli_epi16(w, 8), m1);
         _mm512_storeu_si512(
-            dr, q->h1 == 8 /* plane 1 the high byte: a | w & m1 << 8 */
-                    ? _mm512_ternarylogic_epi32(a, w, m1, 0xf8)
-                    : _mm512_or_si512(a, _mm512_sll_epi16(hb, q->c1)));
+            dr, _mm512_permutexvar_epi8(p, li_pair_split512(x, msv, mb)));
+      } else {
+        _mm512_storeu_si512(dr, li_pair_comb512(_mm512_permutexvar_epi8(p, x),
+                                                q->c0, q->c1, m0, m1, hi8));
       }
     }
     if (r < g->m) { /* the odd row */

@@ -823,10 +823,7 @@ typedef struct pl_vz {
 PL_VBMI static inline __attribute__((always_inline)) void
 vz_init(const pl_x *x, pl_vz *v, int K) {
   vy_init(x, &v->y);
-  uint64_t ms = 0; /* byte pl + 2w of a qword: bits from 16w + sh[pl] */
-  for (int b = 0; b < 8; b++)
-    ms |= (uint64_t)(16 * (b >> 1) + x->sh[b & 1]) << (8 * b);
-  v->ms = _mm512_set1_epi64((long long)ms);
+  v->ms = _mm512_set1_epi64((long long)li_pair_ctl(x->sh[0], x->sh[1]));
   v->mb = _mm512_set1_epi16((short)(x->mk[0] | x->mk[1] << 8));
   v->pv = _mm512_set1_epi16((short)(x->pad[0] | x->pad[1] << 8));
   v->m0 = _mm512_set1_epi16((short)x->mk[0]);
@@ -893,18 +890,14 @@ split_z(const pl_vz *v, const uint8_t *rows, int64_t rs, int k, int h, int kv) {
   if (k + h < kv)
     x = _mm512_inserti64x4(
         x, PL_L32((rows + (k + h) * rs)), 1);
-  x = _mm512_and_si512(_mm512_multishift_epi64_epi8(v->ms, x), v->mb);
+  x = li_pair_split512(x, v->ms, v->mb);
   return k + h < kv ? x : _mm512_mask_mov_epi64(x, 0xf0, v->pv);
 }
 
 PL_VBMI static inline __attribute__((always_inline)) void
 comb_z(const pl_vz *v, __m512i w, uint8_t *rows, int64_t rs, int k, int h,
        int kv) {
-  const __m512i a = _mm512_sll_epi16(_mm512_and_si512(w, v->m0), v->y.c0);
-  const __m512i hb = _mm512_and_si512(_mm512_srli_epi16(w, 8), v->m1);
-  const __m512i u =
-      v->hi8 ? _mm512_ternarylogic_epi32(a, w, v->m1, 0xf8) /* a | w & m1 */
-             : _mm512_or_si512(a, _mm512_sll_epi16(hb, v->y.c1));
+  const __m512i u = li_pair_comb512(w, v->y.c0, v->y.c1, v->m0, v->m1, v->hi8);
   if (k < kv)
     PL_S32((rows + k * rs), _mm512_castsi512_si256(u));
   if (k + h < kv)

@@ -172,9 +172,9 @@ typedef void (*mt_fn)(const li_mtile *, const uint8_t *, uint8_t *, int64_t,
 #define MT_STL512(d, o, j, NR, x)                                            \
   do {                                                                       \
     MT_ST128((d) + (o)[j], _mm512_castsi512_si128(x));                       \
-    MT_ST128((d) + (o)[(NR) + (j)], _mm512_extracti32x4_epi32((x), 1));      \
-    MT_ST128((d) + (o)[2 * (NR) + (j)], _mm512_extracti32x4_epi32((x), 2));  \
-    MT_ST128((d) + (o)[3 * (NR) + (j)], _mm512_extracti32x4_epi32((x), 3));  \
+    LI_ST_LANE512((d) + (o)[(NR) + (j)], (x), 1);                            \
+    LI_ST_LANE512((d) + (o)[2 * (NR) + (j)], (x), 2);                        \
+    LI_ST_LANE512((d) + (o)[3 * (NR) + (j)], (x), 3);                        \
   } while (0)
 #define MT_LO512(W, a, b) _mm512_unpacklo_epi##W(a, b)
 #define MT_HI512(W, a, b) _mm512_unpackhi_epi##W(a, b)

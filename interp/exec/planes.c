@@ -857,12 +857,12 @@ st_pair2(uint8_t *d, const int64_t *vo, int64_t pst, __m512i o) {
     _mm512_storeu_si512(d + vo[0], o);
   } else if (pst == 16) {
     PL_S32((d + vo[0]), _mm512_castsi512_si256(o));
-    PL_S32((d + vo[1]), _mm512_extracti64x4_epi64(o, 1));
+    LI_ST_HALF512(d + vo[1], o);
   } else {
     PL_S16((d + vo[0]), _mm512_castsi512_si128(o));
-    PL_S16((d + vo[0] + pst), _mm512_extracti32x4_epi32(o, 1));
-    PL_S16((d + vo[1]), _mm512_extracti32x4_epi32(o, 2));
-    PL_S16((d + vo[1] + pst), _mm512_extracti32x4_epi32(o, 3));
+    LI_ST_LANE512(d + vo[0] + pst, o, 1);
+    LI_ST_LANE512(d + vo[1], o, 2);
+    LI_ST_LANE512(d + vo[1] + pst, o, 3);
   }
 }
 
@@ -901,8 +901,7 @@ comb_z(const pl_vz *v, __m512i w, uint8_t *rows, int64_t rs, int k, int h,
   if (k < kv)
     PL_S32((rows + k * rs), _mm512_castsi512_si256(u));
   if (k + h < kv)
-    PL_S32((rows + (k + h) * rs),
-                        _mm512_extracti64x4_epi64(u, 1));
+    LI_ST_HALF512(rows + (k + h) * rs, u);
 }
 
 /* tile_put_y and tile_get_y by these steps where the tile is whole (else

@@ -267,12 +267,9 @@ TR_TALL(tall_8, 64, 2, 1)
     LI_UNROLL for (int j = 0; j < (N); j++) {                                \
       _mm_storeu_si128((__m128i *)(void *)(b + (size_t)j * ldb),             \
                        _mm512_castsi512_si128(r[j]));                        \
-      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)((N) + j) * ldb),     \
-                       _mm512_extracti32x4_epi32(r[j], 1));                  \
-      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)(2 * (N) + j) * ldb), \
-                       _mm512_extracti32x4_epi32(r[j], 2));                  \
-      _mm_storeu_si128((__m128i *)(void *)(b + (size_t)(3 * (N) + j) * ldb), \
-                       _mm512_extracti32x4_epi32(r[j], 3));                  \
+      LI_ST_LANE512(b + (size_t)((N) + j) * ldb, r[j], 1);                   \
+      LI_ST_LANE512(b + (size_t)(2 * (N) + j) * ldb, r[j], 2);               \
+      LI_ST_LANE512(b + (size_t)(3 * (N) + j) * ldb, r[j], 3);               \
     }                                                                        \
   }
 

@@ -340,6 +340,13 @@ LI_STEP step_ROWS(walk *w, uint8_t *d) {
     return;
   }
 #endif
+#if defined(LI_HAVE_X86_TARGET)
+  if (!pre && !post && bk < 16 && p->simd >= LI_SIMD_AVX512) {
+    li_rows_short_avx512(w->src + w->sb * se, o2 ? o2->ss * se : 0, sso, d,
+                         o2 ? o2->ds * de : 0, dso, n2, o->ext, bk);
+    return;
+  }
+#endif
   if (pre || post) {
     rows_padded(w, w->src + w->sb * se, o2 ? o2->ss * se : 0, sso, d,
                 o2 ? o2->ds * de : 0, dso, n2, o->ext, pre, post);

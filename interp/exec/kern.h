@@ -158,7 +158,8 @@ static inline void cpys(uint8_t *d, const uint8_t *s, size_t n) {
   }
   if (n >= 8) { memcpy(d, s, 8); memcpy(d + n - 8, s + n - 8, 8); return; }
   if (n >= 4) { memcpy(d, s, 4); memcpy(d + n - 4, s + n - 4, 4); return; }
-  for (size_t i = 0; i < n; i++) d[i] = s[i];
+  if (n >= 2) { memcpy(d, s, 2); memcpy(d + n - 2, s + n - 2, 2); return; }
+  if (n) d[0] = s[0];
 }
 
 static inline void cpy(uint8_t *d, const uint8_t *s, size_t n) {
@@ -210,6 +211,10 @@ __attribute__((target("avx2"))) void
 li_rows_dense_avx2(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
                    int64_t dso2, int64_t n2, int64_t n, int B, int q,
                    const uint8_t *send);
+/* n2 x n rows of B < 16 bytes, a masked move a row. */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+li_rows_short_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
+                     int64_t dso2, int64_t dso, int64_t n2, int64_t n, int B);
 /* n2 x n rows of B < 32 bytes and post pad bytes, B + post == 32. */
 __attribute__((target("avx2"))) void
 li_rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,

@@ -180,6 +180,22 @@ li_rowsblend_avx2(const uint8_t *s0, int64_t sso2, int64_t sso, uint8_t *d0,
   }
 }
 
+/* n2 x n rows of B < 16 bytes: a masked 16-byte load and store a row,
+** with no size dispatch and no call a row (the bytes outside the mask are
+** neither read nor written). sweep.px4 unpack int8 [1,37,29,23], whose
+** edge columns are 1036 rows of 3 bytes: 3.1 -> 1.8 us (min of 7). */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+li_rows_short_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
+                     int64_t dso2, int64_t dso, int64_t n2, int64_t n, int B) {
+  const __mmask16 m = (__mmask16)((1u << B) - 1);
+  for (int64_t a = 0; a < n2; a++, s += sso2, d += dso2) {
+    const uint8_t *sr = s;
+    uint8_t *dr = d;
+    for (int64_t r = 0; r < n; r++, sr += sso, dr += dso)
+      _mm_mask_storeu_epi8(dr, m, _mm_maskz_loadu_epi8(m, sr));
+  }
+}
+
 /* n2 x n rows of B < 32 * q bytes (q = 1..4) into rows back to back (dso
 ** == B): a row is q 32-byte loads and stores, the last store's bytes past
 ** the row written again by the next rows' stores. Only rows whose stores

@@ -287,7 +287,10 @@ mt_local(mt_loc *c, const li_mtile *t) {
   MT_VARIANT(V, N, 1, 0, 0, 0) MT_VARIANT(V, N, 1, 0, 1, 0)
 #define MT_VARIANTS_W_0(V, N)                                                \
   MT_VARIANT(V, N, 1, 0, 1, 0) MT_VARIANT(V, N, 1, 1, 1, 0)                  \
-  MT_VARIANT(V, N, 1, 0, 1, 1) MT_VARIANT(V, N, 1, 1, 1, 1)
+  MT_VARIANT(V, N, 1, 0, 1, 1) MT_VARIANT(V, N, 1, 1, 1, 1)                  \
+  MT_VARIANT(V, N, 0, 0, 0, 0) MT_VARIANT(V, N, 1, 0, 0, 0)                  \
+  MT_VARIANT(V, N, 1, 1, 0, 0) MT_VARIANT(V, N, 0, 0, 1, 0)                  \
+  MT_VARIANT(V, N, 0, 0, 1, 1)
 #define MT_VARIANTS_256_1 MT_VARIANTS_W_1
 #define MT_VARIANTS_256_0 MT_VARIANTS_W_0
 #define MT_VARIANTS_512_1 MT_VARIANTS_W_1
@@ -296,10 +299,12 @@ mt_local(mt_loc *c, const li_mtile *t) {
   (t0->ldw ? (t0->stw ? mt##V##_##N##_1010 : mt##V##_##N##_1000)             \
            : (t0->stw ? mt##V##_##N##_0010 : mt##V##_##N##_0000))
 #define MT_DISPATCH_W_0(V, N)                                                \
-  (!t0->ldw || !t0->stw                                                      \
-       ? li_mtile_ref                                                        \
-       : t0->nls ? (t0->nss ? mt##V##_##N##_1111 : mt##V##_##N##_1110)       \
-                 : (t0->nss ? mt##V##_##N##_1011 : mt##V##_##N##_1010))
+  (!t0->ldw ? (!t0->stw   ? mt##V##_##N##_0000                               \
+               : t0->nss ? mt##V##_##N##_0011                                \
+                         : mt##V##_##N##_0010)                               \
+   : !t0->stw ? (t0->nls ? mt##V##_##N##_1100 : mt##V##_##N##_1000)          \
+   : t0->nls  ? (t0->nss ? mt##V##_##N##_1111 : mt##V##_##N##_1110)          \
+              : (t0->nss ? mt##V##_##N##_1011 : mt##V##_##N##_1010))
 #define MT_DISPATCH_256_1 MT_DISPATCH_W_1
 #define MT_DISPATCH_256_0 MT_DISPATCH_W_0
 #define MT_DISPATCH_512_1 MT_DISPATCH_W_1

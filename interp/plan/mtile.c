@@ -260,9 +260,13 @@ static int tile_registers(mctx *c, int t, mdig *Sd, mdig *Dd, mdig *R,
 ** halve: elsewhere they cost more than they save (amd.hcwnc4 pack int8
 ** [1,64,56,56], 4 rows interleaved, 2.4x memcpy with 4 scattered lanes,
 ** 1.4x without). Rows interleaved or split (0 < k < t) take whole
-** registers only (their few rounds cost less than inserts and extracts)
-** and the exchange their kernels have (exec/mtile.c). The lanes' digits
-** are marked used in c. */
+** registers where a side has them (their few rounds cost less than
+** inserts and extracts) and the exchange their kernels have (exec/
+** mtile.c); where neither side has, scattered lanes still beat one lane,
+** whose 16-byte registers take four times the shuffles (amd.hcwnc4
+** unpack int8 [1,37,29,23] 1.75 -> 1.36 us, qnn.crouton2x2 unpack int8
+** [4,32,28,28] 5.2 -> 3.5 us; all 21 plans of 100 formats at 5 shapes
+** that changed were faster). The lanes' digits are marked used in c. */
 static void tile_lanes(mctx *c, int most, int k, int t, const mdig *R,
                        const mdig *O, li_mtile *mt, int64_t *vs,
                        int64_t *vd) {
@@ -271,7 +275,7 @@ static void tile_lanes(mctx *c, int most, int k, int t, const mdig *R,
   for (int need = 2; need >= 0; need--)
     for (int lam = most; lam > 0; lam--)
       for (int side = 0; side < 3; side++) {
-        if (need == 0 && (k < t || lam < most || side < 2)) continue;
+        if (need == 0 && (lam < most || side < 2)) continue;
         *c = keep;
         mdig Ld[2];
         int got = 0;
@@ -294,7 +298,7 @@ static void tile_lanes(mctx *c, int most, int k, int t, const mdig *R,
         mt->ldw = whole_lanes(vs, k, lam, xch, mt->lsw, &mt->nls);
         mt->stw = whole_lanes(vd, k, lam, xch, mt->ssw, &mt->nss);
         if (mt->ldw + mt->stw >= need &&
-            (mt->ldw + mt->stw == 2 || k == t || !k)) {
+            (mt->ldw + mt->stw == 2 || k == t || !k || need == 0)) {
           mt->lanes = lam;
           return;
         }

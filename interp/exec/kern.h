@@ -202,7 +202,7 @@ li_rowspad_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
                   int64_t dso2, int64_t dso, int64_t n2, int64_t n, int B,
                   int pre, int post, const uint8_t *pat, size_t esz);
 /* The pads alone (pre bytes, B left, post bytes; <= 64) of n rows. */
-__attribute__((target("avx512f,avx512bw"))) void
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
 li_pads_avx512(uint8_t *d, int64_t dso, int64_t n, int pre, int B, int post,
                const uint8_t *pat, size_t esz);
 /* n2 x n rows of B < 32 * q bytes (q = 1..4) into rows back to back

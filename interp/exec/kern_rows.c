@@ -304,9 +304,30 @@ li_rowspad_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
 ** of data left as they are, post pad bytes; pre + B + post <= 64): one
 ** masked store a row, where two byte-run stores a row took trt.hwc16 pack
 ** int8 [1,37,29,23] 3.7 us against 1.9 (trt.hwc8 2.1 against 1.7). */
-__attribute__((target("avx512f,avx512bw"))) void
+/* A run of len <= 16 pad bytes at p by masked stores on 16-byte
+** boundaries, which never cross a line: one, or two where the run
+** crosses a boundary (a 64-byte masked store a row from the row's start
+** crosses a line in most rows: trt.hwc8 pack int8 [1,37,29,23], 40-byte
+** rows, 1.68 -> 1.53 us, min of 7, alternated). */
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static
+inline void pad_run16(uint8_t *p, int len, __m128i v) {
+  const int a = (int)((uintptr_t)p & 15);
+  const uint32_t m = ((1u << len) - 1) << a;
+  _mm_mask_storeu_epi8(p - a, (__mmask16)m, v);
+  if (m >> 16) _mm_mask_storeu_epi8(p - a + 16, (__mmask16)(m >> 16), v);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
 li_pads_avx512(uint8_t *d, int64_t dso, int64_t n, int pre, int B, int post,
                const uint8_t *pat, size_t esz) {
+  if (esz == 1 && pre <= 16 && post <= 16) { /* byte pads: any phase */
+    const __m128i v = _mm_set1_epi8((char)pat[0]);
+    for (int64_t r = 0; r < n; r++, d += dso) {
+      if (pre) pad_run16(d, pre, v);
+      if (post) pad_run16(d + pre + B, post, v);
+    }
+    return;
+  }
   const __m512i padv = li_pad512(pat, esz);
   const __mmask64 m = lanes64(0, pre) | lanes64(pre + B, pre + B + post);
   for (int64_t r = 0; r < n; r++, d += dso) _mm512_mask_storeu_epi8(d, m, padv);

@@ -160,15 +160,26 @@ void li_stage_fill(const li_stage *g, const uint8_t *x, size_t esz,
   rowit it;
   rgroup q;
   int gi = 0;
-  for (int i = 0; i < 32; i++) pv[i] = pat[(size_t)i % esz];
+  for (size_t i = 0, j = 0; i < 32; i++, j = j + 1 < esz ? j + 1 : 0)
+    pv[i] = pat[j]; /* no division a byte: one call a slab, many slabs */
   rowit_start(&it, g, a, n);
   for (; rowit_next(&it, &q); gi++, slab += q.m * q.len * z) {
     /* the pads as the last fill of this slab wrote them: only the data */
-    const li_stage_grp k = {slab - log->base, q.m, q.len, q.c0, q.c1};
-    int same = gi < LI_STAGE_LOG && gi < log->n &&
-               !memcmp(&log->grp[gi], &k, sizeof k);
+    /* field by field: a struct built on the stack and copied whole was
+    ** read back as 16-byte words before its 8-byte stores could forward
+    ** to them, a stall a group (a third of this function's time,
+    ** qnn.crouton2 pack int8 [1,29,23,37]) */
+    li_stage_grp *lg = &log->grp[gi < LI_STAGE_LOG ? gi : 0];
+    const int64_t off = slab - log->base;
+    int same = gi < LI_STAGE_LOG && gi < log->n && lg->off == off &&
+               lg->m == q.m && lg->len == q.len && lg->c0 == q.c0 &&
+               lg->c1 == q.c1;
     if (gi < LI_STAGE_LOG && !same) {
-      log->grp[gi] = k;
+      lg->off = off;
+      lg->m = q.m;
+      lg->len = q.len;
+      lg->c0 = q.c0;
+      lg->c1 = q.c1;
       log->n = gi + 1;
     } else if (gi >= LI_STAGE_LOG) {
       log->n = LI_STAGE_LOG; /* what follows is not kept */

@@ -427,8 +427,10 @@ int li_pair_planes(const li_vrule *v);
 int li_simd_level(void);
 /* Unroll the next loop whole (a kernel's register network: rolled, its
 ** vectors live on the stack; GCC's -O2 does not peel them on its own,
-** and planes.c's pair tiles ran 3.5x slower there than at -O3). */
-#if defined(__GNUC__) && !defined(__clang__)
+** and planes.c's pair tiles ran 3.5x slower there than at -O3). Not at
+** GCC's -O0, which ignores the pragma with a warning (an error under
+** -Werror: a Debug build failed). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
 #define LI_UNROLL _Pragma("GCC unroll 16")
 #elif defined(__clang__)
 #define LI_UNROLL _Pragma("unroll")

@@ -300,10 +300,6 @@ li_rowspad_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
 #undef ROWSPAD_ROWS
 }
 
-/* The pads alone of n rows (row r at d + r * dso: pre pad bytes, B bytes
-** of data left as they are, post pad bytes; pre + B + post <= 64): one
-** masked store a row, where two byte-run stores a row took trt.hwc16 pack
-** int8 [1,37,29,23] 3.7 us against 1.9 (trt.hwc8 2.1 against 1.7). */
 /* A run of len <= 16 pad bytes at p by masked stores on 16-byte
 ** boundaries, which never cross a line: one, or two where the run
 ** crosses a boundary (a 64-byte masked store a row from the row's start
@@ -317,6 +313,11 @@ inline void pad_run16(uint8_t *p, int len, __m128i v) {
   if (m >> 16) _mm_mask_storeu_epi8(p - a + 16, (__mmask16)(m >> 16), v);
 }
 
+/* The pads alone of n rows (row r at d + r * dso: pre pad bytes, B bytes
+** of data left as they are, post pad bytes; pre + B + post <= 64): byte
+** pads of up to 16 bytes as pad_run16's runs, others one masked store a
+** row, where two byte-run stores a row took trt.hwc16 pack int8
+** [1,37,29,23] 3.7 us against 1.9 (trt.hwc8 2.1 against 1.7). */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 li_pads_avx512(uint8_t *d, int64_t dso, int64_t n, int pre, int B, int post,
                const uint8_t *pat, size_t esz) {

@@ -647,6 +647,55 @@ static int conv_tr(const li_side *S, const li_side *D, const uint8_t *src,
   return 1;
 }
 
+/* Rows contiguous on both sides (the caller's test), quantized or
+** dequantized where they lie (value.c li_quant_rows, li_dequant_rows: a
+** call for up to RA rows of one channel, their offsets listed), the pads
+** around each row written before them: one pass. conv_direct's groups
+** convert a pitched destination's rows into a buffer and copy them out:
+** TIDL's padded q16 pack fp32 [1,64,56,56] 43 -> 34 us so (the pads after
+** the rows: 39 us); its unpack 31 -> 25 us against vplan.c's slabs, which
+** leave it here (vplan.c rows_at). 0 when the rules are not such a pair or
+** the first call declines them (a cast, a chain, not AVX-512): then the
+** first group's pads alone are written. */
+#define RA 64
+static int conv_rows_at(const li_side *S, const li_side *D,
+                        const uint8_t *src, const li_rows2 *g, uint8_t *dst,
+                        int64_t k, int64_t cb, int64_t pre, int64_t post,
+                        const uint8_t *pad) {
+  const int q = S->v.kind == LI_VR_ID && D->v.kind == LI_VR_QUANT;
+  if (!q && !(S->v.kind == LI_VR_QUANT && D->v.kind == LI_VR_ID)) return 0;
+  const li_vrule *rr = q ? &D->v : &S->v;
+  const int perch = rr->axis >= 0 && rr->nch > 1;
+  const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
+  int64_t so[RA], dof[RA];
+  li_vrule v;
+  const li_vrule *r = rr;
+  const int64_t step = perch && g->cso ? 1 : RA; /* a call a channel */
+  for (int64_t t = 0; t < g->n2; t++) {
+    for (int64_t r0 = 0; r0 < g->m; r0 += step) {
+      const int64_t nr = g->m - r0 < step ? g->m - r0 : step;
+      for (int64_t i = 0; i < nr; i++) {
+        so[i] = (t * g->sso2 + (r0 + i) * g->sso) * se;
+        dof[i] = (t * g->dso2 + (r0 + i) * g->dso) * de;
+      }
+      for (int64_t i = 0; i < nr && (pre || post); i++) {
+        if (pre) fill_n(dst + dof[i] - pre * de, 1, pre, pad, (size_t)de);
+        if (post) fill_n(dst + dof[i] + k * de, 1, post, pad, (size_t)de);
+      }
+      if (perch) r = rule_of(rr, cb + t * g->cso2 + r0 * g->cso, &v);
+      if (!(q ? li_quant_rows(r, src, so, nr, k, dst, dof)
+              : li_dequant_rows(r, src, so, dst, dof, nr, k))) {
+        if (t == 0 && r0 == 0) return 0; /* a rule the kernels decline */
+        for (int64_t i = 0; i < nr; i++) /* another channel's rule */
+          conv_run(S, D, src + so[i], dst + dof[i], k, cb + t * g->cso2 +
+                   (r0 + i) * g->cso);
+      }
+    }
+  }
+  return 1;
+}
+#undef RA
+
 /* Rows contiguous on both sides, 16 elements or more, each of one channel
 ** (or per tensor): groups of rows of one channel converted by one call
 ** (conv_run) from the source (or a gathered copy) into the destination
@@ -662,6 +711,7 @@ static int conv_direct(const li_side *S, const li_side *D,
       S->v.nplanes || D->v.nplanes || !tr_rule_ok(&S->v) ||
       !tr_rule_ok(&D->v))
     return 0;
+  if (conv_rows_at(S, D, src, g, dst, k, cb, pre, post, pad)) return 1;
   const int64_t se = (int64_t)S->esz, de = (int64_t)D->esz;
   /* rows of one channel (cso 0, or per tensor) in groups: gathered into
   ** sb unless the source has them back to back, converted in one call
@@ -1313,7 +1363,7 @@ static int quant_runs(const li_side *S, const li_side *D, const uint8_t *sr,
     for (int64_t r = 0, q = 0; r < nr; r += run) ro[q++] = so[r];
     o = ro;
   }
-  return li_quant_rows(dr, sr, o, nr / run, run * k, u);
+  return li_quant_rows(dr, sr, o, nr / run, run * k, u, NULL);
 }
 
 /* Its inverse: the group's nr rows of k elements, back to back from u,
@@ -1324,7 +1374,7 @@ static int dequant_runs(const li_side *S, const li_side *D, const uint8_t *u,
                         int64_t c) {
   if (D->v.kind != LI_VR_ID || S->v.kind != LI_VR_QUANT) return 0;
   li_vrule sv;
-  return li_dequant_rows(rule_of(&S->v, c, &sv), u, dr, dof, nr, k);
+  return li_dequant_rows(rule_of(&S->v, c, &sv), u, NULL, dr, dof, nr, k);
 }
 
 /* dequant_runs from S's pair of planes at sr + so[r], combined in

@@ -103,10 +103,11 @@ int li_quant_fast(const li_vrule *r);
 float li_quant_k(const li_vrule *r);
 /* The runs' gather and li_encode in one pass, for a rule li_quant_k
 ** computes, on AVX-512: nr runs of len fp32 elements, run q at s + so[q]
-** bytes, quantized back to back into d (li_encode's bytes). 0, nothing
-** written, for other rules and CPUs. */
+** bytes, quantized into d + dof[q] bytes, or back to back into d where
+** dof is NULL (li_encode's bytes). 0, nothing written, for other rules
+** and CPUs. */
 int li_quant_rows(const li_vrule *r, const uint8_t *s, const int64_t *so,
-                  int64_t nr, int64_t len, uint8_t *d);
+                  int64_t nr, int64_t len, uint8_t *d, const int64_t *dof);
 /* The same into a pair of byte planes (Kneron's HL formats): run q's len
 ** results (16-bit bits u) stored as plane 0's bytes (u >> sh[0]) & mk[0]
 ** at d + dof[q] and plane 1's ps bytes on (sh in [0, 16)), each followed
@@ -118,10 +119,11 @@ int li_quant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,
                    const uint8_t pad[2], int64_t post, uint8_t *d,
                    const int64_t *dof, int64_t nr, int64_t len);
 /* Its inverse for a rule li_decode dequantizes to fp32 on AVX-512: nr
-** runs of len elements back to back from s, run q dequantized to d +
-** dof[q] bytes (li_decode's bytes). 0, nothing written, else. */
-int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
-                    const int64_t *dof, int64_t nr, int64_t len);
+** runs of len elements, run q at s + so[q] bytes (so NULL: back to back
+** from s), dequantized to d + dof[q] bytes (li_decode's bytes). 0,
+** nothing written, else. */
+int li_dequant_rows(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                    uint8_t *d, const int64_t *dof, int64_t nr, int64_t len);
 /* The same from 16-bit bits stored as a pair of byte planes (Kneron's
 ** HL formats): run q's len <= 16 elements are plane 0's bytes at s +
 ** so[q] and plane 1's ps bytes on, the bits (p0 & mk[0]) << sh[0] |

@@ -1594,8 +1594,8 @@ static void stage(pl_run *r, int into, int64_t j0, int kc, int64_t c,
       li_vrule v;
       const li_vrule *q = rule_ch(&x->P->v, r->sh[0] + h, &v);
       for (int i = 0; i < m; i++) off[i] = (r->sc[i] + o) * ce;
-      if (into ? li_quant_rows(q, r->C, off, m, len, bk)
-               : li_dequant_rows(q, bk, r->C, off, m, len))
+      if (into ? li_quant_rows(q, r->C, off, m, len, bk, NULL)
+               : li_dequant_rows(q, bk, NULL, r->C, off, m, len))
         continue;
       r->qr = 0; /* a rule it does not take: not asked again this run */
     }

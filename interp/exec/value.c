@@ -687,16 +687,19 @@ quant_avx512_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
 }
 
 /* quant_avx512_k over nr runs of len elements, run q at s + so[q] bytes,
-** their results back to back from d; 1 when it took the rule's type. */
+** its results at d + dof[q] bytes (dof NULL: back to back from d); 1 when
+** it took the rule's type. */
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static int
 quant_avx512_rows(const li_vrule *r, float sc, const uint8_t *s,
-                  const int64_t *so, int64_t nr, int64_t len, uint8_t *d) {
+                  const int64_t *so, int64_t nr, int64_t len, uint8_t *d,
+                  const int64_t *dof) {
   const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
   const int64_t ob = len * (int64_t)li_dt_size(r->hw);
 #define QZ(T, TR, XZ)                                                      \
   if (r->hw == T && tr == TR && xz == XZ) {                                \
     for (int64_t q = 0; q < nr; q++)                                       \
-      quant_avx512_k(r, sc, s + so[q], d + q * ob, len, T, TR, XZ);        \
+      quant_avx512_k(r, sc, s + so[q], d + (dof ? dof[q] : q * ob), len,  \
+                     T, TR, XZ);                                           \
     return 1;                                                              \
   }
 #define QT(T) QZ(T, 0, 0) QZ(T, 0, 1) QZ(T, 1, 0) QZ(T, 1, 1)
@@ -713,7 +716,7 @@ quant_avx512_rows(const li_vrule *r, float sc, const uint8_t *s,
 static int64_t quant_avx512(const li_vrule *r, float sc, const uint8_t *s,
                             uint8_t *d, int64_t n) {
   const int64_t o = 0;
-  return quant_avx512_rows(r, sc, s, &o, 1, n, d) ? n : 0;
+  return quant_avx512_rows(r, sc, s, &o, 1, n, d, NULL) ? n : 0;
 }
 
 /* quant_avx512_rows into a pair of byte planes (li_quant_pairs): a run's
@@ -805,16 +808,16 @@ static float quant_k(const li_vrule *r) {
 }
 
 int li_quant_rows(const li_vrule *r, const uint8_t *s, const int64_t *so,
-                  int64_t nr, int64_t len, uint8_t *d) {
+                  int64_t nr, int64_t len, uint8_t *d, const int64_t *dof) {
 #if defined(LI_HAVE_QUANT_AVX512)
   /* the rules and the steps fast_quant takes on such a CPU */
   if (r->kind != LI_VR_QUANT || r->simd < LI_SIMD_AVX512 ||
       (r->nch > 1 && r->axis >= 0))
     return 0;
   const float sc = li_quant_k(r);
-  return sc != 0 && quant_avx512_rows(r, sc, s, so, nr, len, d);
+  return sc != 0 && quant_avx512_rows(r, sc, s, so, nr, len, d, dof);
 #else
-  (void)r; (void)s; (void)so; (void)nr; (void)len; (void)d;
+  (void)r; (void)s; (void)so; (void)nr; (void)len; (void)d; (void)dof;
   return 0;
 #endif
 }
@@ -1175,20 +1178,21 @@ dq_avx512(DQ_ARGS) {
   return 0;
 }
 
-/* dq_avx512 over nr runs of len elements back to back from s, run q
-** stored at d + dof[q] bytes (li_dequant_rows), the constants made once;
-** 1 when it took type t. */
+/* dq_avx512 over nr runs of len elements, run q at s + so[q] bytes (so
+** NULL: back to back from s), stored at d + dof[q] bytes
+** (li_dequant_rows), the constants made once; 1 when it took type t. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int
-dq_avx512_rows(lay_dtype t, const uint8_t *s, uint8_t *d, const int64_t *dof,
-               int64_t nr, int64_t len, float zp, float k, double xoff,
-               int div, int zx) {
+dq_avx512_rows(lay_dtype t, const uint8_t *s, const int64_t *so, uint8_t *d,
+               const int64_t *dof, int64_t nr, int64_t len, float zp, float k,
+               double xoff, int div, int zx) {
   const int64_t ib = len * (int64_t)li_dt_size(t);
   const dq512 c = dq512_of(zp, k, xoff);
   div = div_mode(div, k);
 #define DR(T, DIV, ZX)                                                     \
   if (t == T && div == DIV && zx == ZX) {                                  \
     for (int64_t q = 0; q < nr; q++)                                       \
-      dq_avx512_run(s + q * ib, d + dof[q], len, T, &c, DIV, ZX);          \
+      dq_avx512_run(s + (so ? so[q] : q * ib), d + dof[q], len, T, &c, DIV, \
+                    ZX);                                                   \
     return 1;                                                              \
   }
 #define DT(T) DR(T, 0, 0) DR(T, 0, 1) DR(T, 1, 0) DR(T, 1, 1) DR(T, 2, 0) DR(T, 2, 1)
@@ -1288,14 +1292,15 @@ static void dq_prep(li_vrule *r) {
   r->dq.ok = dq_consts(r, r->hw, &r->dq.zp, &r->dq.k, &r->dq.div, &r->dq.zx);
 }
 
-int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
-                    const int64_t *dof, int64_t nr, int64_t len) {
+int li_dequant_rows(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                    uint8_t *d, const int64_t *dof, int64_t nr, int64_t len) {
   float zp, k;
   int div, zx;
   if (r->kind != LI_VR_QUANT || r->simd < LI_SIMD_AVX512 ||
       !dq_consts_hw(r, &zp, &k, &div, &zx))
     return 0;
-  return dq_avx512_rows(r->hw, s, d, dof, nr, len, zp, k, r->xoff[0], div, zx);
+  return dq_avx512_rows(r->hw, s, so, d, dof, nr, len, zp, k, r->xoff[0], div,
+                        zx);
 }
 
 int li_dequant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,
@@ -1452,9 +1457,9 @@ static int exact_dequant(const li_vrule *r, lay_dtype from, lay_dtype to,
   (void)r; (void)from; (void)to; (void)src; (void)dst; (void)n;
   return 0;
 }
-int li_dequant_rows(const li_vrule *r, const uint8_t *s, uint8_t *d,
-                    const int64_t *dof, int64_t nr, int64_t len) {
-  (void)r; (void)s; (void)d; (void)dof; (void)nr; (void)len;
+int li_dequant_rows(const li_vrule *r, const uint8_t *s, const int64_t *so,
+                    uint8_t *d, const int64_t *dof, int64_t nr, int64_t len) {
+  (void)r; (void)s; (void)so; (void)d; (void)dof; (void)nr; (void)len;
   return 0;
 }
 int li_dequant_pairs(const li_vrule *r, const uint8_t *s, const int64_t *so,

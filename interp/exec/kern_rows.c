@@ -486,6 +486,58 @@ static void block_short_rows(size_t esz, const uint8_t *s, int64_t sso,
 }
 
 #if defined(LI_HAVE_X86_TARGET)
+/* block_short_rows' rows in groups of gb = W * esz <= 64 bytes (AVX-512):
+** a row is one masked load of its K elements over the pattern (the pads'
+** bytes masked off: never read, and no fault where they lie before the
+** source) and one store of the group, 16, 32 or 64 bytes wide, masked
+** where gb is not that width. Before, the pattern's word stores and the
+** row's overlapping copies, ~6 stores a row: qnn.crouton pack int8
+** [1,29,23,37], d % 32 edge rows of 5 bytes in groups of 32, 3.2 -> 2.75
+** us; the 32 stdlib cases of 4 shapes that take it, 2-60% faster (min of
+** 2 x 7, alternated). */
+#define BP_ROWS(V, M, P, LD, ST, MST, FULL)                                  \
+  for (int64_t r = 0; r < n; r++) {                                          \
+    uint8_t *g = d + (r * dso - pre) * z;                                    \
+    const V v = LD(P, (M)km, s + (r * sso - pre) * z);                       \
+    if (FULL) ST((void *)g, v);                                              \
+    else MST(g, (M)gm, v);                                                   \
+  }
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+block_padded_avx512(size_t esz, const uint8_t *s, int64_t sso, uint8_t *d,
+                    int64_t dso, int64_t n, int K, int pre, int W,
+                    const uint8_t *pat) {
+  static const uint8_t zero[8];
+  const int64_t z = (int64_t)esz, gb = W * z;
+  const uint8_t *pt = pat ? pat : zero;
+  /* the pattern made in registers: built in memory, its stores would
+  ** stall the wider load of it (no forwarding) */
+  uint16_t u2;
+  uint32_t u4;
+  uint64_t u8;
+  __m512i pv;
+  switch (esz) {
+  case 1: pv = _mm512_set1_epi8((char)pt[0]); break;
+  case 2: memcpy(&u2, pt, 2); pv = _mm512_set1_epi16((short)u2); break;
+  case 4: memcpy(&u4, pt, 4); pv = _mm512_set1_epi32((int)u4); break;
+  default: memcpy(&u8, pt, 8); pv = _mm512_set1_epi64((long long)u8);
+  }
+  const __m256i p2 = _mm512_castsi512_si256(pv);
+  const __m128i p1 = _mm512_castsi512_si128(pv);
+  /* the group's bytes, and the row's in it */
+  const uint64_t gm = gb == 64 ? ~0ull : (1ull << gb) - 1,
+                 km = (K * z == 64 ? ~0ull : (1ull << (K * z)) - 1) << pre * z;
+  if (gb <= 16)
+    BP_ROWS(__m128i, __mmask16, p1, _mm_mask_loadu_epi8, _mm_storeu_si128,
+            _mm_mask_storeu_epi8, gb == 16)
+  else if (gb <= 32)
+    BP_ROWS(__m256i, __mmask32, p2, _mm256_mask_loadu_epi8,
+            _mm256_storeu_si256, _mm256_mask_storeu_epi8, gb == 32)
+  else
+    BP_ROWS(__m512i, __mmask64, pv, _mm512_mask_loadu_epi8,
+            _mm512_storeu_si512, _mm512_mask_storeu_epi8, gb == 64)
+}
+#undef BP_ROWS
+
 /* n rows of K elements whose source elements lie ssi apart within 32
 ** bytes, into rows of W <= 32 bytes with pads (AVX-512 VBMI): a row is
 ** one masked load of its source span, one byte permute that gathers the
@@ -569,6 +621,12 @@ void li_block_any(size_t esz, int bk, const uint8_t *s, int64_t sso,
   ** group, then the row's bytes over them */
   if (ssi == 1 && W * (int64_t)esz >= 8 && W * (int64_t)esz <= 256 && W > K &&
       (esz == 1 || esz == 2 || esz == 4 || esz == 8)) {
+#if defined(LI_HAVE_X86_TARGET)
+    if (simd >= LI_SIMD_AVX512 && W * (int64_t)esz <= 64) {
+      block_padded_avx512(esz, s, sso, d, dso, n, K, pre, W, pat);
+      return;
+    }
+#endif
     block_short_rows(esz, s, sso, d, dso, n, K, pre, W, pat);
     return;
   }

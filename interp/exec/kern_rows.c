@@ -508,19 +508,7 @@ block_padded_avx512(size_t esz, const uint8_t *s, int64_t sso, uint8_t *d,
                     const uint8_t *pat) {
   static const uint8_t zero[8];
   const int64_t z = (int64_t)esz, gb = W * z;
-  const uint8_t *pt = pat ? pat : zero;
-  /* the pattern made in registers: built in memory, its stores would
-  ** stall the wider load of it (no forwarding) */
-  uint16_t u2;
-  uint32_t u4;
-  uint64_t u8;
-  __m512i pv;
-  switch (esz) {
-  case 1: pv = _mm512_set1_epi8((char)pt[0]); break;
-  case 2: memcpy(&u2, pt, 2); pv = _mm512_set1_epi16((short)u2); break;
-  case 4: memcpy(&u4, pt, 4); pv = _mm512_set1_epi32((int)u4); break;
-  default: memcpy(&u8, pt, 8); pv = _mm512_set1_epi64((long long)u8);
-  }
+  const __m512i pv = li_pad512(pat ? pat : zero, esz);
   const __m256i p2 = _mm512_castsi512_si256(pv);
   const __m128i p1 = _mm512_castsi512_si128(pv);
   /* the group's bytes, and the row's in it */

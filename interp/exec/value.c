@@ -719,6 +719,86 @@ static int64_t quant_avx512(const li_vrule *r, float sc, const uint8_t *s,
   return quant_avx512_rows(r, sc, s, &o, 1, n, d, NULL) ? n : 0;
 }
 
+/* quant_avx512_pairs two rows a step under AVX-512 VBMI, where a row and
+** its pads fill the planes' 16 bytes, 16 bytes apart (16W1C8BHL's
+** entries), and no plane takes a bit past 15 (mk << sh <= 0xffff): both
+** rows' 32-bit results clamped to 16 bits, one multishift each takes a
+** lane's two plane bytes, one two-table byte permute puts the rows' 64
+** bytes in order (row 0's planes, then row 1's), then the masks and the
+** pads. A row took a saturating narrowing, two shifts by a register, a
+** pack and a permute, most of them on the one shuffle port. uint16 is
+** the clamp to [0, 65535] of q_v's int16 steps. Returns the rows done (an
+** even count). */
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi"), always_inline)) static inline int64_t
+qpairs_vbmi_k(const li_vrule *r, float sc, const uint8_t *s, const int64_t *so,
+              const int sh[2], const uint32_t mk[2], const uint8_t pad[2],
+              int64_t len, uint8_t *d, const int64_t *dof, int64_t nr,
+              const int TR, const int XZ) {
+  const lay_dtype T = LAY_DT_INT16, hw = r->hw;
+  Q512_CONSTS(r, sc)
+  /* byte 32 r + 16 pl + e <- byte 64 r + 8 (e >> 1) + 2 (e & 1) + pl */
+  static const uint8_t ix[64] = {
+#define IX(r, pl, e) (uint8_t)(64 * (r) + 8 * ((e) >> 1) + 2 * ((e) & 1) + (pl))
+#define IX4(r, pl, e) IX(r, pl, e), IX(r, pl, e + 1), IX(r, pl, e + 2), \
+    IX(r, pl, e + 3)
+#define IX16(r, pl) IX4(r, pl, 0), IX4(r, pl, 4), IX4(r, pl, 8), IX4(r, pl, 12)
+      IX16(0, 0), IX16(0, 1), IX16(1, 0), IX16(1, 1)
+#undef IX16
+#undef IX4
+#undef IX
+  };
+  uint64_t c = 0; /* byte 2 e + pl of a qword: bits sh[pl] on of its dword e */
+  for (int b = 0; b < 4; b++)
+    c |= (uint64_t)(32 * (b >> 1) + sh[b & 1]) << (8 * b);
+  const __mmask64 pl1 = 0xffff0000ffff0000ull,
+                  keep = (uint64_t)((1u << len) - 1u) * 0x0001000100010001ull;
+  const __m512i ctl = _mm512_set1_epi64((long long)c),
+                p = _mm512_loadu_si512(ix),
+                mb = _mm512_mask_blend_epi8(pl1, _mm512_set1_epi8((char)mk[0]),
+                                            _mm512_set1_epi8((char)mk[1])),
+                pp = _mm512_mask_blend_epi8(pl1, _mm512_set1_epi8((char)pad[0]),
+                                            _mm512_set1_epi8((char)pad[1])),
+                lo16 = _mm512_set1_epi32(hw == LAY_DT_INT16 ? -32768 : 0),
+                hi16 = _mm512_set1_epi32(hw == LAY_DT_INT16 ? 32767 : 65535);
+  const __mmask16 m = (__mmask16)((1u << len) - 1u);
+  int64_t q = 0;
+  for (; q + 2 <= nr; q += 2) {
+    __m512i a = q_v(_mm512_maskz_loadu_ps(m, s + so[q]), scv, lo, hi, xo, zp,
+                    T, TR, XZ);
+    __m512i b = q_v(_mm512_maskz_loadu_ps(m, s + so[q + 1]), scv, lo, hi, xo,
+                    zp, T, TR, XZ);
+    a = _mm512_min_epi32(_mm512_max_epi32(a, lo16), hi16);
+    b = _mm512_min_epi32(_mm512_max_epi32(b, lo16), hi16);
+    __m512i v = _mm512_and_si512(
+        _mm512_permutex2var_epi8(_mm512_multishift_epi64_epi8(ctl, a), p,
+                                 _mm512_multishift_epi64_epi8(ctl, b)),
+        mb);
+    v = _mm512_mask_blend_epi8(keep, pp, v);
+    uint8_t *o = d + dof[q], *o1 = d + dof[q + 1];
+    if (o1 == o + 32) {
+      _mm512_storeu_si512(o, v);
+    } else {
+      _mm256_storeu_si256((__m256i *)(void *)o, _mm512_castsi512_si256(v));
+      _mm256_storeu_si256((__m256i *)(void *)o1,
+                          _mm512_extracti64x4_epi64(v, 1));
+    }
+  }
+  return q;
+}
+
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi"))) static int64_t
+qpairs_vbmi(const li_vrule *r, float sc, const uint8_t *s, const int64_t *so,
+            const int sh[2], const uint32_t mk[2], const uint8_t pad[2],
+            int64_t len, uint8_t *d, const int64_t *dof, int64_t nr) {
+  const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
+#define QV(TR, XZ)                                                         \
+  if (tr == TR && xz == XZ)                                                \
+    return qpairs_vbmi_k(r, sc, s, so, sh, mk, pad, len, d, dof, nr, TR, XZ);
+  QV(0, 0) QV(0, 1) QV(1, 0) QV(1, 1)
+#undef QV
+  return 0;
+}
+
 /* quant_avx512_rows into a pair of byte planes (li_quant_pairs): a run's
 ** 16-bit results split in registers, plane 0's bytes (u >> sh[0]) &
 ** mk[0] at d + dof[q], plane 1's ps bytes on, then post pad bytes each. */
@@ -741,9 +821,14 @@ quant_avx512_pairs(const li_vrule *r, float sc, const uint8_t *s,
   const int one = ps == 16 && len + post == 16, pads = post > 0;
   const __m256i pp = _mm256_set_m128i(p1, p0);
   const __mmask32 m2 = (__mmask32)m | (__mmask32)m << 16;
+  const int vb = one && nr >= 2 && li_have_vbmi() &&
+                 ((mk[0] << sh[0]) | (mk[1] << sh[1])) <= 0xffffu;
 #define QP(T, TR, XZ, ONE, PADS)                                           \
   if (r->hw == T && tr == TR && xz == XZ && one == ONE && pads == PADS) {  \
-    for (int64_t q = 0; q < nr; q++) {                                     \
+    int64_t q = 0;                                                         \
+    if (ONE && vb)                                                         \
+      q = qpairs_vbmi(r, sc, s, so, sh, mk, pad, len, d, dof, nr);         \
+    for (; q < nr; q++) {                                                  \
       const __m512i c =                                                    \
           q_v(_mm512_maskz_loadu_ps(m, s + so[q]), scv, lo, hi, xo, zp, T, \
               TR, XZ);                                                     \

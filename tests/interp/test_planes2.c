@@ -92,6 +92,11 @@ static const char k_spec[] =
     "layout c24q(scale, radix) (n, c, h, w) : fp32 -> [n, c/24, h, w/4, byte, w%4, c%24]\n"
     "    where byte = bytes(a = u & 0x3f, b = (u >> 6) & 0x3f, c = (u >> 12) & 0xf)\n"
     "    fixed(scale = scale, radix = radix, to = int16, arith = f32_div)\n"
+    "# rows of 16 pixels quantized to uint16, saturating at both ends, in a\n"
+    "# plain lo/hi split (value.c's two rows a step)\n"
+    "layout w16u_q (n, c, h, w) : fp32 -> [n, c, h, w/16, byte, w%16]\n"
+    "    where byte = bytes(lo = u & 0xff, hi = u >> 8)\n"
+    "    quantize(scale = 0.004, zero_point = 100, to = uint16, arith = f32)\n"
     "# no planes: 4 x 4 entries of int16 quantized per channel (the buffer\n"
     "# path without planes, both ways)\n"
     "layout e4_qc(scale, radix) (n, c, h, w) : fp32 -> [n, c/4, h, w/4, w%4, c%4]\n"
@@ -235,6 +240,7 @@ static const fmt_row k_fmts[] = {
     {"t.c24q(0.5, 6)", LAY_DT_FP32, 0, 1},
     {"t.r8", LAY_DT_INT16, 0, 0},
     {"t.e4_qc(%s, %s)", LAY_DT_FP32, 1, 0},
+    {"t.w16u_q", LAY_DT_FP32, 0, 0},
     {"t.c16b4", LAY_DT_INT32, 0, 1},
     {"t.w16b3", LAY_DT_INT32, 0, 1},
     {"t.n8w4c", LAY_DT_INT8, 0, 1},

@@ -1311,38 +1311,35 @@ __attribute__((noinline)) static int64_t
 group_rows(const li_rows2 *g, int64_t *pj, int64_t *pi, int64_t R, int cross,
            int64_t k, int64_t se, int64_t de, int64_t *so, int64_t *dof,
            int *sc, int *dc) {
-  const int64_t m = g->m, n2 = g->n2, j0 = *pj;
+  const int64_t m = g->m, i = *pi;
   const int64_t ss = g->sso * se, ds = g->dso * de;
-  const int64_t ss2 = (g->sso2 - (m - 1) * g->sso) * se,
-                ds2 = (g->dso2 - (m - 1) * g->dso) * de;
-  int64_t j = *pj, i = *pi, nr = 0, os = 0, od = 0;
-  int s_ok = 1, d_ok = 1;
-  while (nr < R && j < n2 && (cross || j == j0)) { /* a step's rows */
-    const int64_t t = m - i < R - nr ? m - i : R - nr;
-    for (int64_t q = 0; q < t; q++) {
-      so[nr + q] = os + q * ss;
-      dof[nr + q] = od + q * ds;
+  const int64_t left = cross ? (g->n2 - *pj) * m - i : m - i;
+  const int64_t nr = left < R ? left : R;
+  /* the group's rows, step by step: row a of a step at o + a * ss, o the
+  ** step's row 0 (the flags and the counters out of the loop: a step of
+  ** 3 rows, with them in it, took ~20 cycles) */
+  int64_t os = -i * ss, od = -i * ds;
+  for (int64_t q = 0, a = i; q < nr; a = 0) {
+    const int64_t t = m - a < nr - q ? m - a : nr - q;
+    for (int64_t x = a; x < a + t; x++, q++) {
+      so[q] = os + x * ss;
+      dof[q] = od + x * ds;
     }
-    s_ok &= os == nr * k * se && (t == 1 || ss == k * se);
-    d_ok &= od == nr * k * de && (t == 1 || ds == k * de);
-    nr += t;
-    i += t;
-    os += (t - 1) * ss; /* the last row's */
-    od += (t - 1) * ds;
-    if (i == m) {
-      i = 0;
-      j++;
-      os += ss2;
-      od += ds2;
-    } else {
-      os += ss;
-      od += ds;
-    }
+    os += g->sso2 * se;
+    od += g->dso2 * de;
   }
-  *pj = j;
-  *pi = i;
-  *sc = s_ok;
-  *dc = d_ok;
+  /* back to back: each row k elements after the one before, in a step
+  ** (where one holds two of the rows) and across a step's end (where the
+  ** group crosses one) */
+  const int two = (nr >= 2 && m - i >= 2) || (m >= 2 && nr - (m - i) >= 2),
+            crosses = nr > m - i;
+  const int64_t ks = k * se, kd = k * de;
+  *sc = (!two || ss == ks) &&
+        (!crosses || (g->sso2 - (m - 1) * g->sso) * se == ks);
+  *dc = (!two || ds == kd) &&
+        (!crosses || (g->dso2 - (m - 1) * g->dso) * de == kd);
+  *pj += (i + nr) / m;
+  *pi = (i + nr) % m;
   return nr;
 }
 
@@ -1436,7 +1433,10 @@ static void rows_grouped(const li_side *S, const li_side *D,
   /* A group of R rows that began and ended at a step's first row: the
   ** next one from a step's first row has the same offsets (kept: rk rows,
   ** rsc and rdc), built once (group_rows a group was ~17% of
-  ** kneron.16w1c8bhl_q's time, 3 rows a step). */
+  ** kneron.16w1c8bhl_q's time, 3 rows a step); the last group, shorter,
+  ** their first rows (rows back to back stay so in a prefix): a call of
+  ** kneron.16w1c8bhl_qc pack [1,64,56,56] (a channel, 3 groups) built 2
+  ** of them, now 1. */
   int64_t rk = 0;
   int rsc = 0, rdc = 0;
   /* the bits moved between the rows where they lie, 16 at a time under
@@ -1451,9 +1451,9 @@ static void rows_grouped(const li_side *S, const li_side *D,
     const int64_t c = cb + j * g->cso2 + i * g->cso;
     int sc, dcon; /* rows back to back in S's plane, D's */
     int64_t nr;
-    if (rk && i == 0 && (g->n2 - j) * g->m >= rk) {
-      nr = rk;
-      j += rk / g->m;
+    if (rk && i == 0) { /* the last group a prefix of them */
+      nr = (g->n2 - j) * g->m < rk ? (g->n2 - j) * g->m : rk;
+      j += nr / g->m;
       sc = rsc;
       dcon = rdc;
     } else {

@@ -1101,13 +1101,7 @@ split2_vbmi(const pair *q, const uint8_t *s, const int64_t *so, int64_t ss,
         _mm256_maskz_loadu_epi16(km, b), 1);
     const __m512i v = _mm512_mask_blend_epi8(
         keep, pp, _mm512_permutexvar_epi8(p, li_pair_split512(x, ctl, mb)));
-    if (o1 == o + 32) {
-      _mm512_storeu_si512(o, v);
-    } else {
-      _mm256_storeu_si256((__m256i *)(void *)o, _mm512_castsi512_si256(v));
-      _mm256_storeu_si256((__m256i *)(void *)o1,
-                          _mm512_extracti64x4_epi64(v, 1));
-    }
+    li_pair_store2(o, o1, v);
   }
   return r;
 }

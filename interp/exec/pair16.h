@@ -49,6 +49,19 @@ li_pair_split512(__m512i x, __m512i ctl, __m512i mb) {
   return _mm512_and_si512(_mm512_multishift_epi64_epi8(ctl, x), mb);
 }
 
+/* Two rows' planes, 32 bytes each (v's low half, its high half), at o
+** and o1: one store where they lie back to back. */
+__attribute__((target("avx2,avx512f"), always_inline)) static inline void
+li_pair_store2(uint8_t *o, uint8_t *o1, __m512i v) {
+  if (o1 == o + 32) {
+    _mm512_storeu_si512(o, v);
+  } else {
+    _mm256_storeu_si256((__m256i *)(void *)o, _mm512_castsi512_si256(v));
+    _mm256_storeu_si256((__m256i *)(void *)o1,
+                        _mm512_extracti64x4_epi64(v, 1));
+  }
+}
+
 /* Combine: each 16-bit lane w holds plane 0's byte low and 1's high; m1
 ** is the mask shifted left 8 where plane 1 is the high byte (hi8: then
 ** (w >> 8 & m1) << 8 is w & m1, one ternary-logic op with the OR). */

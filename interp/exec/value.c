@@ -775,13 +775,7 @@ qpairs_vbmi_k(const li_vrule *r, float sc, const uint8_t *s, const int64_t *so,
         mb);
     v = _mm512_mask_blend_epi8(keep, pp, v);
     uint8_t *o = d + dof[q], *o1 = d + dof[q + 1];
-    if (o1 == o + 32) {
-      _mm512_storeu_si512(o, v);
-    } else {
-      _mm256_storeu_si256((__m256i *)(void *)o, _mm512_castsi512_si256(v));
-      _mm256_storeu_si256((__m256i *)(void *)o1,
-                          _mm512_extracti64x4_epi64(v, 1));
-    }
+    li_pair_store2(o, o1, v);
   }
   return q;
 }

@@ -11,18 +11,29 @@
 **            LAY_SPLIT_MIN=1, so that even these small plans are cut into
 **            4 chunks a thread, and once with the default threshold on
 **            shapes large enough to be split.
+**   guard    every name again (threads 1 and 2), its source and its
+**            destination placed against a page that may not be read or
+**            written (PROT_NONE), once ending where it begins and once
+**            starting where it ends: a kernel that reads or writes a byte
+**            past either end of a buffer (a whole vector where a masked or
+**            staged one was due) crashes the test; the bytes equal those of
+**            a run on malloc'd buffers.
 **   shared   6 application threads at once, each running 40 times: 3 share
 **            one pack plan and 3 share one unpack plan, with threads = 2,
 **            3 and 4; every run's bytes equal the plan's threads = 1 bytes.
 **            (Run under the ASan and ThreadSanitizer builds too.)
 **
-** Usage: test_threads formats|shared [big]; prints the number of checks and
-** each failure.
+** Usage: test_threads formats|guard|shared [big]; prints the number of
+** checks and each failure.
 */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "lay.h"
 
@@ -136,7 +147,56 @@ static void compare_counts(lay_plan *p, const char *what) {
   free(got);
 }
 
-static int check_formats(int big) {
+/* n bytes against a PROT_NONE page: ending where the page begins (tail),
+** else starting where one ends. */
+typedef struct guarded {
+  uint8_t *map, *p;
+  size_t len;
+} guarded;
+
+static uint8_t *guard_new(guarded *g, size_t n, int tail) {
+  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  const size_t body = (n + pg - 1) / pg * pg;
+  g->len = body + 2 * pg;
+  g->map = mmap(NULL, g->len, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (g->map == MAP_FAILED || mprotect(g->map, pg, PROT_NONE) ||
+      mprotect(g->map + pg + body, pg, PROT_NONE)) {
+    fprintf(stderr, "test_threads: mmap or mprotect failed\n");
+    exit(2);
+  }
+  g->p = tail ? g->map + pg + body - n : g->map + pg;
+  return g->p;
+}
+
+/* The plan's bytes with its buffers against guard pages, threads 1 and 2,
+** equal to those on malloc'd buffers. */
+static void compare_guarded(lay_plan *p, const char *what) {
+  size_t sn = lay_plan_src_bytes(p), dn = lay_plan_dst_bytes(p);
+  uint8_t *src = xmalloc(sn), *want = xmalloc(dn);
+  fill_random(src, sn, sn * 3 + dn);
+  memset(want, 0x5a, dn);
+  lay_error e;
+  CHECK(lay_plan_run(p, src, sn, want, dn, 1, &e) == LAY_OK, "%s: %s", what,
+        e.message);
+  for (int k = 0; k < 4; k++) {
+    guarded gs, gd;
+    uint8_t *s = guard_new(&gs, sn, k & 1), *d = guard_new(&gd, dn, k < 2);
+    memcpy(s, src, sn);
+    memset(d, 0x5a, dn);
+    lay_status st = lay_plan_run(p, s, sn, d, dn, 1 + k / 2, &e);
+    CHECK(st == LAY_OK && !memcmp(d, want, dn),
+          "%s: source %s a guard page, destination %s one, threads %d: "
+          "status %d, other bytes", what, k & 1 ? "ending at" : "after",
+          k < 2 ? "ending at" : "after", 1 + k / 2, (int)st);
+    munmap(gs.map, gs.len);
+    munmap(gd.map, gd.len);
+  }
+  free(src);
+  free(want);
+}
+
+static int check_formats(int big, int guard) {
   size_t n = lay_ctx_count(g_ctx);
   int planned = 0;
   CHECK(n > 40, "the stdlib has %zu names", n);
@@ -151,7 +211,7 @@ static int check_formats(int big) {
         if (!p) break;
         snprintf(what, sizeof what, "%s %s rank %d", fmt,
                  dir == LAY_PACK ? "pack" : "unpack", r);
-        compare_counts(p, what);
+        (guard ? compare_guarded : compare_counts)(p, what);
         lay_plan_free(p);
         done = 1;
       }
@@ -163,7 +223,7 @@ static int check_formats(int big) {
       lay_plan *p = plan_for(name, s3, 4, LAY_PACK, fmt, sizeof fmt);
       if (p) {
         snprintf(what, sizeof what, "%s pack rank 4, 3 channels", fmt);
-        compare_counts(p, what);
+        (guard ? compare_guarded : compare_counts)(p, what);
         lay_plan_free(p);
         done = 1;
       }
@@ -173,7 +233,7 @@ static int check_formats(int big) {
                              sizeof fmt);
       if (p) {
         snprintf(what, sizeof what, "%s pack rank 5", fmt);
-        compare_counts(p, what);
+        (guard ? compare_guarded : compare_counts)(p, what);
         lay_plan_free(p);
         done = 1;
       }
@@ -262,11 +322,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_threads: %s\n", err.message);
     return 1;
   }
-  if (!strcmp(group, "formats")) n = check_formats(big);
+  if (!strcmp(group, "formats")) n = check_formats(big, 0);
+  else if (!strcmp(group, "guard")) n = check_formats(big, 1);
   else if (!strcmp(group, "shared")) n = check_shared();
   lay_ctx_free(g_ctx);
   if (n < 0) {
-    fprintf(stderr, "usage: test_threads formats|shared [big]\n");
+    fprintf(stderr, "usage: test_threads formats|guard|shared [big]\n");
     return 2;
   }
   printf("test_threads %s%s: %d formats or apps, %ld checks, %ld failures\n",

@@ -854,10 +854,13 @@ vz_init(const pl_x *x, pl_vz *v, int K) {
 PL_VBMI static inline __attribute__((always_inline)) void
 st_pair2(uint8_t *d, const int64_t *vo, int64_t pst, __m512i o,
          const __mmask16 *mr) {
-  if (mr) { /* a tile's last columns: each run's bytes alone */
+  if (mr) { /* a tile's last columns: each run's bytes alone (the runs
+                past the last: none) */
+    if (!mr[0]) return;
     _mm_mask_storeu_epi8(d + vo[0], mr[0], _mm512_castsi512_si128(o));
     _mm_mask_storeu_epi8(d + vo[0] + pst, mr[0],
                          _mm512_extracti32x4_epi32(o, 1));
+    if (!mr[1]) return;
     _mm_mask_storeu_epi8(d + vo[1], mr[1], _mm512_extracti32x4_epi32(o, 2));
     _mm_mask_storeu_epi8(d + vo[1] + pst, mr[1],
                          _mm512_extracti32x4_epi32(o, 3));
@@ -878,6 +881,7 @@ PL_VBMI static inline __attribute__((always_inline)) __m512i
 ld_pair2(const uint8_t *s, const int64_t *vo, int64_t pst,
          const __mmask16 *mr) {
   if (mr) { /* a tile's last columns: each run's bytes, zeros past them */
+    if (!mr[0]) return _mm512_setzero_si512();
     __m512i o = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(mr[0], s + vo[0]));
     o = _mm512_inserti32x4(o, _mm_maskz_loadu_epi8(mr[0], s + vo[0] + pst), 1);
     o = _mm512_inserti32x4(o, _mm_maskz_loadu_epi8(mr[1], s + vo[1]), 2);

@@ -17,7 +17,8 @@
 **            starting where it ends: a kernel that reads or writes a byte
 **            past either end of a buffer (a whole vector where a masked or
 **            staged one was due) crashes the test; the bytes equal those of
-**            a run on malloc'd buffers.
+**            a run on malloc'd buffers. Nine converts between vendors'
+**            layouts likewise, int8 and int16, at two odd shapes.
 **   shared   6 application threads at once, each running 40 times: 3 share
 **            one pack plan and 3 share one unpack plan, with threads = 2,
 **            3 and 4; every run's bytes equal the plan's threads = 1 bytes.
@@ -245,6 +246,38 @@ static int check_formats(int big, int guard) {
   return planned;
 }
 
+/* Converts between vendors' layouts (their own kernels: staged slabs, the
+** byte transposes of one layout into another), against guard pages too,
+** at an odd shape and a batch of 2; int8 and int16. */
+static int check_guarded_converts(void) {
+  static const char *const CV[][2] = {
+      {"core.nchw", "core.nhwc"},        {"core.nhwc", "core.nchw"},
+      {"amd.hcwnc4", "amd.hcwnc8"},      {"kneron.1w16c8b", "amd.hcwnc8"},
+      {"kneron.4w4c8b", "kneron.1w16c8b"}, {"qnn.flat", "qnn.crouton"},
+      {"qnn.crouton", "qnn.crouton2x2"}, {"qnn.crouton", "qnn.d32"},
+      {"ti.tidl(pad_l=1, pad_r=1, pad_t=1, pad_b=1)", "core.nchw"}};
+  static const int64_t S[2][4] = {{1, 37, 29, 23}, {2, 29, 23, 45}};
+  static const lay_dtype DT[2] = {LAY_DT_INT8, LAY_DT_INT16};
+  int n = 0;
+  for (size_t i = 0; i < sizeof CV / sizeof *CV; i++)
+    for (int k = 0; k < 4; k++) {
+      lay_plan *p = NULL;
+      char what[256];
+      snprintf(what, sizeof what, "%s -> %s %s [%lld,%lld,%lld,%lld]",
+               CV[i][0], CV[i][1], lay_dtype_name(DT[k / 2]),
+               (long long)S[k & 1][0], (long long)S[k & 1][1],
+               (long long)S[k & 1][2], (long long)S[k & 1][3]);
+      CHECK(!lay_plan_convert(g_ctx, CV[i][0], CV[i][1], S[k & 1], 4,
+                              DT[k / 2], &p, NULL),
+            "%s: no plan", what);
+      if (!p) continue;
+      compare_guarded(p, what);
+      lay_plan_free(p);
+      n++;
+    }
+  return n;
+}
+
 /* ---- shared ------------------------------------------------------------- */
 
 typedef struct app {
@@ -323,7 +356,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!strcmp(group, "formats")) n = check_formats(big, 0);
-  else if (!strcmp(group, "guard")) n = check_formats(big, 1);
+  else if (!strcmp(group, "guard"))
+    n = check_formats(big, 1) + check_guarded_converts();
   else if (!strcmp(group, "shared")) n = check_shared();
   lay_ctx_free(g_ctx);
   if (n < 0) {

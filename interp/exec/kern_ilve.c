@@ -565,6 +565,83 @@ ILV512 void ilv_run_512(const int le, const int k, const li_ilv_args *a,
   }
 }
 
+/* Blocks of 16 bytes (le + k = 4: 16 1-byte planes, HCWNC16 and
+** 1W16C8B; 8 2-byte ones, ...) over rows of 32 >> le or more: steps of 64
+** >> le rows, each plane's 64 bytes a register, the k rounds of unpacks
+** on the four 128-bit lanes at once (register j's lane L: row L * W + j),
+** each row stored 16 bytes whole from its lane (the store form of the
+** lane extract: no shuffle). The AVX2 steps take twice the shuffles a
+** row: their 32-byte registers hold two rows a step. A last step of fewer
+** rows loads them masked and stores those rows alone, where n is under a
+** step, else it is redone as the step ending at row n. */
+#define LO512(le, x, y)                                                     \
+  ((le) == 0 ? _mm512_unpacklo_epi8(x, y) : (le) == 1 ? _mm512_unpacklo_epi16(x, y) \
+   : (le) == 2 ? _mm512_unpacklo_epi32(x, y) : _mm512_unpacklo_epi64(x, y))
+#define HI512(le, x, y)                                                     \
+  ((le) == 0 ? _mm512_unpackhi_epi8(x, y) : (le) == 1 ? _mm512_unpackhi_epi16(x, y) \
+   : (le) == 2 ? _mm512_unpackhi_epi32(x, y) : _mm512_unpackhi_epi64(x, y))
+
+ILV512 void ilv_lanes(const int le, const int k, const uint8_t *const *pl,
+                      __m512i padv, int64_t off, uint8_t *d, int64_t rb,
+                      int64_t t) {
+  const int W = 1 << k, full = t == (64 >> le);
+  const __mmask64 mr = bmask(t << le);
+  __m512i v[16], u[16];
+  for (int j = 0; j < W; j++)
+    v[j] = !pl[j] ? padv
+           : full ? _mm512_loadu_si512(pl[j] + off)
+                  : _mm512_maskz_loadu_epi8(mr, pl[j] + off);
+  for (int rd = 0; rd < k; rd++) {
+    for (int j = 0; j < W / 2; j++) {
+      u[2 * j] = LO512(le, v[j], v[j + W / 2]);
+      u[2 * j + 1] = HI512(le, v[j], v[j + W / 2]);
+    }
+    for (int j = 0; j < W; j++) v[j] = u[j];
+  }
+  for (int j = 0; j < W; j++) {
+    if (full || j < t)
+      _mm_storeu_si128((__m128i *)(void *)(d + j * rb),
+                       _mm512_castsi512_si128(v[j]));
+    if (full || W + j < t) LI_ST_LANE512(d + (W + j) * rb, v[j], 1);
+    if (full || 2 * W + j < t) LI_ST_LANE512(d + (2 * W + j) * rb, v[j], 2);
+    if (full || 3 * W + j < t) LI_ST_LANE512(d + (3 * W + j) * rb, v[j], 3);
+  }
+}
+#undef LO512
+#undef HI512
+
+ILV512 void ilv_run_lanes(const int le, const int k, const li_ilv_args *a,
+                          const uint8_t *s, uint8_t *d) {
+  const int W = 1 << k;
+  const int64_t m = 64 >> le, n = a->n, rb = a->rs ? a->rs : 16;
+  const __m512i padv = _mm512_broadcast_i32x4(pad128(a->esz, a->pat));
+  const uint8_t *pl[16];
+  for (int64_t c2 = 0; c2 < a->cnt2; c2++) {
+    planes_at(a, s + c2 * a->sstep2, W, pl);
+    uint8_t *dc = d + c2 * a->dstep2;
+    for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
+      int64_t r = 0;
+      for (; r + m <= n; r += m) ilv_lanes(le, k, pl, padv, r << le, dc + r * rb, rb, m);
+      if (r < n && n >= m)
+        ilv_lanes(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb, rb, m);
+      else if (r < n)
+        ilv_lanes(le, k, pl, padv, 0, dc, rb, n);
+      for (int w = 0; w < W; w++)
+        if (pl[w]) pl[w] += a->sstep;
+    }
+  }
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+ilv_lanes_any(int le, const li_ilv_args *a, const uint8_t *s, uint8_t *d) {
+  switch (le) {
+  case 0: ilv_run_lanes(0, 4, a, s, d); return;
+  case 1: ilv_run_lanes(1, 3, a, s, d); return;
+  case 2: ilv_run_lanes(2, 2, a, s, d); return;
+  default: ilv_run_lanes(3, 1, a, s, d); return;
+  }
+}
+
 /* The pairs these steps take: blocks of at most 8 bytes. */
 #define LI_ILV512_PAIRS(X) X(0, 1) X(0, 2) X(0, 3) X(1, 1) X(1, 2) X(2, 1)
 
@@ -816,6 +893,14 @@ static void run(int inv, const li_ilv_args *a0, const uint8_t *s, uint8_t *d,
       (a->rs == 0 || a->rs == (int64_t)a->W << le) &&
       ilv_512_any(inv, le, k, a, s, d))
     return;
+#endif
+#if defined(LI_HAVE_X86_TARGET)
+  if (!inv && simd >= LI_SIMD_AVX512 && li_ilv_ok(a->esz, a->W) &&
+      le + k == 4 && a->n >= (32 >> le)) {
+    ilv_lanes_any(le, a, s, d);
+    if (a->np) pad_blocks(a, d);
+    return;
+  }
 #endif
   if (simd >= LI_SIMD_SSE && li_ilv_ok(a->esz, a->W) &&
       a->n >= (16 >> le)) {

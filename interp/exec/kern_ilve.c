@@ -575,11 +575,15 @@ ILV512 void ilv_run_512(const int le, const int k, const li_ilv_args *a,
 ** rows loads them masked and stores those rows alone, where n is under a
 ** step, else it is redone as the step ending at row n. */
 #define LO512(le, x, y)                                                     \
-  ((le) == 0 ? _mm512_unpacklo_epi8(x, y) : (le) == 1 ? _mm512_unpacklo_epi16(x, y) \
-   : (le) == 2 ? _mm512_unpacklo_epi32(x, y) : _mm512_unpacklo_epi64(x, y))
+  ((le) == 0   ? _mm512_unpacklo_epi8(x, y)                                 \
+   : (le) == 1 ? _mm512_unpacklo_epi16(x, y)                                \
+   : (le) == 2 ? _mm512_unpacklo_epi32(x, y)                                \
+               : _mm512_unpacklo_epi64(x, y))
 #define HI512(le, x, y)                                                     \
-  ((le) == 0 ? _mm512_unpackhi_epi8(x, y) : (le) == 1 ? _mm512_unpackhi_epi16(x, y) \
-   : (le) == 2 ? _mm512_unpackhi_epi32(x, y) : _mm512_unpackhi_epi64(x, y))
+  ((le) == 0   ? _mm512_unpackhi_epi8(x, y)                                 \
+   : (le) == 1 ? _mm512_unpackhi_epi16(x, y)                                \
+   : (le) == 2 ? _mm512_unpackhi_epi32(x, y)                                \
+               : _mm512_unpackhi_epi64(x, y))
 
 ILV512 void ilv_lanes(const int le, const int k, const uint8_t *const *pl,
                       __m512i padv, int64_t off, uint8_t *d, int64_t rb,
@@ -621,7 +625,8 @@ ILV512 void ilv_run_lanes(const int le, const int k, const li_ilv_args *a,
     uint8_t *dc = d + c2 * a->dstep2;
     for (int64_t c = 0; c < a->cnt; c++, dc += a->dstep) {
       int64_t r = 0;
-      for (; r + m <= n; r += m) ilv_lanes(le, k, pl, padv, r << le, dc + r * rb, rb, m);
+      for (; r + m <= n; r += m)
+        ilv_lanes(le, k, pl, padv, r << le, dc + r * rb, rb, m);
       if (r < n && n >= m)
         ilv_lanes(le, k, pl, padv, (n - m) << le, dc + (n - m) * rb, rb, m);
       else if (r < n)

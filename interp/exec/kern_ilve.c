@@ -898,8 +898,6 @@ static void run(int inv, const li_ilv_args *a0, const uint8_t *s, uint8_t *d,
       (a->rs == 0 || a->rs == (int64_t)a->W << le) &&
       ilv_512_any(inv, le, k, a, s, d))
     return;
-#endif
-#if defined(LI_HAVE_X86_TARGET)
   if (!inv && simd >= LI_SIMD_AVX512 && li_ilv_ok(a->esz, a->W) &&
       le + k == 4 && a->n >= (32 >> le)) {
     ilv_lanes_any(le, a, s, d);

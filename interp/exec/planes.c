@@ -1029,7 +1029,7 @@ tile_get_z(int64_t pst, const pl_vz *v, int np, int hs, uint8_t *rows,
     const __mmask16 mc = (__mmask16)((1u << nv) - 1);                         \
     const int64_t lr = j->lr + (16 - nv) * 2;                                 \
     for (int i = 0; i < K; i++)                                               \
-      mr[i] = i < T->n ? (__mmask16)((1u << T->r[i].len) - 1) : 0;            \
+      mr[i] = (__mmask16)(i < T->n ? (1u << T->r[i].len) - 1 : 0u);           \
     for (int s = 0; s < j->ns; s++) {                                         \
       uint8_t *r = j->rows + s * j->ss + lr;                                  \
       uint8_t *p = j->pl + (j->sb ? j->sb[s] : s * j->ps) + j->lp;            \

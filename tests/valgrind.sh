@@ -12,40 +12,49 @@
 # when it fails, or when any of its logs reports an error or a definite or
 # indirect leak. Prints a summary; exits 1 when anything failed.
 # Needs valgrind and python3 (to read `ctest --show-only=json-v1`).
-# Left out by default: bench_check (valgrind cannot load lay_bench) and the
+#
+# What runs by default: the stage has to fit in CI's time with the two
+# other suites (run on every test, it did not end within CI's 90 minutes:
+# some 140 CPU minutes). memcheck adds one check to those two builds, reads of
+# undefined memory; AddressSanitizer and UBSan already run every test. So
+# it runs each piece of lay's code once, not every variant of every test:
+# - every test program of ours (lang, interp, api, hsi, kneron, tidl,
+#   the fuzz replays) at its default SIMD level, which under valgrind is
+#   AVX2 (valgrind has no AVX-512). The variants at other levels and with
+#   the special kernels off (names ending _simdN or _general) run under
+#   ASan+UBSan only;
+# - of the shell and cmake scripts, which start one `lay` a check (about
+#   1.2 s each under valgrind; hsi.cli.lay alone starts 444), only those
+#   in `scripts` below: the command line's own paths (usage errors, input
+#   and output, atomic output, streaming in slabs, a conformance file, the
+#   REPL). The others drive the same library code the test programs run;
+# - LAY_UNDER_VALGRIND=1 is set for every test: the long ones then take
+#   a sample of their cases (every fourth stdlib name in cli_names, every
+#   eighth shape in test_vslab, ...; each says how in its comment).
+# Left out as well: bench_check (valgrind cannot load lay_bench) and the
 # tests that loop over millions of cases (the sweep's checks, the seeded
 # differential test, the value paths' comparison, the fp8 conversions'
-# 50 million checks, the big threads run):
-# under valgrind they would take most of CI's time; they run under
-# ASan+UBSan, and their code runs under valgrind in the smaller tests
-# (fuzz.replay_diff, api_threads_formats, interp_plan_values,
-# interp_cast8_plan, ...).
-# The macro tile's, the pair's, the staged boxes', the value slabs' and
-# the stdlib round trips' (api_stdlib_*) variants at other SIMD levels or
-# with the special kernels off run their code again at ASan speed; here
-# their default runs do (test_vslab on every fourth shape, test_vrun on
-# every fourth quantize rule). The stdlib variants alone took 25 of the
-# stage's 95 CPU minutes.
-# fuzz.limits too: its plan just under the box limit (some 50000 boxes)
-# took 5 minutes in this Debug build; it runs in the two other builds.
-# cli_stream too: it moves ~100 MB under `ulimit -v 64 MB`, in which
-# valgrind cannot start; cli_stream_slabs runs the same code on small data.
-# hsi.stream likewise (40 MB limit); hsi.cli.lay runs the --hsi moves.
-# Every test runs with LAY_UNDER_VALGRIND=1: cli_names then takes every
-# fourth stdlib name (all of them took 17 of the stage's 36 minutes).
+# 50 million checks, the big threads run), fuzz.limits (its plan of some
+# 50000 boxes took 5 minutes in this Debug build), cli_stream and
+# hsi.stream (they run under `ulimit -v`, in which valgrind cannot start).
+# -R REGEX runs the tests it matches instead of that choice (variants and
+# scripts too); the excludes still apply unless -E replaces them (-E ''
+# for none). Tests others depend on (DEPENDS, FIXTURES_SETUP) run first.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=2
 inc=
-# lay_bench's large static buffers cannot be loaded by valgrind ("mmap
-# failed in UME"); -E '' runs it anyway.
-exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded.*|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream|interp_vslab_.*|interp_mtile_plan_(simd2|general)|interp_planes2_general|interp_plan_staged_(simd.|all_simd.|general)|api_stdlib_.*_(simd.|general)|fuzz\.limits)$'
+# The excludes (see above). lay_bench's large static buffers cannot be
+# loaded by valgrind ("mmap failed in UME"). interp_vslab_split splits the
+# slabs of test_vslab's cases over threads; it runs under ASan.
+scripts='^(cli_usage|cli_ux_io|cli_stream_slabs|fuzz\.atomic_output|conformance_qnn|repl_script|repl_script_errors)$'
+exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded.*|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream|interp_vslab_split|fuzz\.limits)$'
 while [ $# -gt 0 ]; do
   case $1 in
   -j) jobs=$2; shift 2 ;;
   -R) inc=$2; shift 2 ;;
   -E) exc=$2; shift 2 ;;
-  -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
   *) break ;;
   esac
 done
@@ -70,6 +79,8 @@ cd "$build"
 ctest --show-only=json-v1 >"$logs/tests.json"
 
 LAY_VG_LOGS=$logs LAY_VG_JOBS=$jobs LAY_VG_INC=$inc LAY_VG_EXC=$exc \
+LAY_VG_SCRIPTS=$scripts \
+LAY_VG_COSTS=$root/build/Testing/Temporary/CTestCostData.txt \
 python3 - <<'EOF'
 import json, os, re, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -78,9 +89,34 @@ logs = os.environ["LAY_VG_LOGS"]
 inc = os.environ.get("LAY_VG_INC") or None
 exc = os.environ.get("LAY_VG_EXC") or None
 tests = json.load(open(os.path.join(logs, "tests.json")))["tests"]
+scripts = os.environ["LAY_VG_SCRIPTS"]
+variant = r"_(simd[0-9]|general)$"
+
+def props_of(t):
+    return {p["name"]: p["value"] for p in t.get("properties", [])}
+
+# The tests others need first (DEPENDS, FIXTURES_SETUP: tidl.gen makes the
+# directory tidl.files writes TIDL's files into) run before the rest, one
+# at a time, in CTest's order.
+setup = set()
+for t in tests:
+    p = props_of(t)
+    setup.update(p.get("DEPENDS", []))
+    if p.get("FIXTURES_SETUP"):
+        setup.add(t["name"])
+
+def default_set(t):
+    """The stage's default choice (see the comment at the top)."""
+    prog = os.path.basename(t["command"][0])
+    if t["name"] in setup:
+        return True
+    if prog in ("sh", "bash", "cmake", "python3"):
+        return re.search(scripts, t["name"]) is not None
+    return re.search(variant, t["name"]) is None
+
 sel = [t for t in tests
        if "command" in t
-       and (inc is None or re.search(inc, t["name"]))
+       and (re.search(inc, t["name"]) if inc else default_set(t))
        and (exc is None or not re.search(exc, t["name"]))]
 
 # The shells and cmake that run script tests are themselves under valgrind
@@ -104,7 +140,7 @@ VG = ["valgrind", "--leak-check=full", "--suppressions=" + supp,
 def run(t):
     name = t["name"]
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
-    props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    props = props_of(t)
     env = dict(os.environ)
     env["LAY_UNDER_VALGRIND"] = "1"  # tests/cli/names.sh: a sample of the names
     for kv in props.get("ENVIRONMENT", []):
@@ -140,17 +176,41 @@ def run(t):
     return name, rc, ok_rc, bad, time.time() - t0
 
 failed = 0
+
+def report(result):
+    global failed
+    name, rc, ok_rc, bad, dt = result
+    status = "ok" if ok_rc and not bad else "FAIL"
+    why = []
+    if not ok_rc:
+        why.append("exit status %s" % rc)
+    if bad:
+        why.append("valgrind: " + ", ".join(os.path.join(logs, b) for b in bad))
+    print("%-4s %-45s %6.1fs %s" % (status, name, dt, "; ".join(why)), flush=True)
+    failed += status != "ok"
+
+for t in sel:
+    if t["name"] in setup:
+        report(run(t))
+# The longest first, by the times CTest kept of the plain build's run
+# (build/Testing/Temporary/CTestCostData.txt, when there is one), so that
+# no long test starts last while the other job idles.
+cost = {}
+try:
+    with open(os.environ["LAY_VG_COSTS"]) as f:
+        for line in f:
+            w = line.split()
+            if len(w) != 3:
+                break  # the list of failed tests follows "---"
+            cost[w[0]] = float(w[2])
+except (OSError, ValueError):
+    pass
+rest = sorted((t for t in sel if t["name"] not in setup),
+              key=lambda t: -cost.get(t["name"], 0.0))
 jobs = int(os.environ.get("LAY_VG_JOBS", "2"))
 with ThreadPoolExecutor(max_workers=jobs) as ex:
-    for name, rc, ok_rc, bad, dt in ex.map(run, sel):
-        status = "ok" if ok_rc and not bad else "FAIL"
-        why = []
-        if not ok_rc:
-            why.append("exit status %s" % rc)
-        if bad:
-            why.append("valgrind: " + ", ".join(os.path.join(logs, b) for b in bad))
-        print("%-4s %-45s %6.1fs %s" % (status, name, dt, "; ".join(why)), flush=True)
-        failed += status != "ok"
+    for result in ex.map(run, rest):
+        report(result)
 print("valgrind: %d test(s) run, %d failed (logs in %s)" % (len(sel), failed, logs))
 sys.exit(1 if failed or not sel else 0)
 EOF

@@ -1106,7 +1106,9 @@ static void t_random(void) {
 ** LAY_SPLIT_MIN allows (CTest sets it to 1). The group counts the plans
 ** that stage: a generator that stopped making them would fail. CTest runs
 ** it again with LAY_STAGE=all, which stages every box the estimate would
-** cut exactly (far more unpacks): then most plans must stage. */
+** cut exactly (far more unpacks): then most plans must stage. Under
+** valgrind (tests/valgrind.sh sets LAY_UNDER_VALGRIND) every fourth
+** layout's bytes are compared; all 120 are counted. */
 static char slabels[64][48];
 
 static void blocked_layout(lg_ir *ir, const char *dims, int rank) {
@@ -1178,6 +1180,7 @@ static void t_staged(void) {
   int packs = 0, unpacks = 0, converts = 0;
   const char *e = getenv("LAY_STAGE");
   const int all = e && !strcmp(e, "all"), N = 120;
+  const int every = getenv("LAY_UNDER_VALGRIND") ? 4 : 1;
   for (int it = 0; it < N; it++) {
     int rank = 2 + (int)(rnd32() % 3);
     int64_t shape[4], n = 1;
@@ -1191,15 +1194,16 @@ static void t_staged(void) {
     blocked_layout(&a, dn[rank - 1], rank);
     snprintf(nm, sizeof nm, "staged layout %d (%s, %lld elements)", it,
              li_dt_name(t), (long long)n);
-    check_layout(nm, &a, shape, t);
+    const int cmp = it % every == 0;
+    if (cmp) check_layout(nm, &a, shape, t);
     packs += staged(&a, NULL, shape, t, LAY_PACK);
     unpacks += staged(&a, NULL, shape, t, LAY_UNPACK);
     plain_layout(&b, dn[rank - 1], rank, shape);
     snprintf(nm, sizeof nm, "staged convert %d, plain -> blocked", it);
-    check_convert(nm, &b, &a, shape, t);
+    if (cmp) check_convert(nm, &b, &a, shape, t);
     converts += staged(&b, &a, shape, t, LAY_CONVERT);
     snprintf(nm, sizeof nm, "staged convert %d, blocked -> plain", it);
-    check_convert(nm, &a, &b, shape, t);
+    if (cmp) check_convert(nm, &a, &b, shape, t);
     converts += staged(&a, &b, shape, t, LAY_CONVERT);
   }
   const int lo = all ? N / 2 : N / 8;

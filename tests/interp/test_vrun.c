@@ -13,6 +13,8 @@
 **                    roundings; fp32 <-> fp8 (e4m3, e5m2) every rounding
 **                    saturating or not. Inputs: ties, values around the saturation
 **                    bounds, huge values, infinities, NaNs, -0.0, denormals.
+**                    Under valgrind (LAY_UNDER_VALGRIND) at the best level
+**                    only, every fourth quantize rule.
 **   test_vrun plans  user layouts that interleave 4, 8 and 16 wide with a
 **                    quantizing rule (any scale, zero point, f32 arith) or
 **                    a cast, and Kneron's per-channel fixed point,
@@ -109,7 +111,9 @@ static void run_rule(lg_ir *ir, li_vrule *v, int maxlv, const char *what) {
       }
     for (int i = 0; i < n; i++)
       r_decode_t(&r, r.hw, hsrc + off + r.hsz * (size_t)i, back + 4 * i, 0);
-    for (int lp = 0; lp <= maxlv + 1; lp++) { /* each level, then the top */
+    /* each level, then the top; under valgrind the top only */
+    for (int lp = getenv("LAY_UNDER_VALGRIND") ? maxlv : 0; lp <= maxlv + 1;
+         lp++) {
       int lv = lp <= maxlv ? lp : maxlv;  /* one with the choice made once */
       v->simd = lv;
       v->qk_set = 0;

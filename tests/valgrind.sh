@@ -34,9 +34,8 @@
 # Left out as well: bench_check (valgrind cannot load lay_bench) and the
 # tests that loop over millions of cases (the sweep's checks, the seeded
 # differential test, the value paths' comparison, the fp8 conversions'
-# 50 million checks, the big threads run), fuzz.limits (its plan of some
-# 50000 boxes took 5 minutes in this Debug build), cli_stream and
-# hsi.stream (they run under `ulimit -v`, in which valgrind cannot start).
+# 50 million checks, the big threads run), cli_stream and hsi.stream
+# (they run under `ulimit -v`, in which valgrind cannot start).
 # -R REGEX runs the tests it matches instead of that choice (variants and
 # scripts too); the excludes still apply unless -E replaces them (-E ''
 # for none). Tests others depend on (DEPENDS, FIXTURES_SETUP) run first.
@@ -48,13 +47,13 @@ inc=
 # loaded by valgrind ("mmap failed in UME"). interp_vslab_split splits the
 # slabs of test_vslab's cases over threads; it runs under ASan.
 scripts='^(cli_usage|cli_ux_io|cli_stream_slabs|fuzz\.atomic_output|conformance_qnn|repl_script|repl_script_errors)$'
-exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded.*|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream|interp_vslab_split|fuzz\.limits)$'
+exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded.*|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream|interp_vslab_split)$'
 while [ $# -gt 0 ]; do
   case $1 in
   -j) jobs=$2; shift 2 ;;
   -R) inc=$2; shift 2 ;;
   -E) exc=$2; shift 2 ;;
-  -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
   *) break ;;
   esac
 done

@@ -403,6 +403,9 @@ typedef struct li_slabs {
   li_plan p;       /* the buffers' data plan (its pats are the plan's) */
   int n;           /* slabs */
   li_slab *slab;
+  /* while vplan.c makes them: the arrays' capacities (slab, p.box,
+  ** p.loops, and the plan's own box and loops), grown twice at a time */
+  int cap, bcap, lcap, pbcap, plcap;
 } li_slabs;
 /* vslab.c: the slab k of p's VSLAB box from the source offset sb, the
 ** destination offset db, channel cb (elements), then along the loop `in`

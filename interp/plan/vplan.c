@@ -30,6 +30,19 @@ static int64_t divisor_upto(int64_t e, int64_t m) {
   return 1;
 }
 
+/* The array a (elements of sz bytes, room for *cap) with room for need,
+** its capacity doubled: fuzz.limits' plan of some 50000 boxes made its
+** slabs in over 13 minutes under ASan, whose realloc always copies, when
+** each took one more (28 s so). NULL when out of memory (a is then still
+** valid). */
+static void *grow(void *a, int need, int *cap, size_t sz) {
+  if (need <= *cap) return a;
+  const int nc = need > 2 * *cap ? need + 16 : 2 * *cap;
+  void *n = realloc(a, sz * (size_t)nc);
+  if (n) *cap = nc;
+  return n;
+}
+
 /* The slabs' plan: the buffer on the CPU side, hardware elements on both
 ** sides, no rule; the plan's pad patterns (shared, not freed with it). */
 static li_slabs *slabs_new(const li_plan *p, int pack, lay_dtype hw) {
@@ -219,12 +232,11 @@ static int make_slab(li_slabs *vs, li_box *b, const li_loop *L, int n,
   sub.db = pack ? b->db : 0;
   li_choose_kernel(&vs->p, &sub, S);
   if (!pack && !phase_kept(&sub, O, *no)) return 0;
-  li_slab *ns2 = realloc(vs->slab, sizeof *ns2 * (size_t)(vs->n + 1));
+  li_slab *ns2 = grow(vs->slab, vs->n + 1, &vs->cap, sizeof *ns2);
   if (ns2) vs->slab = ns2;
-  li_box *nb = realloc(vs->p.box, sizeof *nb * (size_t)(vs->p.nbox + 1));
+  li_box *nb = grow(vs->p.box, vs->p.nbox + 1, &vs->bcap, sizeof *nb);
   if (nb) vs->p.box = nb;
-  li_loop *nl = realloc(vs->p.loops,
-                        sizeof *nl * (size_t)(vs->p.nloops + sub.nl));
+  li_loop *nl = grow(vs->p.loops, vs->p.nloops + sub.nl, &vs->lcap, sizeof *nl);
   if (nl) vs->p.loops = nl;
   if (!ns2 || !nb || !nl) {
     *st = LAY_E_NOMEM;
@@ -294,9 +306,9 @@ static int slab_box(li_plan *p, li_slabs *vs, int bi, int pack,
   tail.cb += k * L[split].cs;
   L[split].ext -= k;
   part[split] = L[split].ext;
-  li_box *nb = realloc(p->box, sizeof *nb * (size_t)(p->nbox + 1));
+  li_box *nb = grow(p->box, p->nbox + 1, &vs->pbcap, sizeof *nb);
   if (nb) p->box = nb;
-  li_loop *nl = realloc(p->loops, sizeof *nl * (size_t)(p->nloops + n + 1));
+  li_loop *nl = grow(p->loops, p->nloops + n + 1, &vs->plcap, sizeof *nl);
   if (nl) p->loops = nl;
   if (!nb || !nl) {
     *st = LAY_E_NOMEM;
@@ -327,6 +339,8 @@ lay_status li_plan_slabs(li_plan *p, lay_error *err) {
     return LAY_OK; /* a chain of per-channel steps converts element-wise */
   li_slabs *vs = slabs_new(p, pack, r->hw);
   if (!vs) return nomem(err);
+  vs->pbcap = p->nbox; /* at least */
+  vs->plcap = p->nloops;
   lay_status st = LAY_OK;
   for (int i = 0, nb = p->nbox; i < nb && !st; i++)
     if (!p->box[i].fill) slab_box(p, vs, i, pack, r, &st);

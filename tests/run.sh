@@ -1,9 +1,11 @@
 #!/bin/sh
 # tests/run.sh: installs what is missing, builds lay, runs every test through
 # CTest, then the same suite again in an ASan+UBSan build, each fuzz target
-# for a few seconds (when clang's libFuzzer is installed) and the suite
-# under valgrind memcheck (when valgrind is installed). As root it installs
-# those too; as another user it skips them with a message.
+# for a few seconds (when clang's libFuzzer is installed) and, under
+# valgrind memcheck (when valgrind is installed), each test program at its
+# default level and the command line's own scripts (tests/valgrind.sh
+# says which and why). As root it installs those too; as another user it
+# skips them with a message.
 #   sh tests/run.sh
 set -eu
 cd "$(dirname "$0")/.."

@@ -17,7 +17,8 @@
 ** (LAY_SPLIT_MIN=1). The run fails when fewer than half of the plans take
 ** slabs: a test that no slab reaches would check nothing new. Under
 ** valgrind (tests/valgrind.sh sets LAY_UNDER_VALGRIND) it runs every
-** eighth shape of each layout and rule, a different one for each rule.
+** eighth shape, rotating with the layout and rule: one of the eight of
+** each 4-D layout and rule, at most one of a 2-D one's five.
 */
 #include <math.h>
 #include <stdio.h>

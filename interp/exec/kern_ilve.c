@@ -569,9 +569,9 @@ ILV512 void ilv_run_512(const int le, const int k, const li_ilv_args *a,
 ** 1W16C8B; 8 2-byte ones, ...) over rows of 32 >> le or more: steps of 64
 ** >> le rows, each plane's 64 bytes a register, the k rounds of unpacks
 ** on the four 128-bit lanes at once (register j's lane L: row L * W + j),
-** each row stored 16 bytes whole from its lane (the store form of the
-** lane extract: no shuffle). The AVX2 steps take twice the shuffles a
-** row: their 32-byte registers hold two rows a step. A last step of fewer
+** each row stored 16 bytes whole from its lane (LI_ST_LANE512). The AVX2
+** steps take twice the shuffles a row: their 32-byte registers hold two
+** rows a step. A last step of fewer
 ** rows loads them masked and stores those rows alone, where n is under a
 ** step, else it is redone as the step ending at row n. */
 #define LO512(le, x, y)                                                     \

@@ -443,28 +443,16 @@ int li_simd_level(void);
 #define LI_UNROLL
 #endif
 /* Store 16-byte lane K (a constant, 1..3) of the 512-bit V at P, or its
-** upper 32 bytes (LI_ST_HALF512), by the store form of the extract, which
-** takes no shuffle port: GCC 12 often extracts to a register and stores
-** that (tr.c's 1-byte tile spent 48 of its 112 shuffles so: qnn.nchw
-** unpack int8 [1,29,23,37] 1.19 -> 1.04 us). Only inside AVX-512 code;
-** the may_alias types let the stored bytes be read back as any type. */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-typedef struct { uint8_t b[16]; } __attribute__((may_alias)) li_mem16;
-typedef struct { uint8_t b[32]; } __attribute__((may_alias)) li_mem32;
-#define LI_ST_LANE512(p, v, k)                               \
-  __asm__("vextracti32x4 $" #k ", %1, %0"                    \
-          : "=m"(*(li_mem16 *)(void *)(p))                   \
-          : "v"(v))
-#define LI_ST_HALF512(p, v)                                  \
-  __asm__("vextracti64x4 $1, %1, %0"                         \
-          : "=m"(*(li_mem32 *)(void *)(p))                   \
-          : "v"(v))
-#else
+** upper 32 bytes (LI_ST_HALF512): extract to a register, then store.
+** The store form of the extract saves a shuffle on Intel (tr.c's 1-byte
+** tile: qnn.nchw unpack int8 [1,29,23,37] 1.19 -> 1.04 us) but is slow
+** on AMD's Zen 5: there it made amd.hcwnc4 pack int8 [4,32,28,28] 11.4
+** against 4.2 us, and no sweep case measured faster with it. Only inside
+** AVX-512 code. */
 #define LI_ST_LANE512(p, v, k) \
   _mm_storeu_si128((__m128i *)(void *)(p), _mm512_extracti32x4_epi32(v, k))
 #define LI_ST_HALF512(p, v) \
   _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_extracti64x4_epi64(v, 1))
-#endif
 /* The L1 data cache the kernels block for (32 KB, 8 ways of 64-byte
 ** lines: 64 sets, a way every 4 KB), shared by tr.c's tiles and
 ** kern_rows.c's row blocks. */

@@ -293,6 +293,22 @@ li_rowspad_avx512(const uint8_t *s, int64_t sso2, int64_t sso, uint8_t *d,
     ROWSPAD_ROWS(ROWSPAD_CHUNK(0); ROWSPAD_CHUNK(1));
     return;
   }
+  /* the chunks between the first and the last: plain moves where they
+  ** hold row bytes only (masked loads and stores of whole lines ran at
+  ** 2/3 the bandwidth on Zen 5: ti.tidl pack int8 [1,128,254,254] 415
+  ** against 260 us for the AVX2 rows) */
+  int mid = 1;
+  for (int c = 1; c + 1 < nc; c++) mid &= lm[c] == ~0ull && sm[c] == ~0ull;
+  const __mmask64 le = lm[nc - 1], me = sm[nc - 1];
+  if (mid) {
+    ROWSPAD_ROWS(ROWSPAD_CHUNK(0);
+                 for (int c = 1; c + 1 < nc; c++) _mm512_storeu_si512(
+                     dr + 64 * c, _mm512_loadu_si512(sr + 64 * c));
+                 _mm512_mask_storeu_epi8(
+                     dr + 64 * (nc - 1), me,
+                     _mm512_mask_loadu_epi8(padv, le, sr + 64 * (nc - 1))));
+    return;
+  }
   ROWSPAD_ROWS(for (int c = 0; c < nc; c++) _mm512_mask_storeu_epi8(
                    dr + 64 * c, sm[c],
                    _mm512_mask_loadu_epi8(padv, lm[c], sr + 64 * c)));

@@ -255,7 +255,7 @@ static int tile_registers(mctx *c, int t, mdig *Sd, mdig *Dd, mdig *R,
 ** are the destination's next digits (16, 32 bytes on), the source's, and
 ** the nearest in the destination; swaps with register bits make whole
 ** registers on a side where its lanes are register digits' strides. The
-** most lanes whole on both sides, else on one; scattered lanes (an insert
+** most lanes whole on both sides, else on one (below); scattered lanes (an insert
 ** or extract each) only for a full transposition, whose network they
 ** halve: elsewhere they cost more than they save (amd.hcwnc4 pack int8
 ** [1,64,56,56], 4 rows interleaved, 2.4x memcpy with 4 scattered lanes,
@@ -273,36 +273,44 @@ static void tile_lanes(mctx *c, int most, int k, int t, const mdig *R,
   const mctx keep = *c;
   const int xch = k > 0 && k < t;
   for (int need = 2; need >= 0; need--)
-    for (int lam = most; lam > 0; lam--)
-      for (int side = 0; side < 3; side++) {
-        if (need == 0 && (lam < most || side < 2)) continue;
-        *c = keep;
-        mdig Ld[2];
-        int got = 0;
-        for (; got < lam; got++) {
-          mdig x = side == 2 ? free_digit(c, 0, 0)
-                             : free_digit(c, side, (int64_t)16 << got);
-          if (x.lp < 0) break;
-          use(c, x);
-          Ld[got] = x;
-        }
-        if (got < lam) continue;
-        for (int x = 0; x < k; x++) {
-          vs[x] = dig_s(c, R[x]);
-          vd[x] = dig_d(c, O[x]);
-        }
-        for (int x = 0; x < lam; x++) {
-          vs[k + x] = dig_s(c, Ld[x]);
-          vd[k + x] = dig_d(c, Ld[x]);
-        }
-        mt->ldw = whole_lanes(vs, k, lam, xch, mt->lsw, &mt->nls);
-        mt->stw = whole_lanes(vd, k, lam, xch, mt->ssw, &mt->nss);
-        if (mt->ldw + mt->stw >= need &&
-            (mt->ldw + mt->stw == 2 || k == t || !k || need == 0)) {
-          mt->lanes = lam;
-          return;
-        }
+    for (int o = 0; o < 3 * most; o++) {
+      /* one side whole: the destination's at any lane count before the
+      ** source's (16-byte stores cost more than 16-byte loads: 4 lanes
+      ** loaded whole and stored by lane took amd.hcwnc8 pack fp32
+      ** [1,64,56,56] 39 us, 2 lanes the other way 23 us; hcwnc16 pack
+      ** int16 16 -> 11 us; of the sweep's 618 plans 6 changed, one
+      ** slower: sweep.px4 unpack int8 [1,64,56,56] 5.4 -> 6.6 us) */
+      const int df = need == 1;
+      const int lam = df ? most - o % most : most - o / 3;
+      const int side = df ? o / most : o % 3;
+      if (need == 0 && (lam < most || side < 2)) continue;
+      *c = keep;
+      mdig Ld[2];
+      int got = 0;
+      for (; got < lam; got++) {
+        mdig x = side == 2 ? free_digit(c, 0, 0)
+                           : free_digit(c, side, (int64_t)16 << got);
+        if (x.lp < 0) break;
+        use(c, x);
+        Ld[got] = x;
       }
+      if (got < lam) continue;
+      for (int x = 0; x < k; x++) {
+        vs[x] = dig_s(c, R[x]);
+        vd[x] = dig_d(c, O[x]);
+      }
+      for (int x = 0; x < lam; x++) {
+        vs[k + x] = dig_s(c, Ld[x]);
+        vd[k + x] = dig_d(c, Ld[x]);
+      }
+      mt->ldw = whole_lanes(vs, k, lam, xch, mt->lsw, &mt->nls);
+      mt->stw = whole_lanes(vd, k, lam, xch, mt->ssw, &mt->nss);
+      if (mt->ldw + mt->stw >= need &&
+          (mt->ldw + mt->stw == 2 || k == t || !k || need == 0)) {
+        mt->lanes = lam;
+        return;
+      }
+    }
   *c = keep; /* one lane: the registers' strides as they are */
   for (int x = 0; x < k; x++) {
     vs[x] = dig_s(c, R[x]);

@@ -27,7 +27,10 @@
 #   1.2 s each under valgrind; hsi.cli.lay alone starts 444), only those
 #   in `scripts` below: the command line's own paths (usage errors, input
 #   and output, atomic output, streaming in slabs, a conformance file, the
-#   REPL). The others drive the same library code the test programs run;
+#   REPL, and `lay hsi` / `--hsi` / `export`, whose code, cli_hsi.c, no
+#   test program reaches: hsi.cli.lay takes every fourth row of its long
+#   loops there). The others drive the same library code the test
+#   programs run;
 # - LAY_UNDER_VALGRIND=1 is set for every test: the long ones then take
 #   a sample of their cases (every fourth stdlib name in cli_names, every
 #   eighth shape in test_vslab, ...; each says how in its comment).
@@ -46,14 +49,14 @@ inc=
 # The excludes (see above). lay_bench's large static buffers cannot be
 # loaded by valgrind ("mmap failed in UME"). interp_vslab_split splits the
 # slabs of test_vslab's cases over threads; it runs under ASan.
-scripts='^(cli_usage|cli_ux_io|cli_stream_slabs|fuzz\.atomic_output|conformance_qnn|repl_script|repl_script_errors)$'
+scripts='^(cli_usage|cli_ux_io|cli_stream_slabs|fuzz\.atomic_output|conformance_qnn|repl_script|repl_script_errors|hsi\.cli\.lay)$'
 exc='^(bench_check|bench_sweep_check|bench_sweep_numpy_check|fuzz\.diff_seeded.*|interp_value|interp_cast8|api_threads_formats_big|cli_stream|hsi\.stream|interp_vslab_split)$'
 while [ $# -gt 0 ]; do
   case $1 in
   -j) jobs=$2; shift 2 ;;
   -R) inc=$2; shift 2 ;;
   -E) exc=$2; shift 2 ;;
-  -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
   *) break ;;
   esac
 done

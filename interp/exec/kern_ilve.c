@@ -596,20 +596,6 @@ ILV512 void ilv_run_512(const int le, const int k, const li_ilv_args *a,
 ** and 12 extracts (W = 4): on Zen 5 the lane stores made the AVX-512
 ** steps slower than the AVX2 ones (amd.hcwnc4 pack fp32 [1,64,56,56]
 ** 30 against 21 us). */
-#define ILV_XL0(A, B)                                                        \
-  do {                                                                       \
-    const __m512i a_ = (A), b_ = (B);                                        \
-    (A) = _mm512_permutex2var_epi64(                                         \
-        a_, _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), b_);                \
-    (B) = _mm512_permutex2var_epi64(                                         \
-        a_, _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15), b_);              \
-  } while (0)
-#define ILV_XL1(A, B)                                                        \
-  do {                                                                       \
-    const __m512i a_ = (A), b_ = (B);                                        \
-    (A) = _mm512_shuffle_i32x4(a_, b_, 0x44);                                \
-    (B) = _mm512_shuffle_i32x4(a_, b_, 0xEE);                                \
-  } while (0)
 ILV512 void ilv_st64(uint8_t *d, int64_t o, int64_t nb, __m512i x) {
   if (o + 64 <= nb) _mm512_storeu_si512((void *)(d + o), x);
   else if (o < nb) _mm512_mask_storeu_epi8(d + o, bmask(nb - o), x);
@@ -618,19 +604,17 @@ ILV512 void ilv_lanes_whole(const int k, __m512i *v, uint8_t *d,
                             int64_t nb) {
   const int W = 1 << k;
   if (k == 1) {
-    ILV_XL1(v[0], v[1]);
+    LI_X512L1(v[0], v[1]);
     ilv_st64(d, 0, nb, _mm512_shuffle_i32x4(v[0], v[0], 0xD8));
     ilv_st64(d, 64, nb, _mm512_shuffle_i32x4(v[1], v[1], 0xD8));
     return;
   }
-  for (int i = 0; i < W; i += 2) ILV_XL0(v[i], v[i + 1]);
+  for (int i = 0; i < W; i += 2) LI_X512L0(v[i], v[i + 1]);
   for (int i = 0; i < W; i++)
-    if (!(i & 2)) ILV_XL1(v[i], v[i + 2]);
+    if (!(i & 2)) LI_X512L1(v[i], v[i + 2]);
   for (int i = 0; i < W; i++)
     ilv_st64(d, 64 * ((i >> 2) | (i & 3) << (k - 2)), nb, v[i]);
 }
-#undef ILV_XL0
-#undef ILV_XL1
 
 ILV512 void ilv_lanes(const int le, const int k, const uint8_t *const *pl,
                       __m512i padv, int64_t off, uint8_t *d, int64_t rb,

@@ -192,33 +192,19 @@ typedef void (*mt_fn)(const li_mtile *, const uint8_t *, uint8_t *, int64_t,
     (A) = _mm256_permute2x128_si256(a_, b_, 0x20);                           \
     (B) = _mm256_permute2x128_si256(a_, b_, 0x31);                           \
   } while (0)
-#define MT_X512L0(A, B)                                                      \
-  do {                                                                       \
-    __m512i a_ = (A), b_ = (B);                                              \
-    (A) = _mm512_permutex2var_epi64(                                         \
-        a_, _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), b_);                \
-    (B) = _mm512_permutex2var_epi64(                                         \
-        a_, _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15), b_);              \
-  } while (0)
-#define MT_X512L1(A, B)                                                      \
-  do {                                                                       \
-    __m512i a_ = (A), b_ = (B);                                              \
-    (A) = _mm512_shuffle_i32x4(a_, b_, 0x44);                                \
-    (B) = _mm512_shuffle_i32x4(a_, b_, 0xEE);                                \
-  } while (0)
 #define MT_XLD128(r, NR) (void)(r)
 #define MT_XST128(r, NR) (void)(r)
 #define MT_XLD256(r, NR) MT_PAIRS(1, r, NR, MT_X256)
 #define MT_XST256(r, NR) MT_PAIRS(1, r, NR, MT_X256)
 #define MT_XLD512(r, NR)                                                     \
   do {                                                                       \
-    MT_PAIRS(2, r, NR, MT_X512L1);                                           \
-    MT_PAIRS(1, r, NR, MT_X512L0);                                           \
+    MT_PAIRS(2, r, NR, LI_X512L1);                                           \
+    MT_PAIRS(1, r, NR, LI_X512L0);                                           \
   } while (0)
 #define MT_XST512(r, NR)                                                     \
   do {                                                                       \
-    MT_PAIRS(1, r, NR, MT_X512L0);                                           \
-    MT_PAIRS(2, r, NR, MT_X512L1);                                           \
+    MT_PAIRS(1, r, NR, LI_X512L0);                                           \
+    MT_PAIRS(2, r, NR, LI_X512L1);                                           \
   } while (0)
 
 /* What a call reads on every tile, copied out of the plan (whose bytes

@@ -453,6 +453,25 @@ int li_simd_level(void);
   _mm_storeu_si128((__m128i *)(void *)(p), _mm512_extracti32x4_epi32(v, k))
 #define LI_ST_HALF512(p, v) \
   _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_extracti64x4_epi64(v, 1))
+/* The lane exchanges of two 512-bit registers A and B, a register bit
+** (A's 0, B's 1) swapped with lane bit 0 (LI_X512L0) or lane bit 1
+** (LI_X512L1): afterwards lane (x, y) of the register r holds lane (r, y)
+** (or (x, r)) of register x (or y). mtile.c's exchanged loads and stores,
+** kern_ilve.c's whole stores. Only inside AVX-512 code. */
+#define LI_X512L0(A, B)                                                      \
+  do {                                                                       \
+    const __m512i a_ = (A), b_ = (B);                                        \
+    (A) = _mm512_permutex2var_epi64(                                         \
+        a_, _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), b_);                \
+    (B) = _mm512_permutex2var_epi64(                                         \
+        a_, _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15), b_);              \
+  } while (0)
+#define LI_X512L1(A, B)                                                      \
+  do {                                                                       \
+    const __m512i a_ = (A), b_ = (B);                                        \
+    (A) = _mm512_shuffle_i32x4(a_, b_, 0x44);                                \
+    (B) = _mm512_shuffle_i32x4(a_, b_, 0xEE);                                \
+  } while (0)
 /* The L1 data cache the kernels block for (32 KB, 8 ways of 64-byte
 ** lines: 64 sets, a way every 4 KB), shared by tr.c's tiles and
 ** kern_rows.c's row blocks. */

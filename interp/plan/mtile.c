@@ -255,15 +255,15 @@ static int tile_registers(mctx *c, int t, mdig *Sd, mdig *Dd, mdig *R,
 ** are the destination's next digits (16, 32 bytes on), the source's, and
 ** the nearest in the destination; swaps with register bits make whole
 ** registers on a side where its lanes are register digits' strides. The
-** most lanes whole on both sides, else on one (below); scattered lanes (an insert
-** or extract each) only for a full transposition, whose network they
-** halve: elsewhere they cost more than they save (amd.hcwnc4 pack int8
-** [1,64,56,56], 4 rows interleaved, 2.4x memcpy with 4 scattered lanes,
-** 1.4x without). Rows interleaved or split (0 < k < t) take whole
-** registers where a side has them (their few rounds cost less than
-** inserts and extracts) and the exchange their kernels have (exec/
-** mtile.c); where neither side has, scattered lanes still beat one lane,
-** whose 16-byte registers take four times the shuffles (amd.hcwnc4
+** most lanes whole on both sides, else on one (below); scattered lanes
+** (an insert or extract each) only for a full transposition, whose
+** network they halve: elsewhere they cost more than they save
+** (amd.hcwnc4 pack int8 [1,64,56,56], 4 rows interleaved, 2.4x memcpy
+** with 4 scattered lanes, 1.4x without). Rows interleaved or split (0 <
+** k < t) take whole registers where a side has them (their few rounds
+** cost less than inserts and extracts) and the exchange their kernels
+** have (exec/mtile.c); where neither side has, scattered lanes still beat
+** one lane, whose 16-byte registers take four times the shuffles (amd.hcwnc4
 ** unpack int8 [1,37,29,23] 1.75 -> 1.36 us, qnn.crouton2x2 unpack int8
 ** [4,32,28,28] 5.2 -> 3.5 us; all 21 plans of 100 formats at 5 shapes
 ** that changed were faster). The lanes' digits are marked used in c. */

@@ -686,6 +686,22 @@ quant_avx512_k(const li_vrule *r, float sc, const uint8_t *s, uint8_t *d,
   return n;
 }
 
+/* The runs from q on (at most nr - q) that continue each other on both
+** sides: run i at a[i] (a + sb bytes past the one before) and at b[i] (b
+** NULL: runs back to back, db bytes each), so that one call converts
+** them as one run: rows of 23 fp32 took a masked step of 7 each
+** (kneron.4w4c8bhl_q pack fp32 [1,37,29,23], its h and w rows back to
+** back in NCHW: 8.4 -> 7.9 us, min of 40, alternated). At least 1. */
+static inline int64_t runs_joined(const int64_t *a, const int64_t *b,
+                                  int64_t q, int64_t nr, int64_t sb,
+                                  int64_t db) {
+  int64_t k = 1;
+  while (q + k < nr && a[q + k] == a[q + k - 1] + sb &&
+         (!b || b[q + k] == b[q + k - 1] + db))
+    k++;
+  return k;
+}
+
 /* quant_avx512_k over nr runs of len elements, run q at s + so[q] bytes,
 ** its results at d + dof[q] bytes (dof NULL: back to back from d); 1 when
 ** it took the rule's type. */
@@ -697,9 +713,11 @@ quant_avx512_rows(const li_vrule *r, float sc, const uint8_t *s,
   const int64_t ob = len * (int64_t)li_dt_size(r->hw);
 #define QZ(T, TR, XZ)                                                      \
   if (r->hw == T && tr == TR && xz == XZ) {                                \
-    for (int64_t q = 0; q < nr; q++)                                       \
-      quant_avx512_k(r, sc, s + so[q], d + (dof ? dof[q] : q * ob), len,  \
-                     T, TR, XZ);                                           \
+    for (int64_t q = 0, k; q < nr; q += k) {                               \
+      k = runs_joined(so, dof, q, nr, 4 * len, ob);                        \
+      quant_avx512_k(r, sc, s + so[q], d + (dof ? dof[q] : q * ob),       \
+                     k * len, T, TR, XZ);                                  \
+    }                                                                      \
     return 1;                                                              \
   }
 #define QT(T) QZ(T, 0, 0) QZ(T, 0, 1) QZ(T, 1, 0) QZ(T, 1, 1)
@@ -1269,9 +1287,11 @@ dq_avx512_rows(lay_dtype t, const uint8_t *s, const int64_t *so, uint8_t *d,
   div = div_mode(div, k);
 #define DR(T, DIV, ZX)                                                     \
   if (t == T && div == DIV && zx == ZX) {                                  \
-    for (int64_t q = 0; q < nr; q++)                                       \
-      dq_avx512_run(s + (so ? so[q] : q * ib), d + dof[q], len, T, &c, DIV, \
-                    ZX);                                                   \
+    for (int64_t q = 0, n; q < nr; q += n) {                               \
+      n = runs_joined(dof, so, q, nr, 4 * len, ib);                        \
+      dq_avx512_run(s + (so ? so[q] : q * ib), d + dof[q], n * len, T, &c, \
+                    DIV, ZX);                                              \
+    }                                                                      \
     return 1;                                                              \
   }
 #define DT(T) DR(T, 0, 0) DR(T, 0, 1) DR(T, 1, 0) DR(T, 1, 1) DR(T, 2, 0) DR(T, 2, 1)

@@ -468,6 +468,8 @@ typedef struct walk {
   const uint8_t *lo, *hi; /* loads stay inside [lo, hi) */
   size_t lda, ldb;     /* row pitches in bytes */
   int grow;            /* A spans TR_BIG bytes or more: far blocks grow */
+  int near1;           /* 1-byte 4T x T tiles where B's rows are near
+                          (macro_block) */
 } walk;
 
 static void run_tile(const walk *w, const uint8_t *a, uint8_t *b, int nb) {
@@ -537,6 +539,12 @@ static void square_tile(const walk *w, const uint8_t *a, uint8_t *b) {
 }
 
 typedef void (*tile_at)(const walk *, const uint8_t *, uint8_t *);
+
+/* A 4T x T tile at A's (r, c) (its loads, T elements a row, stay inside
+** A's columns). */
+static void tall4_tile(const walk *w, const uint8_t *a, uint8_t *b) {
+  w->tall4(a, w->lda, b, w->ldb);
+}
 
 /* The elements of each row of A one column block of nr rows reads, where
 ** A's rows lie a page or more apart: TR_CB bytes, and from TR_MANY rows
@@ -619,8 +627,15 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
   ** 1.27x memcpy, rknn.nc1hwc2(16) pack 1.64 -> 1.36x, qnn.nchw unpack
   ** int16 [1,56,56,128] ~10-20% faster; medians of 3). B rows far apart
   ** lose by it, as for `far` above; 2T-high tiles for 2T to 4T - 1 rows
-  ** measured no faster. */
-  const int near = w->tall4 && (w->esz == 4 || w->esz == 2) &&
+  ** measured no faster. 1-byte elements too where A is small and its 4T
+  ** rows' lines fall in different sets of L1 (w->near1): a B row's 64
+  ** bytes one store, where the wide tile extracted and stored 16-byte
+  ** lanes; in col_blocks' order (NCHW -> NHWC int8 [1,64,56,56] 5.0 ->
+  ** 3.9 us, [4,64,28,28] 5.5 -> 4.3, qnn.nchw unpack int8 [1,56,56,128]
+  ** 11.3 -> 9.7; rows a page apart, [1,64,128,128], ran 3x slower, and
+  ** A of 8 MB 2x: the many rows each tile reads thrash L1's sets and
+  ** outrun the prefetcher's streams). */
+  const int near = w->tall4 && (w->esz == 4 || w->esz == 2 || w->near1) &&
                    w->ldb <= TR_NEAR && r1 - r0 >= 4 * T && cols >= T;
   /* 2T x 2T tiles over the columns while they fit, before any other
   ** (they beat the 4T-high tiles below on 2-byte elements and ran alike
@@ -629,6 +644,13 @@ static void macro_block(const walk *w, const uint8_t *a, uint8_t *b,
     int64_t e = cols & ~(2 * T - 1);
     col_blocks(w, a, b, r0, r1, c, e, 2 * T, 2 * T, square_tile);
     c = e;
+  }
+  if (near && c == 0 && w->esz == 1) {
+    int64_t e = cols & ~(T - 1);
+    col_blocks(w, a, b, r0, r1, 0, e, T, 4 * T, tall4_tile);
+    if (e < cols)
+      col_blocks(w, a, b, r0, r1, cols - T, cols, T, 4 * T, tall4_tile);
+    return;
   }
   if (near && c == 0) {
     for (int64_t k = 0; k < cols; k += T) {
@@ -741,7 +763,7 @@ void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
       li_shuf_tr2d(esz, simd, lo, hi, a, lda, b, ldb, rows, cols))
     return; /* narrow rows of any other width: tr_shuf.c */
   walk w = {esz,  (int)(TR_BYTES / esz), NULL, NULL, NULL, NULL, NULL, NULL, lo, hi,
-            (size_t)la, (size_t)lb, rows * la >= (int64_t)TR_BIG};
+            (size_t)la, (size_t)lb, rows * la >= (int64_t)TR_BIG, 0};
 #if defined(TR_SSE2)
   if (simd >= LI_SIMD_SSE)
     w.tile = esz == 1 ? tile_1 : esz == 2 ? tile_2 : esz == 4 ? tile_4 : tile_8;
@@ -755,6 +777,8 @@ void li_tr2d_b(size_t esz, int simd, const uint8_t *lo, const uint8_t *hi,
   if (simd >= LI_SIMD_AVX2 && rows >= 2 * (int64_t)w.T) { /* tall tiles fit */
     w.tall = esz == 1 ? tall_1 : esz == 2 ? tall_2 : esz == 4 ? tall_4 : tall_8;
     if (simd >= LI_SIMD_AVX512 && esz == 1) w.tall4 = tall4_1;
+    w.near1 = esz == 1 && w.tall4 && !w.grow &&
+              same_set(w.lda, 4 * (size_t)w.T) <= TR_WAYS;
     if (simd >= LI_SIMD_AVX512 && esz == 2) w.tall4 = tall4_2;
     if (simd >= LI_SIMD_AVX512 && esz == 4) w.tall4 = tall4_4;
   }

@@ -711,10 +711,13 @@ quant_avx512_rows(const li_vrule *r, float sc, const uint8_t *s,
                   const int64_t *dof) {
   const int tr = r->round == LG_R_TRUNC, xz = r->xoff[0] == 0;
   const int64_t ob = len * (int64_t)li_dt_size(r->hw);
+  /* joined where the first two runs join (a loop's runs are alike):
+  ** testing every run cost rows that never join (TIDL's pitched rows) */
+  const int join = nr > 1 && runs_joined(so, dof, 0, nr, 4 * len, ob) > 1;
 #define QZ(T, TR, XZ)                                                      \
   if (r->hw == T && tr == TR && xz == XZ) {                                \
-    for (int64_t q = 0, k; q < nr; q += k) {                               \
-      k = runs_joined(so, dof, q, nr, 4 * len, ob);                        \
+    for (int64_t q = 0, k = 1; q < nr; q += k) {                           \
+      if (join) k = runs_joined(so, dof, q, nr, 4 * len, ob);              \
       quant_avx512_k(r, sc, s + so[q], d + (dof ? dof[q] : q * ob),       \
                      k * len, T, TR, XZ);                                  \
     }                                                                      \
@@ -1285,8 +1288,15 @@ dq_avx512_rows(lay_dtype t, const uint8_t *s, const int64_t *so, uint8_t *d,
   const int64_t ib = len * (int64_t)li_dt_size(t);
   const dq512 c = dq512_of(zp, k, xoff);
   div = div_mode(div, k);
+  const int join = nr > 1 && runs_joined(dof, so, 0, nr, 4 * len, ib) > 1;
 #define DR(T, DIV, ZX)                                                     \
   if (t == T && div == DIV && zx == ZX) {                                  \
+    if (!join) {                                                           \
+      for (int64_t q = 0; q < nr; q++)                                     \
+        dq_avx512_run(s + (so ? so[q] : q * ib), d + dof[q], len, T, &c,   \
+                      DIV, ZX);                                            \
+      return 1;                                                            \
+    }                                                                      \
     for (int64_t q = 0, n; q < nr; q += n) {                               \
       n = runs_joined(dof, so, q, nr, 4 * len, ib);                        \
       dq_avx512_run(s + (so ? so[q] : q * ib), d + dof[q], n * len, T, &c, \

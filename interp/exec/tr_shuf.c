@@ -289,7 +289,7 @@ static void ndst_masks(sh_masks *k, size_t esz, int P, int64_t m, int64_t W,
 /* ---- AVX-512 VBMI: whole registers through byte permutes ------------------
 ** A step takes 64 bytes of each of its n input registers and makes each
 ** output register from them by byte permutes over pairs of registers
-** (vpermt2b: any byte of 128), a blend a pair, where the permutes of the
+** (vpermt2b: any byte of 128), an OR a pair, where the permutes of the
 ** 16-byte kernels above took log2(P) rounds and a 16-byte store a chunk:
 ** interleaving, the m planes' 64 bytes each make W registers of whole
 ** groups (RGB planes -> pixels: 3 registers in, 3 out, 2 permutes an
